@@ -1,0 +1,111 @@
+/* arena.c — bump allocator: large chunks, each allocation 16-byte aligned.
+ * AST and IR nodes live until the script (or REPL input) that made them is
+ * done, so nothing is freed individually. */
+#include "arena.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct chunk {
+	struct chunk *next;
+	size_t size, used;
+	_Alignas(16) unsigned char data[];
+};
+
+struct arena {
+	struct chunk *head;
+	size_t total;
+};
+
+enum { CHUNK_MIN = 64 * 1024 };
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+	if (!p) {
+		fputs("dyn: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+struct arena *arena_new(void)
+{
+	struct arena *a = xmalloc(sizeof *a);
+	a->head = NULL;
+	a->total = 0;
+	return a;
+}
+
+void arena_free(struct arena *a)
+{
+	if (!a)
+		return;
+	struct chunk *c = a->head;
+	while (c) {
+		struct chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	free(a);
+}
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	size = (size + 15) & ~(size_t)15;
+	struct chunk *c = a->head;
+	if (!c || c->size - c->used < size) {
+		size_t n = size > CHUNK_MIN ? size : CHUNK_MIN;
+		c = xmalloc(sizeof *c + n);
+		c->size = n;
+		c->used = 0;
+		c->next = a->head;
+		a->head = c;
+	}
+	void *p = c->data + c->used;
+	c->used += size;
+	a->total += size;
+	memset(p, 0, size);
+	return p;
+}
+
+void *arena_grow(struct arena *a, void *old, size_t oldsize, size_t newsize)
+{
+	void *p = arena_alloc(a, newsize);
+	if (old && oldsize)
+		memcpy(p, old, oldsize < newsize ? oldsize : newsize);
+	return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = arena_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+size_t arena_used(const struct arena *a)
+{
+	return a->total;
+}

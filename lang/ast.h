@@ -1,0 +1,154 @@
+/* ast.h — the syntax tree, as the parser builds it.  Every node carries
+ * its source span; all nodes live in one arena. */
+#ifndef DYN_AST_H
+#define DYN_AST_H
+
+#include "diag.h"
+
+struct arena;
+
+/* A growable array of node pointers, allocated in the arena. */
+struct ast_vec {
+	int n, cap;
+	void **v;
+};
+void ast_vec_push(struct arena *a, struct ast_vec *vec, void *p);
+
+enum ast_op {
+	AST_OP_ADD, AST_OP_SUB, AST_OP_MUL, AST_OP_DIV, AST_OP_POW,
+	AST_OP_NEG, AST_OP_NOT, AST_OP_AND, AST_OP_OR,
+	AST_OP_LT, AST_OP_LE, AST_OP_GT, AST_OP_GE, AST_OP_EQ, AST_OP_NE
+};
+extern const char *const ast_op_text[];
+
+enum ast_expr_kind {
+	AST_NUM,      /* num */
+	AST_STR,      /* str */
+	AST_NAME,     /* name */
+	AST_PRIME,    /* lhs = the primed expression, primes = 1 or 2 */
+	AST_UNARY,    /* op, lhs */
+	AST_BINARY,   /* op, lhs, rhs */
+	AST_IF,       /* cond, lhs (then), rhs (else) */
+	AST_CALL,     /* lhs = callee, args (struct ast_arg *) */
+	AST_INDEX,    /* lhs = base, rhs = index */
+	AST_FIELD,    /* lhs = base, name = field */
+	AST_MATRIX,   /* rows (each a struct ast_vec * of elements) */
+	AST_SUM,      /* name = index variable, lo, hi, lhs = summand */
+	AST_RUN,      /* run */
+	AST_PAIR      /* lhs, rhs: "y vs x", "target: load", "target = value" */
+};
+
+struct ast_run;
+
+struct ast_expr {
+	enum ast_expr_kind kind;
+	struct loc loc;
+	double num;
+	const char *str, *name;
+	enum ast_op op;
+	int primes;
+	struct ast_expr *lhs, *rhs, *cond, *lo, *hi;
+	struct ast_vec args;      /* struct ast_arg * */
+	struct ast_vec rows;      /* struct ast_vec * of struct ast_expr * */
+	struct ast_run *run;
+};
+
+/* An argument of a call: positional (name == NULL) or named. */
+struct ast_arg {
+	const char *name;
+	struct loc loc;           /* of the name, or of the value */
+	struct ast_expr *value;
+};
+
+/* One item of a record clause: a name, a derivative, an index, or
+ * NAME = expr. */
+struct ast_record_item {
+	const char *name;         /* column name for NAME = expr, else NULL */
+	struct ast_expr *expr;
+	struct loc loc;
+};
+
+struct ast_record {
+	struct ast_vec items;     /* struct ast_record_item * */
+	struct ast_expr *path;    /* string expression, or NULL */
+	struct ast_expr *every;   /* or NULL */
+	struct loc loc;
+};
+
+struct ast_run {
+	const char *model;
+	struct loc model_loc;
+	struct ast_expr *scheme;  /* a NAME or a CALL */
+	struct ast_expr *t0, *t1, *dt;
+	struct ast_vec options;   /* struct ast_arg *, always named */
+	struct ast_vec records;   /* struct ast_record * */
+	struct loc loc;
+};
+
+/* Model items ("model NAME { ... }"). */
+enum ast_item_kind {
+	AST_ITEM_DOF,        /* names: struct ast_expr * (NAME or NAME[size]) */
+	AST_ITEM_PARAM,      /* defs: struct ast_arg * */
+	AST_ITEM_MASS,       /* value */
+	AST_ITEM_DAMPING,    /* value */
+	AST_ITEM_STIFFNESS,  /* value */
+	AST_ITEM_FORCE,      /* names: loads, each an expression or a PAIR
+	                        (target: load) */
+	AST_ITEM_SUPPORT,    /* value = acceleration, dir = direction */
+	AST_ITEM_INIT        /* names: PAIRs target = value (u, u', x[2]) */
+};
+
+struct ast_item {
+	enum ast_item_kind kind;
+	struct loc loc;           /* of the keyword */
+	struct ast_vec names;
+	struct ast_vec defs;
+	struct ast_expr *target, *value, *dir;
+};
+
+struct ast_model {
+	const char *name;
+	struct loc loc;
+	struct ast_vec items;     /* struct ast_item * */
+};
+
+enum ast_stmt_kind {
+	AST_STMT_PARAM,      /* defs: struct ast_arg * */
+	AST_STMT_LET,        /* name, value */
+	AST_STMT_FUNCTION,   /* name, params (struct ast_arg *, names only), value */
+	AST_STMT_FOR,        /* name, lo, hi, body */
+	AST_STMT_MODEL,      /* model */
+	AST_STMT_SCHEME,     /* name, params, value (family call), cond (require) */
+	AST_STMT_PRINT,      /* exprs */
+	AST_STMT_CHECK,      /* value, tol, relative */
+	AST_STMT_PLOT,       /* exprs (y series), xs (x series or NULL each), path */
+	AST_STMT_IMPORT,     /* name */
+	AST_STMT_EXPR        /* value */
+};
+
+struct ast_stmt {
+	enum ast_stmt_kind kind;
+	struct loc loc;
+	const char *name;
+	struct loc name_loc;
+	struct ast_vec defs, params, exprs, xs, body;
+	struct ast_expr *value, *lo, *hi, *tol, *cond, *path;
+	int relative;
+	struct ast_model *model;
+};
+
+struct ast_program {
+	struct ast_vec stmts;     /* struct ast_stmt * */
+};
+
+struct ast_expr *ast_expr_new(struct arena *a, enum ast_expr_kind kind, struct loc loc);
+struct ast_stmt *ast_stmt_new(struct arena *a, enum ast_stmt_kind kind, struct loc loc);
+struct ast_item *ast_item_new(struct arena *a, enum ast_item_kind kind, struct loc loc);
+struct ast_arg *ast_arg_new(struct arena *a, const char *name, struct loc loc, struct ast_expr *value);
+struct ast_expr *ast_binary(struct arena *a, enum ast_op op, struct ast_expr *l, struct ast_expr *r, struct loc loc);
+struct ast_expr *ast_unary(struct arena *a, enum ast_op op, struct ast_expr *e, struct loc loc);
+struct ast_expr *ast_pair(struct arena *a, struct ast_expr *l, struct ast_expr *r, struct loc loc);
+/* The span from the start of a to the end of b (same line), else a. */
+struct loc ast_span(struct loc a, struct loc b);
+
+#endif

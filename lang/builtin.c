@@ -1,0 +1,277 @@
+/* builtin.c — the built-in functions of expressions: elementary functions
+ * (one IR instruction each), matrix constructors, and table(), the
+ * tabulated function of time (DESIGN.md, "More statements"). */
+#include <config.h>
+
+#include "interp.h"
+#include "table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Functions that map to one IR instruction, applied elementwise to
+ * vectors. */
+static const struct {
+	const char *name;
+	enum ir_op op;
+	int nargs;
+} scalar_fn[] = {
+	{ "sin", IR_SIN, 1 }, { "cos", IR_COS, 1 }, { "tan", IR_TAN, 1 },
+	{ "asin", IR_ASIN, 1 }, { "acos", IR_ACOS, 1 }, { "atan", IR_ATAN, 1 },
+	{ "sinh", IR_SINH, 1 }, { "cosh", IR_COSH, 1 }, { "tanh", IR_TANH, 1 },
+	{ "exp", IR_EXP, 1 }, { "log", IR_LOG, 1 }, { "log10", IR_LOG10, 1 },
+	{ "sqrt", IR_SQRT, 1 }, { "abs", IR_ABS, 1 }, { "sign", IR_SIGN, 1 },
+	{ "floor", IR_FLOOR, 1 }, { "ceil", IR_CEIL, 1 },
+	{ "atan2", IR_ATAN2, 2 }, { "hypot", IR_HYPOT, 2 }, { "mod", IR_FMOD, 2 },
+	{ "min", IR_MIN, 2 }, { "max", IR_MAX, 2 },
+};
+
+const char *const builtin_names[] = {
+	"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+	"exp", "log", "log10", "sqrt", "abs", "sign", "floor", "ceil", "atan2",
+	"hypot", "mod", "min", "max", "diag", "eye", "zeros", "ones",
+	"transpose", "table", NULL
+};
+
+int builtin_exists(const char *name)
+{
+	for (int i = 0; builtin_names[i]; i++)
+		if (strcmp(builtin_names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static int arity_error(struct eval *ev, struct ast_expr *call, const char *name, const char *expect)
+{
+	return eval_error(ev, call->loc, "%s takes %s, %d given", name, expect, call->args.n);
+}
+
+static int positional(struct eval *ev, struct ast_expr *call, const char *name)
+{
+	for (int i = 0; i < call->args.n; i++) {
+		struct ast_arg *g = call->args.v[i];
+		if (g->name)
+			return eval_error(ev, g->loc, "%s has no named parameter '%s'", name, g->name);
+	}
+	return 0;
+}
+
+static struct ast_expr *arg(struct ast_expr *call, int i)
+{
+	return ((struct ast_arg *)call->args.v[i])->value;
+}
+
+static int size_arg(struct eval *ev, struct ast_expr *e, int *n)
+{
+	long k;
+	if (eval_int(ev, e, &k, "a size"))
+		return -1;
+	if (k < 1 || k > 100000)
+		return eval_error(ev, e->loc, "a size must be between 1 and 100000, not %ld", k);
+	*n = (int)k;
+	return 0;
+}
+
+/* table("file.csv", col): a function of t read from a CSV file whose first
+ * column is time; the path is relative to the script's folder. */
+static int table_call(struct eval *ev, struct ast_expr *call, struct value *out)
+{
+	if (call->args.n != 2)
+		return arity_error(ev, call, "table", "2 arguments (\"file.csv\", column)");
+	if (!ev->mc || !(ev->mc->allow_t || ev->mc->allow_state))
+		return eval_error(ev, call->loc, ev->mc ? "%s must be constant: table(...) is a function of t"
+		                                        : "table(...) is a function of t: use it inside a model%s",
+		                  ev->mc ? ev->mc->what : "");
+	const char *path;
+	long col;
+	if (eval_string(ev, arg(call, 0), &path, "the file name") || eval_int(ev, arg(call, 1), &col, "the column"))
+		return -1;
+	struct ir_model *m = ev->mc->m;
+	const char *full = path_join(ev->a, ev->mc->script_dir, path);
+	int idx;
+	if (col < 2)
+		return eval_error(ev, arg(call, 1)->loc,
+		                  "column %ld: column 1 is time, data columns count from 2", col);
+	struct ir_table tb = { full, 0, NULL, NULL };
+	char err[512];
+	if (table_read(full, (int)col, &tb.n, &tb.x, &tb.y, err, sizeof err))
+		return eval_error(ev, call->loc, "%s", err);
+	/* The table's arrays are malloc'ed by table_read; keep copies in the
+	 * arena so they live and die with the IR. */
+	double *x = arena_alloc(ev->a, sizeof(double) * (size_t)tb.n);
+	double *y = arena_alloc(ev->a, sizeof(double) * (size_t)tb.n);
+	memcpy(x, tb.x, sizeof(double) * (size_t)tb.n);
+	memcpy(y, tb.y, sizeof(double) * (size_t)tb.n);
+	free(tb.x);
+	free(tb.y);
+	tb.x = x;
+	tb.y = y;
+	if (m->ntable == ev->mc->ntable_cap) {
+		int cap = ev->mc->ntable_cap ? 2 * ev->mc->ntable_cap : 4;
+		m->table = arena_grow(ev->a, m->table, sizeof *m->table * (size_t)m->ntable,
+		                      sizeof *m->table * (size_t)cap);
+		ev->mc->ntable_cap = cap;
+	}
+	idx = m->ntable++;
+	m->table[idx] = tb;
+	int treg = ir_emit_input(ev->prog, IR_TIME, 0, ir_loc_of(call->loc));
+	out->kind = VAL_NUM;
+	out->reg = ir_emit(ev->prog, IR_TABLE, treg, 0, idx, ir_loc_of(call->loc));
+	return 0;
+}
+
+int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struct value *out, int *status)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t f = 0; f < sizeof scalar_fn / sizeof scalar_fn[0]; f++) {
+		if (strcmp(scalar_fn[f].name, name) != 0)
+			continue;
+		int n = scalar_fn[f].nargs;
+		*status = -1;
+		if (positional(ev, call, name))
+			return 0;
+		if (call->args.n != n) {
+			arity_error(ev, call, name, n == 1 ? "1 argument" : "2 arguments");
+			return 0;
+		}
+		struct value x[2];
+		for (int i = 0; i < n; i++) {
+			if (eval_expr(ev, arg(call, i), &x[i]))
+				return 0;
+			if (x[i].kind != VAL_NUM && !(n == 1 && x[i].kind == VAL_MAT)) {
+				eval_error(ev, arg(call, i)->loc, "%s needs a number, not %s", name, value_kind_name(&x[i]));
+				return 0;
+			}
+		}
+		struct ir_loc loc = ir_loc_of(call->loc);
+		if (n == 1 && x[0].kind == VAL_MAT) {
+			*out = value_mat(ev, x[0].rows, x[0].cols);
+			for (int i = 0; i < x[0].rows * x[0].cols; i++)
+				out->m[i] = ir_emit(ev->prog, scalar_fn[f].op, x[0].m[i], 0, 0, loc);
+			*status = 0;
+			return 0;
+		}
+		out->kind = VAL_NUM;
+		out->reg = ir_emit(ev->prog, scalar_fn[f].op, x[0].reg, n > 1 ? x[1].reg : 0, 0, loc);
+		double k;
+		if (ir_is_const(ev->prog, out->reg, &k) && !isfinite(k)) {
+			double a = 0;
+			ir_is_const(ev->prog, x[0].reg, &a);
+			char buf[32];
+			value_format_num(a, buf);
+			if (n == 2 && scalar_fn[f].op == IR_FMOD)
+				eval_error(ev, call->loc, "mod(%s, 0): division by zero", buf);
+			else
+				eval_error(ev, call->loc, "%s(%s%s) is not a finite number", name, buf, n == 2 ? ", ..." : "");
+			return 0;
+		}
+		*status = 0;
+		return 0;
+	}
+
+	if (strcmp(name, "table") == 0) {
+		*status = table_call(ev, call, out);
+		return 0;
+	}
+	if (strcmp(name, "eye") == 0 || strcmp(name, "zeros") == 0 || strcmp(name, "ones") == 0) {
+		*status = -1;
+		int eye = name[0] == 'e';
+		if (positional(ev, call, name))
+			return 0;
+		if (call->args.n < 1 || call->args.n > (eye ? 1 : 2)) {
+			arity_error(ev, call, name, eye ? "1 argument (the size)" : "1 or 2 arguments (the sizes)");
+			return 0;
+		}
+		int r, c;
+		if (size_arg(ev, arg(call, 0), &r))
+			return 0;
+		c = r;
+		if (call->args.n == 2 && size_arg(ev, arg(call, 1), &c))
+			return 0;
+		if (!eye && call->args.n == 1)
+			c = 1;
+		if ((double)r * c > 4e7) {
+			eval_error(ev, call->loc, "a %dx%d matrix is too large", r, c);
+			return 0;
+		}
+		*out = value_mat(ev, r, c);
+		int zero = ir_emit_const(ev->prog, 0, ir_loc_of(call->loc));
+		int one = ir_emit_const(ev->prog, 1, ir_loc_of(call->loc));
+		for (int i = 0; i < r; i++)
+			for (int j = 0; j < c; j++)
+				out->m[i * c + j] = name[0] == 'o' || (eye && i == j) ? one : zero;
+		*status = 0;
+		return 0;
+	}
+	if (strcmp(name, "diag") == 0) {
+		/* diag(v) of a vector, or diag(a, b, c) of numbers. */
+		*status = -1;
+		if (positional(ev, call, name))
+			return 0;
+		if (call->args.n < 1) {
+			arity_error(ev, call, name, "a vector or numbers");
+			return 0;
+		}
+		int n = call->args.n;
+		int *d;
+		struct value x;
+		if (n == 1) {
+			if (eval_expr(ev, arg(call, 0), &x))
+				return 0;
+			if (x.kind == VAL_NUM) {
+				d = &x.reg;
+			} else if (x.kind == VAL_MAT && (x.rows == 1 || x.cols == 1)) {
+				n = x.rows * x.cols;
+				d = x.m;
+			} else {
+				eval_error(ev, arg(call, 0)->loc, "diag needs a vector or numbers, not %s", value_kind_name(&x));
+				return 0;
+			}
+		} else {
+			d = arena_alloc(ev->a, sizeof(int) * (size_t)n);
+			for (int i = 0; i < n; i++) {
+				if (eval_expr(ev, arg(call, i), &x))
+					return 0;
+				if (x.kind != VAL_NUM) {
+					eval_error(ev, arg(call, i)->loc, "diag(a, b, ...) needs numbers, not %s", value_kind_name(&x));
+					return 0;
+				}
+				d[i] = x.reg;
+			}
+		}
+		*out = value_mat(ev, n, n);
+		int zero = ir_emit_const(ev->prog, 0, ir_loc_of(call->loc));
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				out->m[i * n + j] = i == j ? d[i] : zero;
+		*status = 0;
+		return 0;
+	}
+	if (strcmp(name, "transpose") == 0) {
+		*status = -1;
+		if (positional(ev, call, name))
+			return 0;
+		if (call->args.n != 1) {
+			arity_error(ev, call, name, "1 argument");
+			return 0;
+		}
+		struct value x;
+		if (eval_expr(ev, arg(call, 0), &x))
+			return 0;
+		if (x.kind == VAL_NUM) {
+			*out = x;
+		} else if (x.kind == VAL_MAT) {
+			*out = value_mat(ev, x.cols, x.rows);
+			for (int i = 0; i < x.rows; i++)
+				for (int j = 0; j < x.cols; j++)
+					out->m[j * x.rows + i] = x.m[i * x.cols + j];
+		} else {
+			eval_error(ev, arg(call, 0)->loc, "transpose needs a matrix, not %s", value_kind_name(&x));
+			return 0;
+		}
+		*status = 0;
+		return 0;
+	}
+	return 1;
+}

@@ -1,0 +1,139 @@
+/* diag.c — formats diagnostics the way compilers do (jq's locfile_locate,
+ * bison's bistromathic): location, severity, message, then the source line
+ * with a ^~~~ underline.  Nothing here exits: callers count errors and
+ * decide. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void diag_init(struct diag *d)
+{
+	memset(d, 0, sizeof *d);
+	d->out = stderr;
+	d->max_errors = 20;
+}
+
+void diag_add_source(struct diag *d, const char *name, const char *text, size_t len)
+{
+	for (int i = 0; i < d->nsource; i++) {
+		if (strcmp(d->source[i].name, name) == 0) {
+			d->source[i].text = text;
+			d->source[i].len = len;
+			return;
+		}
+	}
+	if (d->nsource == (int)(sizeof d->source / sizeof d->source[0]))
+		memmove(d->source, d->source + 1, sizeof d->source - sizeof d->source[0]), d->nsource--;
+	d->source[d->nsource].name = name;
+	d->source[d->nsource].text = text;
+	d->source[d->nsource].len = len;
+	d->nsource++;
+}
+
+/* The text of line `line` of the named source, or NULL. */
+static const char *find_line(const struct diag *d, const char *file, int line, size_t *len)
+{
+	if (!file)
+		return NULL;
+	for (int i = d->nsource - 1; i >= 0; i--) {
+		if (strcmp(d->source[i].name, file) != 0)
+			continue;
+		const char *p = d->source[i].text, *end = p + d->source[i].len;
+		for (int l = 1; l < line && p < end; l++) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				return NULL;
+			p = nl + 1;
+		}
+		if (p > end)
+			return NULL;
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		*len = (size_t)((nl ? nl : end) - p);
+		if (*len && p[*len - 1] == '\r')
+			(*len)--;
+		return p;
+	}
+	return NULL;
+}
+
+/* Print the source line and the caret line; bytes that are not printable
+ * ASCII (binary garbage) are shown as '?' so the terminal stays sane. */
+static void quote(struct diag *d, struct loc loc)
+{
+	size_t n;
+	const char *s = find_line(d, loc.file, loc.line, &n);
+	if (!s)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		fputc(c == '\t' || (c >= 0x20 && c < 0x7f) ? c : '?', d->out);
+	}
+	fputc('\n', d->out);
+	int col = loc.col < 1 ? 1 : loc.col;
+	for (int i = 1; i < col; i++)
+		fputc((size_t)(i - 1) < n && s[i - 1] == '\t' ? '\t' : ' ', d->out);
+	fputc('^', d->out);
+	int len = loc.len;
+	if ((size_t)(col - 1 + len) > n)
+		len = (int)n - (col - 1);
+	for (int i = 1; i < len; i++)
+		fputc('~', d->out);
+	fputc('\n', d->out);
+}
+
+static void report(struct diag *d, struct loc loc, const char *what, const char *fmt, va_list ap)
+{
+	if (loc.file && loc.line > 0)
+		fprintf(d->out, "%s:%d:%d: %s: ", loc.file, loc.line, loc.col, what);
+	else
+		fprintf(d->out, "dyn: %s: ", what);
+	vfprintf(d->out, fmt, ap);
+	fputc('\n', d->out);
+	if (loc.file && loc.line > 0)
+		quote(d, loc);
+}
+
+void diag_error(struct diag *d, struct loc loc, const char *fmt, ...)
+{
+	d->errors++;
+	if (d->max_errors && d->errors > d->max_errors) {
+		if (d->errors == d->max_errors + 1)
+			fprintf(d->out, "dyn: too many errors, stopping\n");
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, loc, "error", fmt, ap);
+	va_end(ap);
+}
+
+void diag_warning(struct diag *d, struct loc loc, const char *fmt, ...)
+{
+	d->warnings++;
+	if (d->warnings_off)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, loc, "warning", fmt, ap);
+	va_end(ap);
+}
+
+void diag_note(struct diag *d, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, loc, "note", fmt, ap);
+	va_end(ap);
+}
+
+void diag_plain(struct diag *d, const char *fmt, ...)
+{
+	d->errors++;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("dyn: error: ", d->out);
+	vfprintf(d->out, fmt, ap);
+	fputc('\n', d->out);
+	va_end(ap);
+}

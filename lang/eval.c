@@ -1,0 +1,756 @@
+/* eval.c — executes statements and evaluates expressions.
+ *
+ * Scalars are IR registers: eval_expr emits into ev->prog, and at top level
+ * every register folds to a constant, so a top-level expression is simply
+ * a program with no inputs.  Inside a model (lower.c) the same code emits
+ * the programs the runtime runs at every step.  Errors are reported through
+ * the one diagnostics path and returned as -1; nothing here exits.
+ */
+#include <config.h>
+
+#include "interp.h"
+#include "parse.h"
+#include "plot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- scopes ---- */
+
+struct scope *scope_new(struct arena *a, struct scope *parent)
+{
+	struct scope *sc = arena_alloc(a, sizeof *sc);
+	sc->parent = parent;
+	return sc;
+}
+
+struct binding *scope_lookup_local(struct scope *sc, const char *name)
+{
+	for (struct binding *b = sc->head; b; b = b->next)
+		if (strcmp(b->name, name) == 0)
+			return b;
+	return NULL;
+}
+
+struct binding *scope_lookup(struct scope *sc, const char *name)
+{
+	for (; sc; sc = sc->parent) {
+		struct binding *b = scope_lookup_local(sc, name);
+		if (b)
+			return b;
+	}
+	return NULL;
+}
+
+/* Bind a new name in the innermost scope; a name defined twice in one
+ * scope is an error (except at the REPL, where definitions are revised). */
+struct binding *scope_bind(struct eval *ev, const char *name, enum bind_kind kind, struct loc loc)
+{
+	struct binding *old = scope_lookup_local(ev->scope, name);
+	if (old && !(ev->s->allow_redefine && ev->scope == ev->s->globals)) {
+		eval_error(ev, loc, "'%s' is already defined", name);
+		if (old->loc.file)
+			diag_note(ev->d, old->loc, "'%s' was defined here", name);
+		return NULL;
+	}
+	if (builtin_exists(name) || strcmp(name, "pi") == 0 || strcmp(name, "t") == 0) {
+		if (kind != B_DOF || strcmp(name, "t") == 0) {
+			eval_error(ev, loc, "'%s' is a built-in name and cannot be redefined", name);
+			return NULL;
+		}
+	}
+	struct binding *b = arena_alloc(ev->a, sizeof *b);
+	b->name = name;
+	b->kind = kind;
+	b->loc = loc;
+	b->next = ev->scope->head;
+	ev->scope->head = b;
+	return b;
+}
+
+int eval_error(struct eval *ev, struct loc loc, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	diag_error(ev->d, loc, "%s", buf);
+	return -1;
+}
+
+struct ir_loc ir_loc_of(struct loc loc)
+{
+	struct ir_loc l = { loc.file, loc.line, loc.col };
+	return l;
+}
+
+const char *path_join(struct arena *a, const char *dir, const char *path)
+{
+	if (!dir || !*dir || path[0] == '/')
+		return path;
+	return arena_printf(a, "%s/%s", dir, path);
+}
+
+/* ---- values ---- */
+
+struct value value_num(struct eval *ev, double k, struct loc loc)
+{
+	struct value v = { 0 };
+	v.kind = VAL_NUM;
+	v.reg = ir_emit_const(ev->prog, k, ir_loc_of(loc));
+	return v;
+}
+
+struct value value_mat(struct eval *ev, int rows, int cols)
+{
+	struct value v = { 0 };
+	v.kind = VAL_MAT;
+	v.rows = rows;
+	v.cols = cols;
+	v.m = arena_alloc(ev->a, sizeof(int) * (size_t)rows * (size_t)cols + 1);
+	return v;
+}
+
+/* Element i of a scalar or matrix as a constant; 0 when it depends on t or
+ * the state. */
+int value_const(struct eval *ev, const struct value *v, int i, double *k)
+{
+	return ir_is_const(ev->prog, v->kind == VAL_NUM ? v->reg : v->m[i], k);
+}
+
+/* The value as constants, to be bound to a name (see struct value). */
+int value_freeze(struct eval *ev, struct value *v, struct loc loc, const char *what)
+{
+	if (v->frozen)
+		return 0;
+	if (v->kind == VAL_NUM) {
+		if (!ir_is_const(ev->prog, v->reg, &v->k))
+			return eval_error(ev, loc, "%s must be constant", what);
+		v->frozen = 1;
+	} else if (v->kind == VAL_MAT) {
+		v->km = arena_alloc(ev->a, sizeof(double) * (size_t)(v->rows * v->cols) + 1);
+		for (int i = 0; i < v->rows * v->cols; i++)
+			if (!ir_is_const(ev->prog, v->m[i], &v->km[i]))
+				return eval_error(ev, loc, "%s must be constant", what);
+		v->frozen = 1;
+	}
+	return 0;
+}
+
+const char *value_kind_name(const struct value *v)
+{
+	switch (v->kind) {
+	case VAL_NUM: return "a number";
+	case VAL_MAT: return v->rows == 1 || v->cols == 1 ? "a vector" : "a matrix";
+	case VAL_STR: return "a string";
+	case VAL_RUN: return "a run";
+	case VAL_HIST: return "a history";
+	case VAL_SYMBOL: return "a name";
+	}
+	return "a value";
+}
+
+/* A scalar result must be finite when it is a constant: report the
+ * operation that made it infinite or NaN. */
+static int check_finite(struct eval *ev, int reg, struct loc loc, enum ir_op op, int a, int b)
+{
+	double k, x = 0, y = 0;
+	if (!ir_is_const(ev->prog, reg, &k) || isfinite(k))
+		return 0;
+	int ka = ir_is_const(ev->prog, a, &x), kb = ir_is_const(ev->prog, b, &y);
+	if (ka && !isfinite(x))
+		return 0;   /* already reported where it arose */
+	if (ir_op_arity[op] >= 2 && kb && !isfinite(y))
+		return 0;
+	if ((op == IR_DIV || op == IR_FMOD) && kb && y == 0)
+		return eval_error(ev, loc, "division by zero");
+	char xs[32];
+	value_format_num(x, xs);
+	if (ir_op_arity[op] == 1)
+		return eval_error(ev, loc, "%s(%s) is not a finite number", ir_op_name[op], xs);
+	return eval_error(ev, loc, "the result is not a finite number (%s)", isnan(k) ? "NaN" : "overflow");
+}
+
+static int emit_checked(struct eval *ev, enum ir_op op, int a, int b, int c, struct loc loc, int *out)
+{
+	*out = ir_emit(ev->prog, op, a, b, c, ir_loc_of(loc));
+	return check_finite(ev, *out, loc, op, a, b);
+}
+
+static int is_vector(const struct value *v)
+{
+	return v->kind == VAL_MAT && (v->rows == 1 || v->cols == 1);
+}
+
+/* ---- arithmetic on values ---- */
+
+static int binary_scalar(struct eval *ev, enum ast_op op, int x, int y, struct loc loc, int *out)
+{
+	static const enum ir_op map[] = {
+		[AST_OP_ADD] = IR_ADD, [AST_OP_SUB] = IR_SUB, [AST_OP_MUL] = IR_MUL,
+		[AST_OP_DIV] = IR_DIV, [AST_OP_POW] = IR_POW, [AST_OP_AND] = IR_AND,
+		[AST_OP_OR] = IR_OR, [AST_OP_LT] = IR_LT, [AST_OP_LE] = IR_LE,
+		[AST_OP_GT] = IR_GT, [AST_OP_GE] = IR_GE, [AST_OP_EQ] = IR_EQ,
+		[AST_OP_NE] = IR_NE,
+	};
+	return emit_checked(ev, map[op], x, y, 0, loc, out);
+}
+
+static int binary(struct eval *ev, enum ast_op op, struct value *l, struct value *r,
+                  struct loc loc, struct value *out)
+{
+	if (l->kind == VAL_NUM && r->kind == VAL_NUM) {
+		out->kind = VAL_NUM;
+		return binary_scalar(ev, op, l->reg, r->reg, loc, &out->reg);
+	}
+	if ((l->kind != VAL_NUM && l->kind != VAL_MAT) || (r->kind != VAL_NUM && r->kind != VAL_MAT))
+		return eval_error(ev, loc, "'%s' needs numbers, vectors or matrices, not %s and %s",
+		                  ast_op_text[op], value_kind_name(l), value_kind_name(r));
+	/* Scalar with matrix: elementwise for * and /, and + - as elementwise
+	 * too (a scalar shift), never for comparisons. */
+	if (op == AST_OP_MUL && l->kind == VAL_MAT && r->kind == VAL_MAT) {
+		if (l->cols != r->rows)
+			return eval_error(ev, loc, "matrix product of %dx%d and %dx%d: inner sizes differ",
+			                  l->rows, l->cols, r->rows, r->cols);
+		*out = value_mat(ev, l->rows, r->cols);
+		for (int i = 0; i < l->rows; i++)
+			for (int j = 0; j < r->cols; j++) {
+				int acc = ir_emit_const(ev->prog, 0, ir_loc_of(loc));
+				for (int k = 0; k < l->cols; k++) {
+					int p;
+					if (emit_checked(ev, IR_MUL, l->m[i * l->cols + k], r->m[k * r->cols + j], 0, loc, &p) ||
+					    emit_checked(ev, IR_ADD, acc, p, 0, loc, &acc))
+						return -1;
+				}
+				out->m[i * r->cols + j] = acc;
+			}
+		return 0;
+	}
+	if (op != AST_OP_ADD && op != AST_OP_SUB && op != AST_OP_MUL && op != AST_OP_DIV)
+		return eval_error(ev, loc, "'%s' applies to numbers, not to %s", ast_op_text[op],
+		                  value_kind_name(l->kind == VAL_MAT ? l : r));
+	if (op == AST_OP_DIV && r->kind == VAL_MAT)
+		return eval_error(ev, loc, "cannot divide by %s", value_kind_name(r));
+	if (l->kind == VAL_MAT && r->kind == VAL_MAT) {
+		int same = l->rows == r->rows && l->cols == r->cols;
+		int vecs = is_vector(l) && is_vector(r) && l->rows * l->cols == r->rows * r->cols;
+		if (!same && !vecs)
+			return eval_error(ev, loc, "'%s' of a %dx%d and a %dx%d matrix: sizes differ",
+			                  ast_op_text[op], l->rows, l->cols, r->rows, r->cols);
+		*out = value_mat(ev, l->rows, l->cols);
+		for (int i = 0; i < l->rows * l->cols; i++)
+			if (binary_scalar(ev, op, l->m[i], r->m[i], loc, &out->m[i]))
+				return -1;
+		return 0;
+	}
+	if (op == AST_OP_ADD || op == AST_OP_SUB)
+		return eval_error(ev, loc, "'%s' of a number and %s: write the matrix in full (e.g. k*eye(n))",
+		                  ast_op_text[op], value_kind_name(l->kind == VAL_MAT ? l : r));
+	const struct value *mat = l->kind == VAL_MAT ? l : r;
+	*out = value_mat(ev, mat->rows, mat->cols);
+	for (int i = 0; i < mat->rows * mat->cols; i++) {
+		int x = l->kind == VAL_MAT ? l->m[i] : l->reg;
+		int y = r->kind == VAL_MAT ? r->m[i] : r->reg;
+		if (binary_scalar(ev, op, x, y, loc, &out->m[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- names and derivatives ---- */
+
+static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	struct binding *b = scope_lookup(ev->scope, e->name);
+	if (!b) {
+		if (strcmp(e->name, "pi") == 0) {
+			*out = value_num(ev, 3.14159265358979323846, e->loc);
+			return 0;
+		}
+		if (strcmp(e->name, "t") == 0) {
+			if (ev->mc && (ev->mc->allow_t || ev->mc->allow_state)) {
+				out->kind = VAL_NUM;
+				out->reg = ir_emit_input(ev->prog, IR_TIME, 0, ir_loc_of(e->loc));
+				return 0;
+			}
+			if (ev->mc)
+				return eval_error(ev, e->loc, "%s must be constant: it cannot depend on t", ev->mc->what);
+			return eval_error(ev, e->loc, "t is the time inside a model; it is undefined here");
+		}
+		if (builtin_exists(e->name))
+			return eval_error(ev, e->loc, "%s is a function: call it as %s(...)", e->name, e->name);
+		return eval_error(ev, e->loc, "undefined name '%s'", e->name);
+	}
+	switch (b->kind) {
+	case B_VALUE:
+		*out = b->val;
+		if (out->frozen && out->kind == VAL_NUM) {
+			out->reg = ir_emit_const(ev->prog, out->k, ir_loc_of(e->loc));
+		} else if (out->frozen && out->kind == VAL_MAT) {
+			*out = value_mat(ev, b->val.rows, b->val.cols);
+			for (int i = 0; i < out->rows * out->cols; i++)
+				out->m[i] = ir_emit_const(ev->prog, b->val.km[i], ir_loc_of(e->loc));
+		}
+		return 0;
+	case B_DOF: {
+		const struct dof_group *g = b->group;
+		if (!ev->mc || !ev->mc->allow_state)
+			return eval_error(ev, e->loc, "%s depends on dof %s: %s may depend on t only",
+			                  ev->mc ? ev->mc->what : "this", g->name, ev->mc ? ev->mc->what : "it");
+		if (!g->vector) {
+			out->kind = VAL_NUM;
+			out->reg = ir_emit_input(ev->prog, IR_DOF, g->first, ir_loc_of(e->loc));
+			return 0;
+		}
+		*out = value_mat(ev, g->size, 1);
+		for (int i = 0; i < g->size; i++)
+			out->m[i] = ir_emit_input(ev->prog, IR_DOF, g->first + i, ir_loc_of(e->loc));
+		return 0;
+	}
+	case B_FUNCTION:
+		return eval_error(ev, e->loc, "%s is a function: call it as %s(...)", e->name, e->name);
+	case B_MODEL:
+		return eval_error(ev, e->loc, "%s is a model: use it in 'run %s with ...'", e->name, e->name);
+	case B_SCHEME:
+		return eval_error(ev, e->loc, "%s is a scheme: use it in 'run MODEL with %s ...'", e->name, e->name);
+	case B_TIME:
+		break;
+	}
+	return eval_error(ev, e->loc, "undefined name '%s'", e->name);
+}
+
+/* A time derivative u', u'', x[i]' of a dof, as a VEL/ACC input, or of a
+ * run's history (r.u'). */
+static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	struct ast_expr *base = e->lhs;
+	if (e->primes > 2)
+		return eval_error(ev, e->loc, "only first and second time derivatives (' and '') exist");
+	if (base->kind == AST_NAME || (base->kind == AST_INDEX && base->lhs->kind == AST_NAME)) {
+		const char *name = base->kind == AST_NAME ? base->name : base->lhs->name;
+		struct binding *b = scope_lookup(ev->scope, name);
+		if (b && b->kind == B_DOF) {
+			if (!ev->mc || !ev->mc->allow_state)
+				return eval_error(ev, e->loc, "%s depends on the velocity of %s: %s may depend on t only",
+				                  ev->mc ? ev->mc->what : "this", name, ev->mc ? ev->mc->what : "it");
+			struct value v;
+			if (eval_expr(ev, base, &v))
+				return -1;
+			enum ir_op op = e->primes == 1 ? IR_VEL : IR_ACC;
+			if (v.kind == VAL_NUM) {
+				out->kind = VAL_NUM;
+				out->reg = ir_emit_input(ev->prog, op, ev->prog->insn[v.reg].a, ir_loc_of(e->loc));
+				return 0;
+			}
+			*out = value_mat(ev, v.rows, v.cols);
+			for (int i = 0; i < v.rows * v.cols; i++)
+				out->m[i] = ir_emit_input(ev->prog, op, ev->prog->insn[v.m[i]].a, ir_loc_of(e->loc));
+			return 0;
+		}
+	}
+	struct value v;
+	if (eval_expr(ev, base, &v))
+		return -1;
+	if (v.kind == VAL_HIST && v.ser.kind == SER_DOF) {
+		*out = v;
+		out->ser.deriv += e->primes;
+		if (out->ser.deriv > 2)
+			return eval_error(ev, e->loc, "only u, u' and u'' are kept");
+		out->ser.label = arena_printf(ev->a, "%s%s", v.ser.label, e->primes == 1 ? "'" : "''");
+		return 0;
+	}
+	return eval_error(ev, e->loc, "' is the time derivative of a dof or of a run's dof history, not of %s",
+	                  value_kind_name(&v));
+}
+
+/* ---- runs as values: r.u, r.x[2], r.u(T) ---- */
+
+static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run, struct value *out)
+{
+	const struct ir_run *plan = run->plan;
+	const struct ir_model *m = plan->model;
+	const char *name = e->name;
+	memset(out, 0, sizeof *out);
+	out->kind = VAL_HIST;
+	out->run = run;
+	out->ser.label = arena_printf(ev->a, "%s.%s", run->name, name);
+	if (strcmp(name, "t") == 0) {
+		out->ser.kind = SER_T;
+		return 0;
+	}
+	for (int i = 0; i < RT_NENERGY; i++)
+		if (strcmp(name, rt_energy_name[i]) == 0) {
+			out->ser.kind = SER_ENERGY;
+			out->ser.index = i;
+			return 0;
+		}
+	for (int i = 0; i < run->res->ncol; i++)
+		if (strcmp(name, run->res->col_name[i]) == 0) {
+			out->ser.kind = SER_COL;
+			out->ser.index = i;
+			return 0;
+		}
+	/* A dof: scalar "u", or a vector "x" to be indexed. */
+	size_t len = strlen(name);
+	int first = -1, count = 0;
+	for (int i = 0; i < m->ndof; i++) {
+		const char *dn = m->dof[i].name;
+		if (strcmp(dn, name) == 0 || (strncmp(dn, name, len) == 0 && dn[len] == '[')) {
+			if (first < 0)
+				first = i;
+			count++;
+		}
+	}
+	if (first < 0) {
+		char list[512] = "";
+		size_t n = 0;
+		for (int i = 0; i < m->ndof && n < sizeof list - 64; i++) {
+			const char *dn = m->dof[i].name;
+			const char *br = strchr(dn, '[');
+			if (br && strcmp(br, "[1]") != 0)
+				continue;
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%.*s", n ? ", " : "",
+			                      br ? (int)(br - dn) : (int)strlen(dn), dn);
+		}
+		return eval_error(ev, e->loc, "run %s has no quantity '%s' (dofs: %s; also t, energies and recorded names)",
+		                  run->name, name, list);
+	}
+	out->ser.kind = SER_DOF;
+	out->ser.index = first;
+	out->ser.deriv = 0;
+	out->rows = count;   /* a vector dof keeps its size until indexed */
+	if (count > 1 || strchr(m->dof[first].name, '['))
+		out->cols = -1;  /* marks "needs an index" */
+	return 0;
+}
+
+static int hist_available(struct eval *ev, const struct value *h, struct loc loc)
+{
+	const struct rt_result *r = h->run->res;
+	if (h->cols == -1)
+		return eval_error(ev, loc, "%s is a vector dof: index it, as %s[1]", h->ser.label, h->ser.label);
+	if (h->ser.kind == SER_DOF && !r->u[h->ser.index])
+		return eval_error(ev, loc,
+		                  "%s was not kept: the history of every dof (%.0f MB) exceeds the run's budget "
+		                  "(history_budget = %.0f MB), so only recorded quantities are kept; record it",
+		                  h->ser.label, (double)r->history_bytes / 1e6,
+		                  (double)h->run->plan->history_budget / 1e6);
+	return 0;
+}
+
+/* r.u(T): the value of a history at a time of the run. */
+static int hist_at(struct eval *ev, struct ast_expr *call, struct value *h, struct value *out)
+{
+	if (call->args.n != 1 || ((struct ast_arg *)call->args.v[0])->name)
+		return eval_error(ev, call->loc, "a history takes one argument, the time: %s(T)", h->ser.label);
+	if (hist_available(ev, h, call->loc))
+		return -1;
+	double T;
+	struct ast_arg *arg = call->args.v[0];
+	if (eval_number(ev, arg->value, &T, "the time"))
+		return -1;
+	const struct rt_result *r = h->run->res;
+	double t0 = r->t[0], t1 = r->t[r->nstep];
+	double tol = 1e-9 * h->run->plan->dt;
+	if (!(T >= t0 - tol && T <= t1 + tol)) {
+		char a[32], b[32], c[32];
+		value_format_num(T, a);
+		value_format_num(t0, b);
+		value_format_num(t1, c);
+		return eval_error(ev, arg->value->loc, "time %s is outside the run (%s to %s)", a, b, c);
+	}
+	T = T < t0 ? t0 : T > t1 ? t1 : T;
+	double y = 0;
+	switch (h->ser.kind) {
+	case SER_T: y = T; break;
+	case SER_DOF: y = rt_result_dof(r, h->ser.index, h->ser.deriv, T); break;
+	case SER_ENERGY: y = rt_result_series(r, r->energy[h->ser.index], T); break;
+	case SER_COL: y = rt_result_series(r, r->col[h->ser.index], T); break;
+	}
+	*out = value_num(ev, y, call->loc);
+	return 0;
+}
+
+/* ---- calls ---- */
+
+static int call_function(struct eval *ev, struct ast_expr *call, struct binding *fb, struct value *out)
+{
+	struct ast_stmt *f = fb->stmt;
+	if (call->args.n != f->params.n)
+		return eval_error(ev, call->loc, "%s takes %d argument%s, %d given", f->name,
+		                  f->params.n, f->params.n == 1 ? "" : "s", call->args.n);
+	if (ev->depth >= 64)
+		return eval_error(ev, call->loc, "function calls nested too deeply (is %s recursive?)", f->name);
+	struct value *args = arena_alloc(ev->a, sizeof *args * (size_t)(call->args.n + 1));
+	for (int i = 0; i < call->args.n; i++) {
+		struct ast_arg *g = call->args.v[i];
+		if (g->name)
+			return eval_error(ev, g->loc, "%s takes positional arguments", f->name);
+		if (eval_expr(ev, g->value, &args[i]))
+			return -1;
+	}
+	struct scope *saved = ev->scope;
+	/* The body sees the globals and its arguments (lexical scope); inside a
+	 * model it also sees the model's names, so that a function of u works
+	 * in a record expression. */
+	ev->scope = scope_new(ev->a, saved);
+	for (int i = 0; i < f->params.n; i++) {
+		struct ast_arg *p = f->params.v[i];
+		struct binding *b = arena_alloc(ev->a, sizeof *b);
+		b->name = p->name;
+		b->kind = B_VALUE;
+		b->val = args[i];
+		b->loc = p->loc;
+		b->next = ev->scope->head;
+		ev->scope->head = b;
+	}
+	ev->depth++;
+	int rc = eval_expr(ev, f->value, out);
+	ev->depth--;
+	ev->scope = saved;
+	if (rc)
+		diag_note(ev->d, call->loc, "in the call of %s here", f->name);
+	return rc;
+}
+
+static int eval_call(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	if (e->lhs->kind == AST_NAME) {
+		const char *name = e->lhs->name;
+		struct binding *b = scope_lookup(ev->scope, name);
+		if (b && b->kind == B_FUNCTION)
+			return call_function(ev, e, b, out);
+		if (!b) {
+			int status;
+			if (builtin_call(ev, e, name, out, &status) == 0)
+				return status;
+			if (strcmp(name, "rayleigh") == 0 || strcmp(name, "modal") == 0)
+				return eval_error(ev, e->loc, "%s(...) is a damping law: write 'damping %s(...)' in a model",
+				                  name, name);
+			return eval_error(ev, e->lhs->loc, "undefined function '%s'", name);
+		}
+		if (b->kind == B_SCHEME)
+			return eval_error(ev, e->loc, "%s is a scheme: use it in 'run MODEL with %s(...) ...'", name, name);
+		if (b->kind == B_MODEL)
+			return eval_error(ev, e->loc, "%s is a model, not a function", name);
+	}
+	struct value f;
+	if (eval_expr(ev, e->lhs, &f))
+		return -1;
+	if (f.kind == VAL_HIST)
+		return hist_at(ev, e, &f, out);
+	return eval_error(ev, e->lhs->loc, "%s cannot be called", value_kind_name(&f));
+}
+
+/* ---- expressions ---- */
+
+static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	struct value base;
+	/* x[i] on a vector dof inside a model */
+	if (eval_expr(ev, e->lhs, &base))
+		return -1;
+	long i;
+	if (eval_int(ev, e->rhs, &i, "an index"))
+		return -1;
+	if (base.kind == VAL_HIST && base.ser.kind == SER_DOF && base.cols == -1) {
+		if (i < 1 || i > base.rows)
+			return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d", i, base.rows);
+		*out = base;
+		out->ser.index += (int)i - 1;
+		out->rows = 1;
+		out->cols = 0;
+		out->ser.label = arena_printf(ev->a, "%s[%ld]", base.ser.label, i);
+		return 0;
+	}
+	if (base.kind != VAL_MAT || !is_vector(&base)) {
+		if (base.kind == VAL_MAT)
+			return eval_error(ev, e->loc, "only vectors are indexed with [i]; this is a %dx%d matrix",
+			                  base.rows, base.cols);
+		return eval_error(ev, e->loc, "%s cannot be indexed", value_kind_name(&base));
+	}
+	int n = base.rows * base.cols;
+	if (i < 1 || i > n)
+		return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d", i, n);
+	out->kind = VAL_NUM;
+	out->reg = base.m[i - 1];
+	return 0;
+}
+
+static int eval_matrix(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	int rows = e->rows.n, cols = ((struct ast_vec *)e->rows.v[0])->n;
+	for (int i = 1; i < rows; i++) {
+		struct ast_vec *r = e->rows.v[i];
+		if (r->n != cols)
+			return eval_error(ev, ((struct ast_expr *)r->v[0])->loc,
+			                  "row %d has %d element%s, row 1 has %d", i + 1, r->n,
+			                  r->n == 1 ? "" : "s", cols);
+	}
+	*out = value_mat(ev, rows, cols);
+	for (int i = 0; i < rows; i++) {
+		struct ast_vec *r = e->rows.v[i];
+		for (int j = 0; j < cols; j++) {
+			struct value x;
+			struct ast_expr *xe = r->v[j];
+			if (eval_expr(ev, xe, &x))
+				return -1;
+			if (x.kind != VAL_NUM)
+				return eval_error(ev, xe->loc, "a matrix element must be a number, not %s",
+				                  value_kind_name(&x));
+			out->m[i * cols + j] = x.reg;
+		}
+	}
+	return 0;
+}
+
+/* sum(i in a..b) EXPR: unrolled at lowering; an empty range is 0. */
+static int eval_sum(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	long lo, hi;
+	if (eval_int(ev, e->lo, &lo, "a range bound") || eval_int(ev, e->hi, &hi, "a range bound"))
+		return -1;
+	struct scope *saved = ev->scope;
+	ev->scope = scope_new(ev->a, saved);
+	struct binding *b = arena_alloc(ev->a, sizeof *b);
+	b->name = e->name;
+	b->kind = B_VALUE;
+	b->loc = e->loc;
+	ev->scope->head = b;
+	struct value acc = value_num(ev, 0, e->loc);
+	int rc = 0;
+	for (long i = lo; i <= hi && rc == 0; i++) {
+		b->val = value_num(ev, (double)i, e->loc);
+		struct value x, s;
+		rc = eval_expr(ev, e->lhs, &x);
+		if (rc == 0 && acc.kind == VAL_NUM && x.kind == VAL_MAT && i == lo) {
+			acc = x;
+			continue;
+		}
+		if (rc == 0)
+			rc = binary(ev, AST_OP_ADD, &acc, &x, e->loc, &s);
+		if (rc == 0)
+			acc = s;
+	}
+	ev->scope = saved;
+	if (rc == 0)
+		*out = acc;
+	return rc;
+}
+
+int eval_expr(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	memset(out, 0, sizeof *out);
+	switch (e->kind) {
+	case AST_NUM:
+		*out = value_num(ev, e->num, e->loc);
+		return 0;
+	case AST_STR:
+		out->kind = VAL_STR;
+		out->str = e->str;
+		return 0;
+	case AST_NAME:
+		return eval_name(ev, e, out);
+	case AST_PRIME:
+		return eval_prime(ev, e, out);
+	case AST_UNARY: {
+		struct value x;
+		if (eval_expr(ev, e->lhs, &x))
+			return -1;
+		enum ir_op op = e->op == AST_OP_NEG ? IR_NEG : IR_NOT;
+		if (x.kind == VAL_NUM) {
+			out->kind = VAL_NUM;
+			return emit_checked(ev, op, x.reg, 0, 0, e->loc, &out->reg);
+		}
+		if (x.kind == VAL_MAT && op == IR_NEG) {
+			*out = value_mat(ev, x.rows, x.cols);
+			for (int i = 0; i < x.rows * x.cols; i++)
+				out->m[i] = ir_emit(ev->prog, IR_NEG, x.m[i], 0, 0, ir_loc_of(e->loc));
+			return 0;
+		}
+		return eval_error(ev, e->loc, "'%s' needs a number, not %s", ast_op_text[e->op], value_kind_name(&x));
+	}
+	case AST_BINARY: {
+		struct value l, r;
+		if (eval_expr(ev, e->lhs, &l) || eval_expr(ev, e->rhs, &r))
+			return -1;
+		return binary(ev, e->op, &l, &r, e->loc, out);
+	}
+	case AST_IF: {
+		struct value c, a, b;
+		if (eval_expr(ev, e->cond, &c))
+			return -1;
+		if (c.kind != VAL_NUM)
+			return eval_error(ev, e->cond->loc, "the condition must be a number, not %s", value_kind_name(&c));
+		double k;
+		if (ir_is_const(ev->prog, c.reg, &k))
+			return eval_expr(ev, k != 0 ? e->lhs : e->rhs, out);
+		if (eval_expr(ev, e->lhs, &a) || eval_expr(ev, e->rhs, &b))
+			return -1;
+		if (a.kind != VAL_NUM || b.kind != VAL_NUM)
+			return eval_error(ev, e->loc, "both branches of a time-dependent 'if' must be numbers");
+		out->kind = VAL_NUM;
+		out->reg = ir_emit(ev->prog, IR_SELECT, c.reg, a.reg, b.reg, ir_loc_of(e->loc));
+		return 0;
+	}
+	case AST_CALL:
+		return eval_call(ev, e, out);
+	case AST_INDEX:
+		return eval_index(ev, e, out);
+	case AST_FIELD: {
+		struct value base;
+		if (eval_expr(ev, e->lhs, &base))
+			return -1;
+		if (base.kind != VAL_RUN)
+			return eval_error(ev, e->loc, "only runs have fields (r.u); this is %s", value_kind_name(&base));
+		return run_field(ev, e, base.run, out);
+	}
+	case AST_MATRIX:
+		return eval_matrix(ev, e, out);
+	case AST_SUM:
+		return eval_sum(ev, e, out);
+	case AST_RUN:
+		return run_exec(ev, e->run, "run", out);
+	case AST_PAIR:
+		return eval_error(ev, e->loc, "unexpected pair here");
+	}
+	return eval_error(ev, e->loc, "cannot evaluate this expression");
+}
+
+int eval_number(struct eval *ev, struct ast_expr *e, double *out, const char *what)
+{
+	struct value v;
+	if (eval_expr(ev, e, &v))
+		return -1;
+	if (v.kind != VAL_NUM)
+		return eval_error(ev, e->loc, "%s must be a number, not %s", what, value_kind_name(&v));
+	if (!ir_is_const(ev->prog, v.reg, out))
+		return eval_error(ev, e->loc, "%s must be constant", what);
+	return 0;
+}
+
+int eval_int(struct eval *ev, struct ast_expr *e, long *out, const char *what)
+{
+	double x;
+	if (eval_number(ev, e, &x, what))
+		return -1;
+	if (x != floor(x) || fabs(x) > 1e9)
+		return eval_error(ev, e->loc, "%s must be a whole number", what);
+	*out = (long)x;
+	return 0;
+}
+
+int eval_string(struct eval *ev, struct ast_expr *e, const char **out, const char *what)
+{
+	struct value v;
+	if (eval_expr(ev, e, &v))
+		return -1;
+	if (v.kind != VAL_STR)
+		return eval_error(ev, e->loc, "%s must be a string, not %s", what, value_kind_name(&v));
+	*out = v.str;
+	return 0;
+}

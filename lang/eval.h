@@ -1,0 +1,58 @@
+/* eval.h — the interpreter of statements: a session holds the global
+ * names, the runs made so far and the exit status; scripts and REPL lines
+ * are executed in it. */
+#ifndef DYN_EVAL_H
+#define DYN_EVAL_H
+
+#include <stdio.h>
+#include "ast.h"
+#include "diag.h"
+#include "value.h"
+
+struct arena;
+struct scope;
+
+struct param_override {
+	const char *name;      /* "xi" or "model.xi" */
+	double value;
+	int used;
+};
+
+struct session {
+	struct diag diag;
+	struct arena *arena;         /* every AST and IR of the session */
+	struct scope *globals;
+	const char *outdir;          /* -o DIR, or NULL for the current directory */
+	int quiet;
+	int interactive;             /* REPL: expression statements print */
+	int allow_redefine;          /* REPL: names may be defined again */
+	int dump_ir;                 /* print the IR of every run, do not step */
+	int check_only;              /* parse and check, run nothing */
+	int nset;
+	struct param_override set[64];
+	int failed_checks;
+	int status;                  /* worst exit status so far: 0, 3 or 4 */
+	struct run_value *runs;
+	const char *stdlib_dir;      /* where `import NAME` looks first */
+};
+
+void session_init(struct session *s);
+void session_free(struct session *s);
+
+/* Load stdlib/schemes.dyn (embedded in the binary) into the session. */
+int session_load_stdlib(struct session *s);
+
+/* Parse and execute a text.  Returns 0, or the exit status of the first
+ * error (3 for language, model and file errors, 4 for numerical failures);
+ * failed checks are counted in s->failed_checks. */
+int session_exec_text(struct session *s, const char *file, const char *text, size_t len);
+
+/* The same in two steps, for the driver: parse, validate --set, execute. */
+struct ast_program *session_parse(struct session *s, const char *file, const char *text, size_t len);
+int session_exec_program(struct session *s, struct ast_program *prog);
+
+/* Whether the program declares the parameter ("xi", or "model.xi" for a
+ * model-local one), for validating --set before anything runs. */
+int program_declares_param(const struct ast_program *prog, const char *name);
+
+#endif

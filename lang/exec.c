@@ -1,0 +1,488 @@
+/* exec.c — executes statements: definitions, runs, print, check, plot,
+ * import; and the session that holds them (DESIGN.md, "The language by
+ * example").  Exit statuses follow DESIGN.md, "Errors". */
+#include <config.h>
+
+#include "interp.h"
+#include "parse.h"
+#include "plot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int exec_stmts(struct eval *ev, struct ast_vec *stmts);
+
+/* ---- print ---- */
+
+static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc)
+{
+	char buf[32];
+	double k;
+	switch (v->kind) {
+	case VAL_NUM:
+		if (!ir_is_const(ev->prog, v->reg, &k))
+			return eval_error(ev, loc, "this value depends on t or the state and cannot be printed here");
+		value_format_num(k, buf);
+		fputs(buf, f);
+		return 0;
+	case VAL_MAT:
+		fputc('[', f);
+		for (int i = 0; i < v->rows; i++) {
+			for (int j = 0; j < v->cols; j++) {
+				if (!value_const(ev, v, i * v->cols + j, &k))
+					return eval_error(ev, loc, "this value depends on t or the state");
+				value_format_num(k, buf);
+				fprintf(f, "%s%s", j ? ", " : "", buf);
+			}
+			if (i + 1 < v->rows)
+				fputs("; ", f);
+		}
+		fputc(']', f);
+		return 0;
+	case VAL_STR:
+		fputs(v->str, f);
+		return 0;
+	case VAL_RUN: {
+		const struct ir_run *p = v->run->plan;
+		fprintf(f, "<run of %s with %s, %d steps>", p->model->name, p->scheme.name, v->run->res->nstep);
+		return 0;
+	}
+	case VAL_HIST:
+		fprintf(f, "<history %s, %d points>", v->ser.label, v->run->res->nstep + 1);
+		return 0;
+	case VAL_SYMBOL:
+		fputs(v->str, f);
+		return 0;
+	}
+	return 0;
+}
+
+static int exec_print(struct eval *ev, struct ast_stmt *st)
+{
+	for (int i = 0; i < st->exprs.n; i++) {
+		struct value v;
+		struct ast_expr *e = st->exprs.v[i];
+		if (eval_expr(ev, e, &v))
+			return -1;
+		if (i)
+			fputc(' ', stdout);
+		if (print_value(ev, stdout, &v, e->loc))
+			return -1;
+	}
+	fputc('\n', stdout);
+	fflush(stdout);
+	return 0;
+}
+
+/* ---- check ---- */
+
+/* check A == B within TOL [relative]; check COND.  A failed check is
+ * reported with its values and location; the script goes on. */
+static int exec_check(struct eval *ev, struct ast_stmt *st)
+{
+	struct ast_expr *e = st->value;
+	char a[32], b[32], c[32];
+	if (st->tol) {
+		if (e->kind != AST_BINARY || e->op != AST_OP_EQ)
+			return eval_error(ev, e->loc, "'check ... within TOL' needs a comparison A == B");
+		double x, y, tol;
+		if (eval_number(ev, e->lhs, &x, "the checked value") || eval_number(ev, e->rhs, &y, "the reference") ||
+		    eval_number(ev, st->tol, &tol, "the tolerance"))
+			return -1;
+		if (!(tol >= 0))
+			return eval_error(ev, st->tol->loc, "the tolerance must be non-negative");
+		double err = fabs(x - y), bound = st->relative ? tol * fabs(y) : tol;
+		if (!(err <= bound)) {
+			ev->s->failed_checks++;
+			value_format_num(x, a);
+			value_format_num(y, b);
+			char d[32];
+			value_format_num(st->relative && y != 0 ? err / fabs(y) : err, d);
+			value_format_num(tol, c);
+			fprintf(stderr, "%s:%d:%d: check failed: %s, expected %s: %s error %s exceeds %s\n",
+			        st->loc.file, st->loc.line, st->loc.col, a, b,
+			        st->relative ? "relative" : "absolute", d, c);
+		}
+		return 0;
+	}
+	double ok;
+	if (e->kind == AST_BINARY && e->op >= AST_OP_LT && e->op <= AST_OP_NE) {
+		double x, y;
+		if (eval_number(ev, e->lhs, &x, "the checked value") || eval_number(ev, e->rhs, &y, "the reference"))
+			return -1;
+		struct value v;
+		if (eval_expr(ev, e, &v) || eval_number(ev, e, &ok, "a check"))
+			return -1;
+		if (ok == 0) {
+			ev->s->failed_checks++;
+			value_format_num(x, a);
+			value_format_num(y, b);
+			fprintf(stderr, "%s:%d:%d: check failed: %s %s %s is false\n", st->loc.file, st->loc.line,
+			        st->loc.col, a, ast_op_text[e->op], b);
+		}
+		return 0;
+	}
+	if (eval_number(ev, e, &ok, "a check"))
+		return -1;
+	if (ok == 0) {
+		ev->s->failed_checks++;
+		fprintf(stderr, "%s:%d:%d: check failed\n", st->loc.file, st->loc.line, st->loc.col);
+	}
+	return 0;
+}
+
+/* ---- plot ---- */
+
+static int series_values(struct eval *ev, struct value *h, struct loc loc, const double **y, int *n)
+{
+	if (h->kind != VAL_HIST)
+		return eval_error(ev, loc, "plot needs histories such as r.u, not %s", value_kind_name(h));
+	const struct rt_result *r = h->run->res;
+	if (h->cols == -1)
+		return eval_error(ev, loc, "%s is a vector dof: index it, as %s[1]", h->ser.label, h->ser.label);
+	if (h->ser.kind == SER_DOF && !r->u[h->ser.index])
+		return eval_error(ev, loc, "%s was not kept (the history exceeds the run's budget); record it",
+		                  h->ser.label);
+	*n = r->nstep + 1;
+	switch (h->ser.kind) {
+	case SER_T: *y = r->t; break;
+	case SER_DOF:
+		*y = h->ser.deriv == 0 ? r->u[h->ser.index] : h->ser.deriv == 1 ? r->v[h->ser.index] : r->a[h->ser.index];
+		break;
+	case SER_ENERGY: *y = r->energy[h->ser.index]; break;
+	case SER_COL: *y = r->col[h->ser.index]; break;
+	}
+	return 0;
+}
+
+static int exec_plot(struct eval *ev, struct ast_stmt *st)
+{
+	int n = st->exprs.n;
+	struct plot_series *ser = arena_alloc(ev->a, sizeof *ser * (size_t)n);
+	const char *xlabel = "t";
+	for (int i = 0; i < n; i++) {
+		struct ast_expr *e = st->exprs.v[i];
+		struct ast_expr *ye = e->kind == AST_PAIR ? e->lhs : e;
+		struct value y, x;
+		if (eval_expr(ev, ye, &y) || series_values(ev, &y, ye->loc, &ser[i].y, &ser[i].n))
+			return -1;
+		ser[i].label = y.ser.label;
+		if (e->kind == AST_PAIR) {
+			int nx;
+			if (eval_expr(ev, e->rhs, &x) || series_values(ev, &x, e->rhs->loc, &ser[i].x, &nx))
+				return -1;
+			if (nx != ser[i].n)
+				return eval_error(ev, e->loc, "%s and %s come from runs of different lengths", y.ser.label, x.ser.label);
+			xlabel = x.ser.label;
+		} else {
+			ser[i].x = y.run->res->t;
+		}
+	}
+	const char *path;
+	if (eval_string(ev, st->path, &path, "the file name"))
+		return -1;
+	size_t len = strlen(path);
+	if (len < 4 || strcmp(path + len - 4, ".svg") != 0) {
+		if (len >= 4 && strcmp(path + len - 4, ".png") == 0)
+			return eval_error(ev, st->path->loc, "PNG output is not available: write an .svg file");
+		return eval_error(ev, st->path->loc, "plots are written as SVG: the file name must end in .svg");
+	}
+	const char *full = path_join(ev->a, ev->s->outdir, path);
+	FILE *f = fopen(full, "w");
+	if (!f) {
+		eval_error(ev, st->path->loc, "cannot write '%s': %s", full, strerror(errno));
+		return -1;
+	}
+	struct plot_spec spec = { 0 };
+	spec.xlabel = xlabel;
+	spec.ylabel = n == 1 ? ser[0].label : "";
+	spec.nseries = n;
+	spec.series = ser;
+	int rc = plot_svg_write(f, &spec);
+	if (fclose(f) != 0 || rc != 0)
+		return eval_error(ev, st->path->loc, "error writing '%s': %s", full, strerror(errno));
+	return 0;
+}
+
+/* ---- runs ---- */
+
+int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct value *out)
+{
+	struct ir_run *plan;
+	struct scope *scope = ev->scope;
+	int rc = lower_run(ev, ast, &plan);
+	ev->scope = scope;
+	if (rc)
+		return -1;
+	if (ev->s->dump_ir) {
+		ir_dump_run(stdout, plan);
+		return 1;   /* nothing was run: the caller stops here */
+	}
+	if (ev->s->check_only)
+		return 1;
+	struct rt_result *res = NULL;
+	struct rt_error err = { 0 };
+	int status = rt_run(plan, &res, &err);
+	struct run_value *rv = arena_alloc(ev->a, sizeof *rv);
+	rv->name = name;
+	rv->plan = plan;
+	rv->res = res;
+	rv->next = ev->s->runs;
+	ev->s->runs = rv;
+	if (status) {
+		struct loc loc = { err.loc.file, err.loc.line, err.loc.col, 1 };
+		if (!loc.file)
+			loc = ast->loc;
+		diag_error(ev->d, loc, "%s", err.msg);
+		ev->s->status = status;
+		return -1;
+	}
+	memset(out, 0, sizeof *out);
+	out->kind = VAL_RUN;
+	out->run = rv;
+	return 0;
+}
+
+/* ---- statements ---- */
+
+static int exec_import(struct eval *ev, struct ast_stmt *st)
+{
+	if (strcmp(st->name, "schemes") == 0)
+		return 0;   /* loaded before every script */
+	const char *dirs[3] = { getenv("DYN_PATH"), ev->script_dir, ev->s->stdlib_dir };
+	for (int i = 0; i < 3; i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		const char *path = arena_printf(ev->a, "%s/%s.dyn", dirs[i], st->name);
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			continue;
+		char *text = NULL;
+		size_t len = 0, cap = 0;
+		for (;;) {
+			if (len + 4096 > cap) {
+				cap = cap ? 2 * cap : 8192;
+				text = arena_grow(ev->a, text, len, cap);
+			}
+			size_t k = fread(text + len, 1, cap - len, f);
+			if (k == 0)
+				break;
+			len += k;
+		}
+		fclose(f);
+		struct ast_program *prog = parse_text(ev->a, ev->d, path, text ? text : "", len);
+		if (!prog)
+			return -1;
+		return exec_stmts(ev, &prog->stmts);
+	}
+	return eval_error(ev, st->name_loc, "cannot find module '%s' (looked for %s.dyn in DYN_PATH, the script's folder and %s)",
+	                  st->name, st->name, ev->s->stdlib_dir ? ev->s->stdlib_dir : "the data folder");
+}
+
+static int exec_stmt(struct eval *ev, struct ast_stmt *st)
+{
+	ev->prog = ir_prog_new(ev->a);
+	switch (st->kind) {
+	case AST_STMT_PARAM:
+		for (int i = 0; i < st->defs.n; i++) {
+			struct ast_arg *d = st->defs.v[i];
+			struct value v;
+			if (eval_expr(ev, d->value, &v) || value_freeze(ev, &v, d->value->loc, "a parameter"))
+				return -1;
+			for (int j = 0; j < ev->s->nset; j++)
+				if (strcmp(ev->s->set[j].name, d->name) == 0) {
+					if (v.kind != VAL_NUM)
+						return eval_error(ev, d->loc, "--set %s: parameter %s is %s, not a number",
+						                  d->name, d->name, value_kind_name(&v));
+					v.k = ev->s->set[j].value;
+					ev->s->set[j].used = 1;
+				}
+			struct binding *b = scope_bind(ev, d->name, B_VALUE, d->loc);
+			if (!b)
+				return -1;
+			b->val = v;
+			b->is_param = 1;
+		}
+		return 0;
+	case AST_STMT_LET: {
+		struct value v;
+		int rc = st->value->kind == AST_RUN ? run_exec(ev, st->value->run, st->name, &v)
+		                                    : eval_expr(ev, st->value, &v);
+		if (rc)
+			return rc;
+		if (value_freeze(ev, &v, st->value->loc, "a let value"))
+			return -1;
+		struct binding *b = scope_bind(ev, st->name, B_VALUE, st->name_loc);
+		if (!b)
+			return -1;
+		b->val = v;
+		return 0;
+	}
+	case AST_STMT_FUNCTION:
+	case AST_STMT_MODEL:
+	case AST_STMT_SCHEME: {
+		for (int i = 0; i < st->params.n; i++)
+			for (int j = 0; j < i; j++)
+				if (strcmp(((struct ast_arg *)st->params.v[i])->name, ((struct ast_arg *)st->params.v[j])->name) == 0)
+					return eval_error(ev, ((struct ast_arg *)st->params.v[i])->loc, "parameter '%s' appears twice",
+					                  ((struct ast_arg *)st->params.v[i])->name);
+		enum bind_kind k = st->kind == AST_STMT_FUNCTION ? B_FUNCTION : st->kind == AST_STMT_MODEL ? B_MODEL : B_SCHEME;
+		struct binding *b = scope_bind(ev, st->name, k, st->name_loc);
+		if (!b)
+			return -1;
+		b->stmt = st;
+		return 0;
+	}
+	case AST_STMT_FOR: {
+		long lo, hi;
+		if (eval_int(ev, st->lo, &lo, "a range bound") || eval_int(ev, st->hi, &hi, "a range bound"))
+			return -1;
+		struct scope *saved = ev->scope;
+		int rc = 0;
+		for (long i = lo; i <= hi && rc == 0; i++) {
+			ev->scope = scope_new(ev->a, saved);
+			struct binding *b = scope_bind(ev, st->name, B_VALUE, st->name_loc);
+			if (!b) {
+				rc = -1;
+				break;
+			}
+			b->val.kind = VAL_NUM;
+			b->val.frozen = 1;
+			b->val.k = (double)i;
+			rc = exec_stmts(ev, &st->body);
+		}
+		ev->scope = saved;
+		return rc;
+	}
+	case AST_STMT_PRINT:
+		return exec_print(ev, st);
+	case AST_STMT_CHECK:
+		return exec_check(ev, st);
+	case AST_STMT_PLOT:
+		return exec_plot(ev, st);
+	case AST_STMT_IMPORT:
+		return exec_import(ev, st);
+	case AST_STMT_EXPR: {
+		struct value v;
+		int rc = st->value->kind == AST_RUN ? run_exec(ev, st->value->run, "run", &v) : eval_expr(ev, st->value, &v);
+		if (rc)
+			return rc;
+		if (ev->s->interactive) {
+			if (print_value(ev, stdout, &v, st->loc))
+				return -1;
+			fputc('\n', stdout);
+		}
+		return 0;
+	}
+	}
+	return 0;
+}
+
+static int exec_stmts(struct eval *ev, struct ast_vec *stmts)
+{
+	for (int i = 0; i < stmts->n; i++) {
+		int rc = exec_stmt(ev, stmts->v[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- sessions ---- */
+
+void session_init(struct session *s)
+{
+	memset(s, 0, sizeof *s);
+	diag_init(&s->diag);
+	s->arena = arena_new();
+	s->globals = scope_new(s->arena, NULL);
+}
+
+void session_free(struct session *s)
+{
+	for (struct run_value *r = s->runs; r; r = r->next)
+		rt_result_free(r->res);
+	arena_free(s->arena);
+}
+
+static const char *dir_of(struct arena *a, const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	if (!slash)
+		return NULL;
+	return arena_strndup(a, file, (size_t)(slash - file) + (slash == file));
+}
+
+struct ast_program *session_parse(struct session *s, const char *file, const char *text, size_t len)
+{
+	return parse_text(s->arena, &s->diag, file, text, len);
+}
+
+int session_exec_program(struct session *s, struct ast_program *prog)
+{
+	struct eval ev = { 0 };
+	ev.s = s;
+	ev.a = s->arena;
+	ev.d = &s->diag;
+	ev.scope = s->globals;
+	const char *file = prog->stmts.n ? ((struct ast_stmt *)prog->stmts.v[0])->loc.file : NULL;
+	ev.script_dir = file ? dir_of(s->arena, file) : NULL;
+	int rc = exec_stmts(&ev, &prog->stmts);
+	if (rc < 0) {
+		if (!s->status)
+			s->status = 3;
+		return s->status;
+	}
+	return 0;
+}
+
+int session_exec_text(struct session *s, const char *file, const char *text, size_t len)
+{
+	struct ast_program *prog = session_parse(s, file, text, len);
+	if (!prog) {
+		s->status = 3;
+		return 3;
+	}
+	return session_exec_program(s, prog);
+}
+
+#include "stdlib_schemes.inc"
+
+int session_load_stdlib(struct session *s)
+{
+	return session_exec_text(s, "<stdlib>/schemes.dyn", stdlib_schemes_dyn, sizeof stdlib_schemes_dyn - 1);
+}
+
+static int declares(const struct ast_vec *stmts, const char *name)
+{
+	const char *dot = strchr(name, '.');
+	for (int i = 0; i < stmts->n; i++) {
+		const struct ast_stmt *st = stmts->v[i];
+		if (st->kind == AST_STMT_PARAM && !dot) {
+			for (int j = 0; j < st->defs.n; j++)
+				if (strcmp(((struct ast_arg *)st->defs.v[j])->name, name) == 0)
+					return 1;
+		} else if (st->kind == AST_STMT_FOR && declares(&st->body, name)) {
+			return 1;
+		} else if (st->kind == AST_STMT_MODEL && dot && strlen(st->name) == (size_t)(dot - name) &&
+		           strncmp(st->name, name, (size_t)(dot - name)) == 0) {
+			for (int j = 0; j < st->model->items.n; j++) {
+				const struct ast_item *it = st->model->items.v[j];
+				if (it->kind != AST_ITEM_PARAM)
+					continue;
+				for (int k = 0; k < it->defs.n; k++)
+					if (strcmp(((struct ast_arg *)it->defs.v[k])->name, dot + 1) == 0)
+						return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int program_declares_param(const struct ast_program *prog, const char *name)
+{
+	return declares(&prog->stmts, name);
+}

@@ -1,0 +1,99 @@
+/* interp.h — internals shared by the statement interpreter (eval.c), the
+ * lowering of models and runs (lower.c) and the built-in functions
+ * (builtin.c).  Not a public interface. */
+#ifndef DYN_INTERP_H
+#define DYN_INTERP_H
+
+#include "arena.h"
+#include "eval.h"
+
+enum bind_kind {
+	B_VALUE,      /* val: param, let, loop variable, function argument */
+	B_FUNCTION,   /* stmt: function f(a, b) = expr */
+	B_MODEL,      /* stmt: model NAME { ... } */
+	B_SCHEME,     /* stmt: scheme NAME(args) = family(...) */
+	B_DOF,        /* group: a dof (scalar or vector) inside a model */
+	B_TIME        /* t inside a model */
+};
+
+struct dof_group {
+	const char *name;
+	int first, size;        /* dofs first .. first + size - 1 */
+	int vector;             /* declared x[n] (indexable) */
+	struct loc loc;
+};
+
+struct binding {
+	const char *name;
+	enum bind_kind kind;
+	struct value val;
+	struct ast_stmt *stmt;
+	const struct dof_group *group;
+	struct loc loc;
+	int is_param;
+	struct binding *next;
+};
+
+struct scope {
+	struct binding *head;
+	struct scope *parent;
+};
+
+/* What a model expression may refer to while it is lowered. */
+struct model_ctx {
+	struct ir_model *m;
+	int ngroup;
+	struct dof_group *group;
+	int allow_t;            /* loads, support: functions of t */
+	int allow_state;        /* record expressions: u, u', u'' too */
+	const char *what;       /* "force", "mass", ...: for messages */
+	int ntable_cap;
+	const char *script_dir; /* table() paths are relative to the script */
+};
+
+struct eval {
+	struct session *s;
+	struct arena *a;
+	struct diag *d;
+	struct scope *scope;
+	struct ir_prog *prog;   /* where scalars are emitted */
+	struct model_ctx *mc;   /* NULL outside model lowering */
+	int depth;              /* function-call depth (recursion guard) */
+	const char *script_dir;
+};
+
+/* Scopes. */
+struct scope *scope_new(struct arena *a, struct scope *parent);
+struct binding *scope_lookup(struct scope *sc, const char *name);
+struct binding *scope_lookup_local(struct scope *sc, const char *name);
+struct binding *scope_bind(struct eval *ev, const char *name, enum bind_kind kind, struct loc loc);
+
+/* Expressions. */
+int eval_expr(struct eval *ev, struct ast_expr *e, struct value *out);
+int eval_number(struct eval *ev, struct ast_expr *e, double *out, const char *what);
+int eval_int(struct eval *ev, struct ast_expr *e, long *out, const char *what);
+int eval_string(struct eval *ev, struct ast_expr *e, const char **out, const char *what);
+struct ir_loc ir_loc_of(struct loc loc);
+const char *value_kind_name(const struct value *v);
+int value_freeze(struct eval *ev, struct value *v, struct loc loc, const char *what);
+int value_const(struct eval *ev, const struct value *v, int i, double *k);
+struct value value_num(struct eval *ev, double k, struct loc loc);
+struct value value_mat(struct eval *ev, int rows, int cols);
+
+/* Calls of built-in functions; returns 1 when `name` is not a built-in. */
+int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struct value *out, int *status);
+int builtin_exists(const char *name);
+extern const char *const builtin_names[];
+
+/* Runs (lower.c). */
+int lower_run(struct eval *ev, struct ast_run *run, struct ir_run **out);
+int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct value *out);
+
+/* Errors: report and return -1. */
+int eval_error(struct eval *ev, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Resolve a path relative to a directory (NULL: as is). */
+const char *path_join(struct arena *a, const char *dir, const char *path);
+
+#endif

@@ -1,0 +1,391 @@
+/* ir.c — building expression programs and printing the IR.
+ *
+ * Programs are in SSA form: instruction i defines register i.  The
+ * emitters do the two optimisations every program gets: constant folding
+ * (an instruction whose operands are all constants becomes a constant) and
+ * common-subexpression elimination (an instruction identical to an earlier
+ * one returns the earlier register), through a hash table keyed on
+ * (op, operands, constant).  Algebraic identities that are exact in
+ * floating point (x + 0, x * 1, x * 0 for the IR's finite inputs is not
+ * one of them) are applied too.
+ */
+#include <config.h>
+
+#include "ir.h"
+#include "arena.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ir_op_name[IR_NOPS] = {
+#define OP(name, text, arity) text,
+#include "ir_ops.def"
+#undef OP
+};
+
+const int ir_op_arity[IR_NOPS] = {
+#define OP(name, text, arity) arity,
+#include "ir_ops.def"
+#undef OP
+};
+
+/* The CSE table lives beside the program; programs are arena-allocated,
+ * so the table is too. */
+struct ir_prog_ext {
+	struct ir_prog p;
+	struct arena *arena;
+	int *hash;        /* open addressing, -1 empty */
+	int hcap;
+};
+
+struct ir_prog *ir_prog_new(struct arena *a)
+{
+	struct ir_prog_ext *x = arena_alloc(a, sizeof *x);
+	x->arena = a;
+	return &x->p;
+}
+
+static unsigned long long key_of(const struct ir_insn *in)
+{
+	unsigned long long h = (unsigned long long)in->op * 0x9E3779B97F4A7C15ull;
+	h ^= (unsigned long long)(unsigned)in->a * 0xC2B2AE3D27D4EB4Full;
+	h ^= (unsigned long long)(unsigned)in->b * 0x165667B19E3779F9ull;
+	h ^= (unsigned long long)(unsigned)in->c * 0x27D4EB2F165667C5ull;
+	unsigned long long kb;
+	memcpy(&kb, &in->k, sizeof kb);
+	h ^= kb * 0x94D049BB133111EBull;
+	h ^= h >> 31;
+	return h;
+}
+
+static int same(const struct ir_insn *x, const struct ir_insn *y)
+{
+	return x->op == y->op && x->a == y->a && x->b == y->b && x->c == y->c &&
+	       memcmp(&x->k, &y->k, sizeof x->k) == 0;
+}
+
+static void rehash(struct ir_prog_ext *x)
+{
+	int cap = x->hcap ? 2 * x->hcap : 64;
+	x->hash = arena_alloc(x->arena, sizeof(int) * (size_t)cap);
+	for (int i = 0; i < cap; i++)
+		x->hash[i] = -1;
+	x->hcap = cap;
+	for (int i = 0; i < x->p.n; i++) {
+		unsigned long long h = key_of(&x->p.insn[i]);
+		int j = (int)(h & (unsigned long long)(cap - 1));
+		while (x->hash[j] >= 0)
+			j = (j + 1) & (cap - 1);
+		x->hash[j] = i;
+	}
+}
+
+/* Append `in` unless an identical instruction exists; returns its register. */
+static int intern(struct ir_prog_ext *x, const struct ir_insn *in)
+{
+	if (2 * (x->p.n + 1) > x->hcap)
+		rehash(x);
+	unsigned long long h = key_of(in);
+	int j = (int)(h & (unsigned long long)(x->hcap - 1));
+	while (x->hash[j] >= 0) {
+		if (same(&x->p.insn[x->hash[j]], in))
+			return x->hash[j];
+		j = (j + 1) & (x->hcap - 1);
+	}
+	if (x->p.n == x->p.cap) {
+		int cap = x->p.cap ? 2 * x->p.cap : 16;
+		x->p.insn = arena_grow(x->arena, x->p.insn, sizeof *x->p.insn * (size_t)x->p.n,
+		                       sizeof *x->p.insn * (size_t)cap);
+		x->p.cap = cap;
+	}
+	x->p.insn[x->p.n] = *in;
+	x->hash[j] = x->p.n;
+	return x->p.n++;
+}
+
+int ir_is_const(const struct ir_prog *p, int reg, double *k)
+{
+	if (reg < 0 || reg >= p->n || p->insn[reg].op != IR_CONST)
+		return 0;
+	if (k)
+		*k = p->insn[reg].k;
+	return 1;
+}
+
+int ir_emit_const(struct ir_prog *p, double k, struct ir_loc loc)
+{
+	struct ir_insn in = { IR_CONST, 0, 0, 0, k, loc };
+	if (k == 0)
+		in.k = 0;   /* one zero: -0 and +0 fold alike */
+	return intern((struct ir_prog_ext *)p, &in);
+}
+
+int ir_emit_input(struct ir_prog *p, enum ir_op op, int index, struct ir_loc loc)
+{
+	struct ir_insn in = { op, index, 0, 0, 0, loc };
+	switch (op) {
+	case IR_TIME: p->uses |= IR_USES_T; in.a = 0; break;
+	case IR_DOF: p->uses |= IR_USES_U; break;
+	case IR_VEL: p->uses |= IR_USES_V; break;
+	case IR_ACC: p->uses |= IR_USES_A; break;
+	default: break;
+	}
+	return intern((struct ir_prog_ext *)p, &in);
+}
+
+/* The value of a pure operation on constants; must agree with runtime/vm.c. */
+static double fold(enum ir_op op, double x, double y, double z)
+{
+	switch (op) {
+	case IR_NEG: return -x;
+	case IR_ADD: return x + y;
+	case IR_SUB: return x - y;
+	case IR_MUL: return x * y;
+	case IR_DIV: return x / y;
+	case IR_POW: return pow(x, y);
+	case IR_LT: return x < y;
+	case IR_LE: return x <= y;
+	case IR_GT: return x > y;
+	case IR_GE: return x >= y;
+	case IR_EQ: return x == y;
+	case IR_NE: return x != y;
+	case IR_AND: return x != 0 && y != 0;
+	case IR_OR: return x != 0 || y != 0;
+	case IR_NOT: return x == 0;
+	case IR_SELECT: return x != 0 ? y : z;
+	case IR_MIN: return fmin(x, y);
+	case IR_MAX: return fmax(x, y);
+	case IR_ATAN2: return atan2(x, y);
+	case IR_HYPOT: return hypot(x, y);
+	case IR_FMOD: return fmod(x, y);
+	case IR_SIN: return sin(x);
+	case IR_COS: return cos(x);
+	case IR_TAN: return tan(x);
+	case IR_ASIN: return asin(x);
+	case IR_ACOS: return acos(x);
+	case IR_ATAN: return atan(x);
+	case IR_SINH: return sinh(x);
+	case IR_COSH: return cosh(x);
+	case IR_TANH: return tanh(x);
+	case IR_EXP: return exp(x);
+	case IR_LOG: return log(x);
+	case IR_LOG10: return log10(x);
+	case IR_SQRT: return sqrt(x);
+	case IR_ABS: return fabs(x);
+	case IR_SIGN: return (x > 0) - (x < 0);
+	case IR_FLOOR: return floor(x);
+	case IR_CEIL: return ceil(x);
+	default: return NAN;
+	}
+}
+
+int ir_emit(struct ir_prog *p, enum ir_op op, int a, int b, int c, struct ir_loc loc)
+{
+	int arity = ir_op_arity[op];
+	double x = 0, y = 0, z = 0;
+	int ka = arity < 1 || ir_is_const(p, a, &x);
+	int kb = arity < 2 || ir_is_const(p, b, &y);
+	int kc = arity < 3 || ir_is_const(p, c, &z);
+	if (op != IR_TABLE && ka && kb && kc)
+		return ir_emit_const(p, fold(op, x, y, z), loc);
+
+	/* Identities exact in IEEE arithmetic. */
+	switch (op) {
+	case IR_ADD:
+		if (ka && x == 0) return b;
+		if (kb && y == 0) return a;
+		break;
+	case IR_SUB:
+		if (kb && y == 0) return a;
+		if (ka && x == 0) return ir_emit(p, IR_NEG, b, 0, 0, loc);
+		break;
+	case IR_MUL:
+		if (ka && x == 1) return b;
+		if (kb && y == 1) return a;
+		if (ka && x == -1) return ir_emit(p, IR_NEG, b, 0, 0, loc);
+		if (kb && y == -1) return ir_emit(p, IR_NEG, a, 0, 0, loc);
+		break;
+	case IR_DIV:
+		if (kb && y == 1) return a;
+		break;
+	case IR_POW:
+		if (kb && y == 1) return a;
+		if (kb && y == 2) return ir_emit(p, IR_MUL, a, a, 0, loc);
+		break;
+	case IR_NEG:
+		if (p->insn[a].op == IR_NEG) return p->insn[a].a;
+		break;
+	case IR_SELECT:
+		if (ka) return x != 0 ? b : c;
+		break;
+	default:
+		break;
+	}
+	/* Commutative operations: one canonical operand order for CSE. */
+	if ((op == IR_ADD || op == IR_MUL || op == IR_MIN || op == IR_MAX ||
+	     op == IR_EQ || op == IR_NE || op == IR_AND || op == IR_OR) && a > b) {
+		int s = a; a = b; b = s;
+	}
+	struct ir_insn in = { op, a, arity >= 2 ? b : 0, arity >= 3 || op == IR_TABLE ? c : 0, 0, loc };
+	return intern((struct ir_prog_ext *)p, &in);
+}
+
+void ir_prog_add_output(struct ir_prog *p, int reg)
+{
+	struct ir_prog_ext *x = (struct ir_prog_ext *)p;
+	int *out = arena_alloc(x->arena, sizeof(int) * (size_t)(p->nout + 1));
+	if (p->nout)
+		memcpy(out, p->out, sizeof(int) * (size_t)p->nout);
+	out[p->nout++] = reg;
+	p->out = out;
+}
+
+/* ---- printing (--dump-ir) ---- */
+
+static void print_num(FILE *f, double k)
+{
+	char buf[32];
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, k);
+		if (strtod(buf, NULL) == k || k != k)
+			break;
+	}
+	fputs(buf, f);
+}
+
+void ir_dump_prog(FILE *f, const struct ir_prog *p, const char *indent)
+{
+	for (int i = 0; i < p->n; i++) {
+		const struct ir_insn *in = &p->insn[i];
+		fprintf(f, "%sr%-4d = %s", indent, i, ir_op_name[in->op]);
+		switch (in->op) {
+		case IR_CONST:
+			fputc(' ', f);
+			print_num(f, in->k);
+			break;
+		case IR_TIME:
+			break;
+		case IR_DOF: case IR_VEL: case IR_ACC:
+			fprintf(f, "[%d]", in->a);
+			break;
+		case IR_TABLE:
+			fprintf(f, " #%d r%d", in->c, in->a);
+			break;
+		default:
+			for (int j = 0; j < ir_op_arity[in->op]; j++)
+				fprintf(f, " r%d", j == 0 ? in->a : j == 1 ? in->b : in->c);
+		}
+		if (in->loc.file)
+			fprintf(f, "    ; %s:%d:%d", in->loc.file, in->loc.line, in->loc.col);
+		fputc('\n', f);
+	}
+	fprintf(f, "%sout", indent);
+	for (int j = 0; j < p->nout; j++)
+		fprintf(f, " r%d", p->out[j]);
+	fputc('\n', f);
+}
+
+static void dump_matrix(FILE *f, const char *name, int n, const double *a)
+{
+	if (!a) {
+		fprintf(f, "  %s: none\n", name);
+		return;
+	}
+	fprintf(f, "  %s: %d x %d\n", name, n, n);
+	int show = n <= 12 ? n : 12;
+	for (int i = 0; i < show; i++) {
+		fputs("    [", f);
+		for (int j = 0; j < show; j++) {
+			if (j)
+				fputs(", ", f);
+			print_num(f, a[i + (size_t)j * (size_t)n]);
+		}
+		fputs(n > show ? ", ...]\n" : "]\n", f);
+	}
+	if (n > show)
+		fputs("    ...\n", f);
+}
+
+static const char *family_name(enum ir_family f)
+{
+	switch (f) {
+	case IR_NEWMARK: return "newmark";
+	case IR_CENTRAL_DIFFERENCE: return "central_difference";
+	}
+	return "?";
+}
+
+void ir_dump_run(FILE *f, const struct ir_run *r)
+{
+	const struct ir_model *m = r->model;
+	fprintf(f, "model %s: %d dof\n", m->name, m->ndof);
+	fputs("  dofs:", f);
+	for (int i = 0; i < m->ndof; i++)
+		fprintf(f, " %s", m->dof[i].name);
+	fputc('\n', f);
+	dump_matrix(f, "mass", m->ndof, m->mass.a);
+	if (m->damping_kind == IR_DAMP_MODAL) {
+		fputs("  damping: modal xi = ", f);
+		print_num(f, m->modal_xi);
+		fputc('\n', f);
+	} else {
+		dump_matrix(f, "damping", m->ndof, m->damping.a);
+	}
+	dump_matrix(f, "stiffness", m->ndof, m->stiffness.a);
+	fprintf(f, "  bandwidth: kl = %d, ku = %d\n", m->kl, m->ku);
+	if (m->force) {
+		fputs("  force:\n", f);
+		ir_dump_prog(f, m->force, "    ");
+	}
+	if (m->support) {
+		fputs("  support acceleration along [", f);
+		for (int i = 0; i < m->ndof; i++) {
+			if (i)
+				fputs(", ", f);
+			print_num(f, m->support_dir[i]);
+		}
+		fputs("]:\n", f);
+		ir_dump_prog(f, m->support, "    ");
+	}
+	for (int i = 0; i < m->ntable; i++)
+		fprintf(f, "  table #%d: %s, %d rows\n", i, m->table[i].path, m->table[i].n);
+	fputs("  init u =", f);
+	for (int i = 0; i < m->ndof; i++) {
+		fputc(' ', f);
+		print_num(f, m->u0[i]);
+	}
+	fputs("\n  init v =", f);
+	for (int i = 0; i < m->ndof; i++) {
+		fputc(' ', f);
+		print_num(f, m->v0[i]);
+	}
+	fprintf(f, "\nrun %s with %s (%s", m->name, r->scheme.name, family_name(r->scheme.family));
+	if (r->scheme.family == IR_NEWMARK) {
+		fputs(" beta = ", f);
+		print_num(f, r->scheme.p[0]);
+		fputs(", gamma = ", f);
+		print_num(f, r->scheme.p[1]);
+	}
+	fputs(")\n  from ", f);
+	print_num(f, r->t0);
+	fputs(" to ", f);
+	print_num(f, r->t1);
+	fputs(" step ", f);
+	print_num(f, r->dt);
+	fprintf(f, " (%d steps), solver %s\n", r->nstep,
+	        r->solver == IR_SOLVER_BANDED ? "banded" : "dense");
+	for (int o = 0; o < r->noutput; o++) {
+		const struct ir_output *out = &r->output[o];
+		fprintf(f, "  record to %s every %d:", out->path ? out->path : "(memory)", out->every);
+		for (int j = 0; j < out->nrecord; j++)
+			fprintf(f, " %s", out->record[j].name);
+		fputc('\n', f);
+		for (int j = 0; j < out->nrecord; j++) {
+			if (out->record[j].kind == IR_REC_EXPR) {
+				fprintf(f, "  record %s:\n", out->record[j].name);
+				ir_dump_prog(f, out->record[j].expr, "    ");
+			}
+		}
+	}
+}

@@ -1,0 +1,17 @@
+# lang/local.mk — from text to IR, the interpreter of statements and the
+# dyn driver.
+bin_PROGRAMS += dyn
+noinst_LIBRARIES += lang/libdynlang.a
+lang_libdynlang_a_SOURCES = \
+	lang/arena.c lang/arena.h \
+	lang/diag.c lang/diag.h \
+	lang/ast.c lang/ast.h \
+	lang/lexer.l lang/parser.y lang/parse.c lang/parse.h \
+	lang/ir.c lang/ir.h lang/ir_ops.def \
+	lang/value.c lang/value.h \
+	lang/eval.c lang/eval.h lang/interp.h \
+	lang/builtin.c lang/lower.c lang/exec.c
+nodist_lang_libdynlang_a_SOURCES = lang/stdlib_schemes.inc
+dyn_SOURCES = lang/main.c
+dyn_LDADD = lang/libdynlang.a runtime/libdynrt.a $(LIBS)
+BUILT_SOURCES += lang/parser.h

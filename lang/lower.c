@@ -1,0 +1,812 @@
+/* lower.c — from a model and a run statement to the IR the runtime
+ * executes (DESIGN.md, "Architecture").
+ *
+ * Operators (mass, damping, stiffness) must fold to constant matrices;
+ * loads and support accelerations become programs of t; record expressions
+ * programs of t and the state.  The time grid, the solver storage (dense or
+ * banded, from the sparsity pattern) and the scheme's numeric parameters
+ * are all decided here, once, so that nothing is interpreted per step.
+ */
+#include <config.h>
+
+#include "interp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- scheme families (DESIGN.md, "Schemes") ---- */
+
+static const struct family {
+	const char *name;
+	enum ir_family family;
+	int nparam;
+	const char *param[4];
+	double dflt[4];
+} families[] = {
+	{ "newmark", IR_NEWMARK, 2, { "beta", "gamma" }, { 0.25, 0.5 } },
+	{ "central_difference", IR_CENTRAL_DIFFERENCE, 0, { NULL }, { 0 } },
+};
+
+static const struct family *find_family(const char *name)
+{
+	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+		if (strcmp(families[i].name, name) == 0)
+			return &families[i];
+	return NULL;
+}
+
+static int family_args(struct eval *ev, struct ast_expr *e, const struct family *f, struct ir_scheme *out)
+{
+	int set[4] = { 0 };
+	for (int i = 0; i < f->nparam; i++)
+		out->p[i] = f->dflt[i];
+	int nargs = e->kind == AST_CALL ? e->args.n : 0;
+	for (int i = 0; i < nargs; i++) {
+		struct ast_arg *g = e->args.v[i];
+		int slot = i;
+		if (g->name) {
+			slot = -1;
+			for (int j = 0; j < f->nparam; j++)
+				if (strcmp(f->param[j], g->name) == 0)
+					slot = j;
+			if (slot < 0) {
+				if (f->nparam == 0)
+					return eval_error(ev, g->loc, "%s has no parameters", f->name);
+				return eval_error(ev, g->loc, "%s has no parameter '%s' (parameters: %s%s%s)", f->name,
+				                  g->name, f->param[0], f->nparam > 1 ? ", " : "", f->nparam > 1 ? f->param[1] : "");
+			}
+		} else if (slot >= f->nparam) {
+			return eval_error(ev, g->loc, "%s takes %d parameter%s, %d given", f->name, f->nparam,
+			                  f->nparam == 1 ? "" : "s", nargs);
+		}
+		if (set[slot])
+			return eval_error(ev, g->loc, "parameter %s of %s is given twice", f->param[slot], f->name);
+		set[slot] = 1;
+		if (eval_number(ev, g->value, &out->p[slot], "a scheme parameter"))
+			return -1;
+	}
+	out->family = f->family;
+	if (f->family == IR_NEWMARK) {
+		struct loc loc = e->loc;
+		if (out->p[0] < 0 || out->p[0] > 0.5)
+			return eval_error(ev, loc, "newmark: beta must lie in [0, 1/2], got %g", out->p[0]);
+		if (out->p[1] < 0 || out->p[1] > 1)
+			return eval_error(ev, loc, "newmark: gamma must lie in [0, 1], got %g", out->p[1]);
+	}
+	return 0;
+}
+
+/* A scheme expression: NAME or NAME(args), naming a family or a scheme
+ * declared in the language (scheme NAME(params) = ... require COND). */
+static int resolve_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme *out, int depth)
+{
+	struct ast_expr *callee = e->kind == AST_CALL ? e->lhs : e;
+	if (callee->kind != AST_NAME)
+		return eval_error(ev, e->loc, "a scheme is a name, e.g. newmark(beta = 1/4, gamma = 1/2)");
+	if (depth > 16)
+		return eval_error(ev, e->loc, "scheme definitions nested too deeply");
+	const char *name = callee->name;
+	struct binding *b = scope_lookup(ev->scope, name);
+	if (!b) {
+		const struct family *f = find_family(name);
+		if (f)
+			return family_args(ev, e, f, out);
+		char list[512];
+		size_t n = (size_t)snprintf(list, sizeof list, "newmark, central_difference");
+		for (struct scope *sc = ev->s->globals; sc; sc = sc->parent)
+			for (struct binding *x = sc->head; x; x = x->next)
+				if (x->kind == B_SCHEME && n < sizeof list - 40)
+					n += (size_t)snprintf(list + n, sizeof list - n, ", %s", x->name);
+		return eval_error(ev, callee->loc, "unknown scheme '%s' (schemes: %s)", name, list);
+	}
+	if (b->kind != B_SCHEME)
+		return eval_error(ev, callee->loc, "'%s' is not a scheme", name);
+
+	struct ast_stmt *def = b->stmt;
+	int nargs = e->kind == AST_CALL ? e->args.n : 0;
+	struct value *vals = arena_alloc(ev->a, sizeof *vals * (size_t)(def->params.n + 1));
+	int *set = arena_alloc(ev->a, sizeof(int) * (size_t)(def->params.n + 1));
+	for (int i = 0; i < nargs; i++) {
+		struct ast_arg *g = e->args.v[i];
+		int slot = i;
+		if (g->name) {
+			slot = -1;
+			for (int j = 0; j < def->params.n; j++)
+				if (strcmp(((struct ast_arg *)def->params.v[j])->name, g->name) == 0)
+					slot = j;
+			if (slot < 0)
+				return eval_error(ev, g->loc, "scheme %s has no parameter '%s'", name, g->name);
+		} else if (slot >= def->params.n) {
+			return eval_error(ev, g->loc, "scheme %s takes %d parameter%s, %d given", name,
+			                  def->params.n, def->params.n == 1 ? "" : "s", nargs);
+		}
+		if (set[slot])
+			return eval_error(ev, g->loc, "parameter %s of %s is given twice", ((struct ast_arg *)def->params.v[slot])->name, name);
+		set[slot] = 1;
+		if (eval_expr(ev, g->value, &vals[slot]) || value_freeze(ev, &vals[slot], g->value->loc, "a scheme parameter"))
+			return -1;
+	}
+	for (int j = 0; j < def->params.n; j++)
+		if (!set[j])
+			return eval_error(ev, e->loc, "scheme %s needs parameter %s", name,
+			                  ((struct ast_arg *)def->params.v[j])->name);
+
+	struct scope *saved = ev->scope;
+	ev->scope = scope_new(ev->a, ev->s->globals);
+	for (int j = 0; j < def->params.n; j++) {
+		struct ast_arg *p = def->params.v[j];
+		struct binding *pb = arena_alloc(ev->a, sizeof *pb);
+		pb->name = p->name;
+		pb->kind = B_VALUE;
+		pb->val = vals[j];
+		pb->loc = p->loc;
+		pb->next = ev->scope->head;
+		ev->scope->head = pb;
+	}
+	int rc = 0;
+	if (def->cond) {
+		double ok;
+		rc = eval_number(ev, def->cond, &ok, "a scheme requirement");
+		if (rc == 0 && ok == 0) {
+			rc = eval_error(ev, e->loc, "%s: the requirement of scheme %s is not met", name, name);
+			diag_note(ev->d, def->cond->loc, "%s requires this", name);
+		}
+	}
+	if (rc == 0)
+		rc = resolve_scheme(ev, def->value, out, depth + 1);
+	ev->scope = saved;
+	return rc;
+}
+
+/* ---- models ---- */
+
+/* A constant n×n matrix (column-major) from a value: a scalar s means s·I. */
+static int to_matrix(struct eval *ev, struct value *v, int n, struct loc loc, const char *what, double **out)
+{
+	double *a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
+	if (v->kind == VAL_NUM) {
+		double k;
+		if (!value_const(ev, v, 0, &k))
+			return eval_error(ev, loc, "%s must be constant", what);
+		for (int i = 0; i < n; i++)
+			a[i + (size_t)i * n] = k;
+	} else if (v->kind == VAL_MAT && v->rows == n && v->cols == n) {
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++) {
+				double k;
+				if (!value_const(ev, v, i * n + j, &k))
+					return eval_error(ev, loc, "%s must be constant: entry (%d, %d) depends on t", what, i + 1, j + 1);
+				if (!isfinite(k))
+					return eval_error(ev, loc, "%s entry (%d, %d) is not finite", what, i + 1, j + 1);
+				a[i + (size_t)j * n] = k;
+			}
+	} else if (v->kind == VAL_MAT) {
+		if ((v->rows == 1 || v->cols == 1) && v->rows * v->cols == n && n > 1)
+			return eval_error(ev, loc, "%s must be a %dx%d matrix, not a vector of %d (use diag(...) for a diagonal matrix)",
+			                  what, n, n, n);
+		return eval_error(ev, loc, "%s must be a %dx%d matrix (the model has %d dof%s), not %dx%d",
+		                  what, n, n, n, n == 1 ? "" : "s", v->rows, v->cols);
+	} else {
+		return eval_error(ev, loc, "%s must be a matrix, not %s", what, value_kind_name(v));
+	}
+	*out = a;
+	return 0;
+}
+
+/* A value as n registers (a vector of n, or a scalar when n == 1). */
+static int to_vector(struct eval *ev, struct value *v, int n, struct loc loc, const char *what, int **out)
+{
+	if (v->kind == VAL_NUM && n == 1) {
+		*out = arena_alloc(ev->a, sizeof(int));
+		(*out)[0] = v->reg;
+		return 0;
+	}
+	if (v->kind == VAL_MAT && (v->rows == 1 || v->cols == 1) && v->rows * v->cols == n) {
+		*out = v->m;
+		return 0;
+	}
+	if (v->kind == VAL_NUM)
+		return eval_error(ev, loc, "%s must be a vector of %d, not a number", what, n);
+	if (v->kind == VAL_MAT)
+		return eval_error(ev, loc, "%s must be a vector of %d, not %dx%d", what, n, v->rows, v->cols);
+	return eval_error(ev, loc, "%s must be a vector of %d, not %s", what, n, value_kind_name(v));
+}
+
+/* The dofs a target names: u, x (all of a vector), x[i]. */
+static int target_dofs(struct eval *ev, struct ast_expr *e, int *first, int *count, int *primes)
+{
+	*primes = 0;
+	if (e->kind == AST_PRIME) {
+		*primes = e->primes;
+		e = e->lhs;
+	}
+	struct ast_expr *name = e->kind == AST_INDEX ? e->lhs : e;
+	if (name->kind != AST_NAME)
+		return eval_error(ev, e->loc, "expected a dof name (u, x or x[i])");
+	struct binding *b = scope_lookup(ev->scope, name->name);
+	if (!b || b->kind != B_DOF)
+		return eval_error(ev, name->loc, "'%s' is not a dof of this model", name->name);
+	const struct dof_group *g = b->group;
+	if (e->kind == AST_INDEX) {
+		if (!g->vector)
+			return eval_error(ev, e->loc, "dof %s is not a vector", g->name);
+		long i;
+		if (eval_int(ev, e->rhs, &i, "an index"))
+			return -1;
+		if (i < 1 || i > g->size)
+			return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d of %s", i, g->size, g->name);
+		*first = g->first + (int)i - 1;
+		*count = 1;
+	} else {
+		*first = g->first;
+		*count = g->size;
+	}
+	return 0;
+}
+
+static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *mc, int *cap)
+{
+	for (int k = 0; k < it->names.n; k++) {
+		struct ast_expr *d = it->names.v[k];
+		struct ast_expr *nm = d->kind == AST_INDEX ? d->lhs : d;
+		long size = 1;
+		if (d->kind == AST_INDEX) {
+			if (eval_int(ev, d->rhs, &size, "the size of a dof vector"))
+				return -1;
+			if (size < 1 || size > 10000000)
+				return eval_error(ev, d->rhs->loc, "the size of dof vector %s must be at least 1, not %ld",
+				                  nm->name, size);
+		}
+		struct binding *b = scope_bind(ev, nm->name, B_DOF, nm->loc);
+		if (!b)
+			return -1;
+		struct dof_group *g = arena_alloc(ev->a, sizeof *g);
+		g->name = nm->name;
+		g->first = mc->m->ndof;
+		g->size = (int)size;
+		g->vector = d->kind == AST_INDEX;
+		g->loc = nm->loc;
+		b->group = g;
+		if (mc->m->ndof + size > *cap) {
+			int ncap = *cap ? *cap : 8;
+			while (ncap < mc->m->ndof + size)
+				ncap *= 2;
+			mc->m->dof = arena_grow(ev->a, mc->m->dof, sizeof *mc->m->dof * (size_t)*cap,
+			                        sizeof *mc->m->dof * (size_t)ncap);
+			*cap = ncap;
+		}
+		for (long i = 0; i < size; i++) {
+			struct ir_dof *dd = &mc->m->dof[mc->m->ndof++];
+			dd->name = g->vector ? arena_printf(ev->a, "%s[%ld]", nm->name, i + 1) : nm->name;
+			dd->loc = ir_loc_of(nm->loc);
+		}
+	}
+	return 0;
+}
+
+static int bind_param(struct eval *ev, struct ast_arg *def, const char *model)
+{
+	struct value v;
+	if (eval_expr(ev, def->value, &v) || value_freeze(ev, &v, def->value->loc, "a parameter"))
+		return -1;
+	const char *full = model ? arena_printf(ev->a, "%s.%s", model, def->name) : def->name;
+	for (int i = 0; i < ev->s->nset; i++) {
+		if (strcmp(ev->s->set[i].name, full) == 0) {
+			if (v.kind != VAL_NUM)
+				return eval_error(ev, def->loc, "--set %s: parameter %s is %s, not a number", full, full,
+				                  value_kind_name(&v));
+			v.k = ev->s->set[i].value;
+			ev->s->set[i].used = 1;
+		}
+	}
+	struct binding *b = scope_bind(ev, def->name, B_VALUE, def->loc);
+	if (!b)
+		return -1;
+	b->val = v;
+	b->is_param = 1;
+	return 0;
+}
+
+static void bandwidth(int n, const double *a, int *kl, int *ku)
+{
+	if (!a)
+		return;
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < n; i++)
+			if (a[i + (size_t)j * n] != 0) {
+				if (i - j > *kl)
+					*kl = i - j;
+				if (j - i > *ku)
+					*ku = j - i;
+			}
+}
+
+static struct ir_prog *new_prog(struct eval *ev)
+{
+	return ir_prog_new(ev->a);
+}
+
+/* Evaluate an operator declaration into a constant matrix. */
+static int operator(struct eval *ev, struct model_ctx *mc, struct ast_item *it, const char *what,
+                    struct ir_matrix *out)
+{
+	if (out->a)
+		return eval_error(ev, it->loc, "%s is declared twice", what);
+	struct value v;
+	mc->what = what;
+	mc->allow_t = mc->allow_state = 0;
+	ev->prog = new_prog(ev);
+	if (eval_expr(ev, it->value, &v) || to_matrix(ev, &v, mc->m->ndof, it->value->loc, what, &out->a))
+		return -1;
+	out->loc = ir_loc_of(it->loc);
+	return 0;
+}
+
+static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
+{
+	struct ir_model *m = mc->m;
+	struct ast_expr *e = it->value;
+	if (m->damping_kind != IR_DAMP_NONE)
+		return eval_error(ev, it->loc, "damping is declared twice");
+	m->damping.loc = ir_loc_of(it->loc);
+	if (e->kind == AST_CALL && e->lhs->kind == AST_NAME && !scope_lookup(ev->scope, e->lhs->name)) {
+		const char *law = e->lhs->name;
+		int n = m->ndof;
+		mc->what = "damping";
+		mc->allow_t = mc->allow_state = 0;
+		ev->prog = new_prog(ev);
+		if (strcmp(law, "rayleigh") == 0) {
+			/* C = a0 M + a1 K */
+			double a0, a1;
+			if (e->args.n != 2)
+				return eval_error(ev, e->loc, "rayleigh takes 2 arguments (a0, a1): C = a0 M + a1 K");
+			if (eval_number(ev, ((struct ast_arg *)e->args.v[0])->value, &a0, "a0") ||
+			    eval_number(ev, ((struct ast_arg *)e->args.v[1])->value, &a1, "a1"))
+				return -1;
+			if (!m->mass.a)
+				return eval_error(ev, e->loc, "rayleigh damping needs the mass matrix");
+			m->damping.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * n);
+			for (size_t i = 0; i < (size_t)n * n; i++)
+				m->damping.a[i] = a0 * m->mass.a[i] + (m->stiffness.a ? a1 * m->stiffness.a[i] : 0);
+			m->damping_kind = IR_DAMP_MATRIX;
+			return 0;
+		}
+		if (strcmp(law, "modal") == 0) {
+			/* C = M Φ diag(2 ξ ω) Φᵀ M, computed by the runtime from the
+			 * eigenproblem K φ = ω² M φ (code_aster's AMOR_MODAL). */
+			if (e->args.n != 1)
+				return eval_error(ev, e->loc, "modal takes 1 argument, the damping ratio of every mode");
+			if (eval_number(ev, ((struct ast_arg *)e->args.v[0])->value, &m->modal_xi, "the damping ratio"))
+				return -1;
+			if (m->modal_xi < 0)
+				return eval_error(ev, e->loc, "the modal damping ratio must be non-negative");
+			if (!m->stiffness.a)
+				return eval_error(ev, e->loc, "modal damping needs the stiffness matrix");
+			m->damping_kind = IR_DAMP_MODAL;
+			return 0;
+		}
+	}
+	if (operator(ev, mc, it, "damping", &m->damping))
+		return -1;
+	m->damping_kind = IR_DAMP_MATRIX;
+	return 0;
+}
+
+static int force(struct eval *ev, struct model_ctx *mc, struct ast_item *it, int *f)
+{
+	struct ir_model *m = mc->m;
+	mc->what = "a force";
+	mc->allow_t = 1;
+	mc->allow_state = 0;
+	for (int k = 0; k < it->names.n; k++) {
+		struct ast_expr *e = it->names.v[k];
+		int first = 0, count = m->ndof, primes = 0;
+		struct ast_expr *load = e;
+		if (e->kind == AST_PAIR) {
+			if (target_dofs(ev, e->lhs, &first, &count, &primes))
+				return -1;
+			if (primes)
+				return eval_error(ev, e->lhs->loc, "a force acts on a dof, not on its velocity");
+			load = e->rhs;
+		} else if (m->ndof > 1) {
+			/* a whole vector of loads */
+		}
+		struct value v;
+		int *regs;
+		if (eval_expr(ev, load, &v) || to_vector(ev, &v, count, load->loc, "the force", &regs))
+			return -1;
+		for (int i = 0; i < count; i++) {
+			int r = ir_emit(ev->prog, IR_ADD, f[first + i], regs[i], 0, ir_loc_of(load->loc));
+			f[first + i] = r;
+		}
+	}
+	return 0;
+}
+
+static int init(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
+{
+	struct ir_model *m = mc->m;
+	mc->what = "an initial value";
+	mc->allow_t = mc->allow_state = 0;
+	for (int k = 0; k < it->names.n; k++) {
+		struct ast_expr *pair = it->names.v[k];
+		int first, count, primes;
+		if (target_dofs(ev, pair->lhs, &first, &count, &primes))
+			return -1;
+		if (primes > 1)
+			return eval_error(ev, pair->lhs->loc, "initial accelerations follow from the equation of motion");
+		ev->prog = new_prog(ev);
+		struct value v;
+		int *regs;
+		if (eval_expr(ev, pair->rhs, &v) || to_vector(ev, &v, count, pair->rhs->loc, "the initial value", &regs))
+			return -1;
+		for (int i = 0; i < count; i++) {
+			double x;
+			if (!ir_is_const(ev->prog, regs[i], &x))
+				return eval_error(ev, pair->rhs->loc, "an initial value must be constant");
+			(primes ? m->v0 : m->u0)[first + i] = x;
+		}
+	}
+	return 0;
+}
+
+/* Lower model `b` into IR; its names are bound in a scope left in *sc for
+ * the record expressions of the run. */
+static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out, struct model_ctx *mc)
+{
+	struct ast_model *am = b->stmt->model;
+	struct ir_model *m = arena_alloc(ev->a, sizeof *m);
+	m->name = am->name;
+	m->loc = ir_loc_of(am->loc);
+	memset(mc, 0, sizeof *mc);
+	mc->m = m;
+	mc->script_dir = ev->script_dir;
+	ev->mc = mc;
+	ev->scope = scope_new(ev->a, ev->s->globals);
+
+	/* Parameters and dofs first: every other item may use them. */
+	int cap = 0;
+	for (int i = 0; i < am->items.n; i++) {
+		struct ast_item *it = am->items.v[i];
+		ev->prog = new_prog(ev);
+		if (it->kind == AST_ITEM_PARAM) {
+			mc->what = "a parameter";
+			for (int k = 0; k < it->defs.n; k++)
+				if (bind_param(ev, it->defs.v[k], am->name))
+					return -1;
+		} else if (it->kind == AST_ITEM_DOF) {
+			if (declare_dofs(ev, it, mc, &cap))
+				return -1;
+		}
+	}
+	if (m->ndof == 0)
+		return eval_error(ev, am->loc, "model %s declares no dof (add e.g. 'dof u')", am->name);
+	int n = m->ndof;
+	m->u0 = arena_alloc(ev->a, sizeof(double) * (size_t)n);
+	m->v0 = arena_alloc(ev->a, sizeof(double) * (size_t)n);
+
+	for (int i = 0; i < am->items.n; i++) {
+		struct ast_item *it = am->items.v[i];
+		if (it->kind == AST_ITEM_MASS && operator(ev, mc, it, "mass", &m->mass))
+			return -1;
+		if (it->kind == AST_ITEM_STIFFNESS && operator(ev, mc, it, "stiffness", &m->stiffness))
+			return -1;
+	}
+	if (!m->mass.a)
+		return eval_error(ev, am->loc, "model %s has no mass (add e.g. 'mass [1]')", am->name);
+
+	struct ir_prog *fp = NULL;
+	int *f = NULL;
+	for (int i = 0; i < am->items.n; i++) {
+		struct ast_item *it = am->items.v[i];
+		switch (it->kind) {
+		case AST_ITEM_DAMPING:
+			if (damping(ev, mc, it))
+				return -1;
+			break;
+		case AST_ITEM_FORCE:
+			if (!fp) {
+				fp = new_prog(ev);
+				f = arena_alloc(ev->a, sizeof(int) * (size_t)n);
+				int zero = ir_emit_const(fp, 0, ir_loc_of(it->loc));
+				for (int j = 0; j < n; j++)
+					f[j] = zero;
+				m->force_loc = ir_loc_of(it->loc);
+			}
+			ev->prog = fp;
+			if (force(ev, mc, it, f))
+				return -1;
+			break;
+		case AST_ITEM_SUPPORT: {
+			if (m->support)
+				return eval_error(ev, it->loc, "support is declared twice");
+			mc->what = "the support acceleration";
+			mc->allow_t = 1;
+			mc->allow_state = 0;
+			m->support = ev->prog = new_prog(ev);
+			struct value a, d;
+			if (eval_expr(ev, it->value, &a))
+				return -1;
+			if (a.kind != VAL_NUM)
+				return eval_error(ev, it->value->loc, "the support acceleration must be a number (a function of t), not %s",
+				                  value_kind_name(&a));
+			ir_prog_add_output(m->support, a.reg);
+			ev->prog = new_prog(ev);
+			mc->what = "the support direction";
+			mc->allow_t = 0;
+			int *regs;
+			if (eval_expr(ev, it->dir, &d) || to_vector(ev, &d, n, it->dir->loc, "the support direction", &regs))
+				return -1;
+			m->support_dir = arena_alloc(ev->a, sizeof(double) * (size_t)n);
+			for (int j = 0; j < n; j++)
+				if (!ir_is_const(ev->prog, regs[j], &m->support_dir[j]))
+					return eval_error(ev, it->dir->loc, "the support direction must be constant");
+			m->support_loc = ir_loc_of(it->loc);
+			break;
+		}
+		case AST_ITEM_INIT:
+			if (init(ev, mc, it))
+				return -1;
+			break;
+		default:
+			break;
+		}
+	}
+	if (fp) {
+		for (int j = 0; j < n; j++)
+			ir_prog_add_output(fp, f[j]);
+		m->force = fp;
+	}
+	bandwidth(n, m->mass.a, &m->kl, &m->ku);
+	bandwidth(n, m->damping.a, &m->kl, &m->ku);
+	bandwidth(n, m->stiffness.a, &m->kl, &m->ku);
+	*out = m;
+	return 0;
+}
+
+/* ---- records ---- */
+
+static int add_record(struct eval *ev, struct ir_output *o, int *cap, struct ir_record r)
+{
+	if (o->nrecord == *cap) {
+		int ncap = *cap ? 2 * *cap : 8;
+		o->record = arena_grow(ev->a, o->record, sizeof *o->record * (size_t)o->nrecord,
+		                       sizeof *o->record * (size_t)ncap);
+		*cap = ncap;
+	}
+	for (int i = 0; i < o->nrecord; i++)
+		if (strcmp(o->record[i].name, r.name) == 0) {
+			struct loc l = { r.loc.file, r.loc.line, r.loc.col, 1 };
+			return eval_error(ev, l, "'%s' is recorded twice", r.name);
+		}
+	o->record[o->nrecord++] = r;
+	return 0;
+}
+
+static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_item *it,
+                       struct ir_output *o, int *cap)
+{
+	struct ir_record r = { 0 };
+	r.loc = ir_loc_of(it->loc);
+	struct ast_expr *e = it->expr;
+	if (it->name) {
+		/* record NAME = EXPR */
+		struct binding *b = scope_lookup(ev->scope, it->name);
+		if (strcmp(it->name, "t") == 0 || strcmp(it->name, "energy") == 0 || (b && b->kind == B_DOF))
+			return eval_error(ev, it->loc, "'%s' names a recorded quantity already; choose another name", it->name);
+		for (int i = 0; i < RT_NENERGY; i++)
+			if (strcmp(it->name, rt_energy_name[i]) == 0)
+				return eval_error(ev, it->loc, "'%s' names a recorded quantity already; choose another name", it->name);
+		mc->what = "a recorded expression";
+		mc->allow_t = mc->allow_state = 1;
+		ev->prog = new_prog(ev);
+		struct value v;
+		if (eval_expr(ev, e, &v))
+			return -1;
+		if (v.kind != VAL_NUM)
+			return eval_error(ev, e->loc, "a recorded expression must be a number, not %s", value_kind_name(&v));
+		ir_prog_add_output(ev->prog, v.reg);
+		r.kind = IR_REC_EXPR;
+		r.name = it->name;
+		r.expr = ev->prog;
+		return add_record(ev, o, cap, r);
+	}
+	if (e->kind == AST_NAME) {
+		if (strcmp(e->name, "t") == 0) {
+			r.kind = IR_REC_T;
+			r.name = "t";
+			return add_record(ev, o, cap, r);
+		}
+		if (strcmp(e->name, "energy") == 0) {
+			for (int i = 0; i < RT_NENERGY; i++) {
+				r.kind = IR_REC_KINETIC + i;
+				r.name = rt_energy_name[i];
+				if (add_record(ev, o, cap, r))
+					return -1;
+			}
+			return 0;
+		}
+		for (int i = 0; i < RT_NENERGY; i++)
+			if (strcmp(e->name, rt_energy_name[i]) == 0) {
+				r.kind = IR_REC_KINETIC + i;
+				r.name = rt_energy_name[i];
+				return add_record(ev, o, cap, r);
+			}
+	}
+	struct ast_expr *base = e->kind == AST_PRIME ? e->lhs : e;
+	struct ast_expr *nm = base->kind == AST_INDEX ? base->lhs : base;
+	struct binding *b = nm->kind == AST_NAME ? scope_lookup(ev->scope, nm->name) : NULL;
+	if (!b || b->kind != B_DOF) {
+		if (nm->kind == AST_NAME && !b && (base == e || e->kind == AST_PRIME) && base->kind == AST_NAME)
+			return eval_error(ev, e->loc, "cannot record '%s': not t, energy, kinetic, stored, dissipated, work, "
+			                  "residual or a dof of model %s", nm->name, mc->m->name);
+		return eval_error(ev, e->loc, "to record an expression, name it: record NAME = EXPR");
+	}
+	int first, count, primes;
+	if (target_dofs(ev, e, &first, &count, &primes))
+		return -1;
+	if (primes > 2)
+		return eval_error(ev, e->loc, "only u, u' and u'' can be recorded");
+	for (int i = 0; i < count; i++) {
+		r.kind = IR_REC_U;
+		r.dof = first + i;
+		r.deriv = primes;
+		r.name = arena_printf(ev->a, "%s%s", mc->m->dof[first + i].name, primes == 0 ? "" : primes == 1 ? "'" : "''");
+		if (add_record(ev, o, cap, r))
+			return -1;
+	}
+	return 0;
+}
+
+static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *ar, struct ir_run *run)
+{
+	run->noutput = ar->records.n;
+	run->output = arena_alloc(ev->a, sizeof *run->output * (size_t)(ar->records.n + 1));
+	for (int k = 0; k < ar->records.n; k++) {
+		struct ast_record *rec = ar->records.v[k];
+		struct ir_output *o = &run->output[k];
+		int cap = 0;
+		o->loc = ir_loc_of(rec->loc);
+		o->every = 1;
+		for (int i = 0; i < rec->items.n; i++)
+			if (record_item(ev, mc, rec->items.v[i], o, &cap))
+				return -1;
+		struct scope *sc = ev->scope;
+		ev->scope = ev->s->globals;
+		ev->mc = NULL;
+		ev->prog = new_prog(ev);
+		if (rec->path) {
+			const char *p;
+			if (eval_string(ev, rec->path, &p, "the file name"))
+				return -1;
+			if (!*p)
+				return eval_error(ev, rec->path->loc, "the file name is empty");
+			o->path = path_join(ev->a, ev->s->outdir, p);
+			o->loc = ir_loc_of(rec->path->loc);
+		}
+		if (rec->every) {
+			long every;
+			if (eval_int(ev, rec->every, &every, "every"))
+				return -1;
+			if (every < 1)
+				return eval_error(ev, rec->every->loc, "every must be at least 1, not %ld", every);
+			o->every = (int)every;
+		}
+		ev->scope = sc;
+		ev->mc = mc;
+	}
+	for (int k = 0; k < run->noutput; k++)
+		for (int j = 0; j < k; j++)
+			if (run->output[k].path && run->output[j].path &&
+			    strcmp(run->output[k].path, run->output[j].path) == 0) {
+				struct loc l = { run->output[k].loc.file, run->output[k].loc.line, run->output[k].loc.col, 1 };
+				return eval_error(ev, l, "two records write the same file '%s'", run->output[k].path);
+			}
+	return 0;
+}
+
+/* ---- runs ---- */
+
+static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
+{
+	for (int i = 0; i < ar->options.n; i++) {
+		struct ast_arg *o = ar->options.v[i];
+		if (strcmp(o->name, "solver") == 0) {
+			struct ast_expr *v = o->value;
+			const char *s = v->kind == AST_NAME ? v->name : NULL;
+			if (s && strcmp(s, "dense") == 0)
+				run->solver = IR_SOLVER_DENSE;
+			else if (s && strcmp(s, "banded") == 0)
+				run->solver = IR_SOLVER_BANDED;
+			else if (s && strcmp(s, "auto") == 0)
+				run->solver = IR_SOLVER_AUTO;
+			else
+				return eval_error(ev, v->loc, "solver must be dense, banded or auto");
+		} else if (strcmp(o->name, "history_budget") == 0) {
+			double mb;
+			if (eval_number(ev, o->value, &mb, "history_budget (MB)"))
+				return -1;
+			if (mb < 0 || mb > 1e9)
+				return eval_error(ev, o->value->loc, "history_budget is in MB and must lie in [0, 1e9]");
+			run->history_budget = (size_t)(mb * 1e6);
+		} else {
+			return eval_error(ev, o->loc, "unknown run option '%s' (options: solver, history_budget)", o->name);
+		}
+	}
+	return 0;
+}
+
+int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
+{
+	struct binding *b = scope_lookup(ev->s->globals, ar->model);
+	if (!b)
+		return eval_error(ev, ar->model_loc, "undefined model '%s'", ar->model);
+	if (b->kind != B_MODEL)
+		return eval_error(ev, ar->model_loc, "'%s' is not a model", ar->model);
+	struct ir_run *run = arena_alloc(ev->a, sizeof *run);
+	run->loc = ir_loc_of(ar->loc);
+	run->step_loc = ir_loc_of(ar->dt->loc);
+	run->history_budget = (size_t)512 << 20;
+	const char *env = getenv("DYN_HISTORY_BUDGET");
+	if (env && *env) {
+		char *end;
+		double mb = strtod(env, &end);
+		if (*end == '\0' && mb >= 0)
+			run->history_budget = (size_t)(mb * 1e6);
+	}
+
+	/* Times, scheme and options are evaluated in the caller's scope. */
+	struct scope *caller = ev->scope;
+	ev->prog = new_prog(ev);
+	if (eval_number(ev, ar->t0, &run->t0, "the start time") ||
+	    eval_number(ev, ar->t1, &run->t1, "the end time") ||
+	    eval_number(ev, ar->dt, &run->dt, "the step"))
+		return -1;
+	if (!(run->dt > 0))
+		return eval_error(ev, ar->dt->loc, "the step must be positive, not %g", run->dt);
+	if (!(run->t1 > run->t0))
+		return eval_error(ev, ar->t1->loc, "the end time %g is not after the start time %g", run->t1, run->t0);
+	double steps = ceil((run->t1 - run->t0) / run->dt - 1e-9);
+	if (steps > 2e9)
+		return eval_error(ev, ar->dt->loc, "%.3g steps are too many; take a larger step", steps);
+	run->nstep = steps < 1 ? 1 : (int)steps;
+	double last = run->t1 - (run->t0 + (run->nstep - 1) * run->dt);
+	if (fabs(last - run->dt) > 1e-9 * run->dt) {
+		char a[32], c[32];
+		value_format_num(last, a);
+		value_format_num(run->dt, c);
+		diag_warning(ev->d, ar->dt->loc, "the last step is shortened to %s: the run's length is not a multiple of the step %s",
+		             a, c);
+	}
+	if (resolve_scheme(ev, ar->scheme, &run->scheme, 0))
+		return -1;
+	struct ast_expr *sn = ar->scheme->kind == AST_CALL ? ar->scheme->lhs : ar->scheme;
+	run->scheme.name = sn->name;
+	run->scheme.loc = ir_loc_of(ar->scheme->loc);
+	if (run_options(ev, ar, run))
+		return -1;
+
+	struct model_ctx *mc = arena_alloc(ev->a, sizeof *mc);
+	int rc = lower_model(ev, b, &run->model, mc);
+	if (rc == 0)
+		rc = lower_records(ev, mc, ar, run);
+	ev->scope = caller;
+	ev->mc = NULL;
+	if (rc)
+		return -1;
+
+	/* Storage: banded when the band is clearly cheaper than dense (and the
+	 * damping is not the full modal matrix). */
+	struct ir_model *m = run->model;
+	if (run->solver == IR_SOLVER_AUTO) {
+		int band = 2 * m->kl + m->ku + 1;
+		run->solver = m->damping_kind != IR_DAMP_MODAL && m->ndof >= 16 && 2 * band <= m->ndof
+		              ? IR_SOLVER_BANDED : IR_SOLVER_DENSE;
+	}
+	if (run->solver == IR_SOLVER_BANDED && m->damping_kind == IR_DAMP_MODAL)
+		return eval_error(ev, ar->loc, "modal damping gives a full damping matrix: use solver = dense");
+	*out = run;
+	return 0;
+}

@@ -1,0 +1,230 @@
+/* main.c — the dyn command: options (GNU getopt_long), then a script, or
+ * statements from standard input (DESIGN.md, "Errors" for exit codes). */
+#include <config.h>
+
+#include "eval.h"
+#include "stepper.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { EXIT_CHECK = 1, EXIT_USAGE = 2, EXIT_INPUT = 3 };
+
+static void usage(FILE *f)
+{
+	fputs("Usage: dyn [OPTION]... [FILE]\n"
+	      "Run a dyn script: a mechanical dynamics problem and its time integration.\n"
+	      "With no FILE, or when FILE is -, read statements from standard input.\n"
+	      "\n"
+	      "  -s, --set NAME=VALUE   override a param (MODEL.NAME for a model's own);\n"
+	      "                         may be repeated\n"
+	      "  -c, --check            parse and check the script up to its first run,\n"
+	      "                         step nothing\n"
+	      "      --dump-ir          print the IR of the first run instead of running it\n"
+	      "      --list-schemes     list the scheme families and named schemes\n"
+	      "  -o, --output DIR       write recorded files and plots under DIR\n"
+	      "  -q, --quiet            no warnings\n"
+	      "  -h, --help             show this help and exit\n"
+	      "  -V, --version          show the version and exit\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 a check failed, 2 usage error, 3 error before\n"
+	      "stepping (language, model, files), 4 numerical failure while stepping.\n"
+	      "See dyn(1) and dyn(5).\n", f);
+}
+
+static char *read_all(FILE *f, size_t *len)
+{
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t k = fread(buf + n, 1, cap - n, f);
+		if (k == 0)
+			break;
+		n += k;
+	}
+	if (ferror(f)) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+static int parse_set(struct session *s, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg) {
+		fprintf(stderr, "dyn: --set %s: expected NAME=VALUE\n", arg);
+		return -1;
+	}
+	char *end;
+	errno = 0;
+	double v = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end != '\0' || errno == ERANGE) {
+		fprintf(stderr, "dyn: --set %s: '%s' is not a number\n", arg, eq + 1);
+		return -1;
+	}
+	if (s->nset == (int)(sizeof s->set / sizeof s->set[0])) {
+		fprintf(stderr, "dyn: too many --set options\n");
+		return -1;
+	}
+	char *name = strndup(arg, (size_t)(eq - arg));
+	if (!name)
+		return -1;
+	s->set[s->nset].name = name;
+	s->set[s->nset].value = v;
+	s->nset++;
+	return 0;
+}
+
+static void list_schemes(struct session *s)
+{
+	puts("Families (built in):");
+	for (int i = 0; i < step_nregistry; i++) {
+		const struct step_entry *e = &step_registry[i];
+		const struct stepper_type *t = *e->type;
+		printf("  %-20s order %d, %s%s%s\n", e->name, t->order,
+		       t->flags & STEP_IMPLICIT ? "implicit" : "explicit",
+		       t->flags & STEP_CONSERVING ? ", energy-conserving" : "",
+		       t->flags & STEP_CONDITIONAL ? ", conditionally stable" : "");
+		printf("  %-20s %s%s%s\n", "", e->params[0] ? "(" : "", e->params, e->params[0] ? ") " : "");
+		printf("  %-20s %s\n", "", e->summary);
+	}
+	(void)s;
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");
+
+	struct session s;
+	session_init(&s);
+	const char *env_stdlib = getenv("DYN_STDLIB");
+	s.stdlib_dir = env_stdlib && *env_stdlib ? env_stdlib : DYN_DATADIR;
+
+	static const struct option opts[] = {
+		{ "set", required_argument, NULL, 's' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "dump-ir", no_argument, NULL, 'D' },
+		{ "list-schemes", no_argument, NULL, 'L' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int list = 0, c, status = 0;
+	while ((c = getopt_long(argc, argv, "s:co:qhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_set(&s, optarg)) {
+				status = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case 'c': s.check_only = 1; break;
+		case 'D': s.dump_ir = 1; break;
+		case 'L': list = 1; break;
+		case 'o': s.outdir = optarg; break;
+		case 'q': s.quiet = 1; break;
+		case 'h': usage(stdout); goto out;
+		case 'V': printf("dyn %s\n", PACKAGE_VERSION); goto out;
+		default:
+			fputs("Try 'dyn --help' for more information.\n", stderr);
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (optind < argc - 1) {
+		fprintf(stderr, "dyn: one script at a time (got '%s' and '%s')\n"
+		        "Try 'dyn --help' for more information.\n", argv[optind], argv[optind + 1]);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (s.quiet)
+		s.diag.warnings_off = 1;
+	if (session_load_stdlib(&s) != 0) {
+		fputs("dyn: internal error: the standard library does not load\n", stderr);
+		status = EXIT_INPUT;
+		goto out;
+	}
+	if (list) {
+		list_schemes(&s);
+		goto out;
+	}
+	if (s.outdir) {
+		FILE *probe;
+		char *p = malloc(strlen(s.outdir) + 32);
+		if (!p)
+			goto out;
+		sprintf(p, "%s/.dyn-probe-%ld", s.outdir, (long)getpid());
+		probe = fopen(p, "w");
+		if (!probe) {
+			fprintf(stderr, "dyn: -o %s: cannot write there: %s\n", s.outdir, strerror(errno));
+			free(p);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		fclose(probe);
+		remove(p);
+		free(p);
+	}
+
+	const char *file = optind < argc ? argv[optind] : "-";
+	FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
+	if (!in) {
+		fprintf(stderr, "dyn: cannot open '%s': %s\n", file, strerror(errno));
+		status = EXIT_INPUT;
+		goto out;
+	}
+	size_t len = 0;
+	char *text = read_all(in, &len);
+	if (in != stdin)
+		fclose(in);
+	if (!text) {
+		fprintf(stderr, "dyn: cannot read '%s': %s\n", file, strerror(errno));
+		status = EXIT_INPUT;
+		goto out;
+	}
+	const char *name = strcmp(file, "-") == 0 ? "<stdin>" : file;
+	struct ast_program *prog = session_parse(&s, name, text, len);
+	if (!prog) {
+		free(text);
+		status = EXIT_INPUT;
+		goto out;
+	}
+	for (int i = 0; i < s.nset; i++)
+		if (!program_declares_param(prog, s.set[i].name)) {
+			fprintf(stderr, "dyn: --set %s: %s declares no parameter '%s'\n", s.set[i].name, name, s.set[i].name);
+			status = EXIT_USAGE;
+		}
+	if (status == 0)
+		status = session_exec_program(&s, prog);
+	free(text);
+	if (status == 0 && s.failed_checks)
+		status = EXIT_CHECK;
+out:
+	for (int i = 0; i < s.nset; i++)
+		free((char *)s.set[i].name);
+	session_free(&s);
+	fflush(stdout);
+	if (ferror(stdout) && status == 0)
+		status = EXIT_INPUT;
+	return status;
+}

@@ -1,0 +1,425 @@
+/* parser.y — dyn's grammar (DESIGN.md, "The language by example").
+ *
+ * A pure parser with locations; actions only call AST constructors.  Errors
+ * recover at the end of the statement, so one run reports several.  The
+ * expression grammar uses precedence declarations; the ones worth knowing:
+ * '^' is right-associative and binds tighter than unary minus (-x^2 is
+ * -(x^2)); the summand of sum(i in a..b) extends over '*' and '/' but stops
+ * at '+' and '-', like Σ.
+ */
+%define api.pure full
+%locations
+%define parse.error custom
+%define parse.lac full
+%expect 0
+%param {void *scanner}
+%parse-param {struct parse_ctx *ctx}
+
+%code requires {
+#include "ast.h"
+struct parse_ctx;
+}
+
+%code {
+#include <string.h>
+#include "arena.h"
+#include "parse.h"
+
+int yylex(YYSTYPE *lval, YYLTYPE *lloc, void *scanner);
+static void yyerror(YYLTYPE *lloc, void *scanner, struct parse_ctx *ctx, const char *msg);
+
+#define A (ctx->arena)
+#define L(l) loc_of(ctx, &(l))
+
+static struct loc loc_of(const struct parse_ctx *c, const YYLTYPE *l)
+{
+	struct loc loc = { c->file, l->first_line, l->first_column, 1 };
+	if (l->last_line == l->first_line && l->last_column > l->first_column)
+		loc.len = l->last_column - l->first_column;
+	return loc;
+}
+
+static struct ast_vec vec1(struct arena *a, void *p)
+{
+	struct ast_vec v = { 0, 0, NULL };
+	ast_vec_push(a, &v, p);
+	return v;
+}
+
+static struct ast_expr *run_expr(struct parse_ctx *ctx, struct ast_run *run)
+{
+	struct ast_expr *e = ast_expr_new(ctx->arena, AST_RUN, run->loc);
+	e->run = run;
+	return e;
+}
+
+static struct ast_expr *name_expr(struct parse_ctx *ctx, const char *name, struct loc loc)
+{
+	struct ast_expr *e = ast_expr_new(ctx->arena, AST_NAME, loc);
+	e->name = name;
+	return e;
+}
+}
+
+%union {
+	double num;
+	const char *str;
+	struct ast_expr *expr;
+	struct ast_stmt *stmt;
+	struct ast_item *item;
+	struct ast_arg *arg;
+	struct ast_run *run;
+	struct ast_record *record;
+	struct ast_record_item *ritem;
+	struct ast_model *model;
+	struct ast_vec vec;
+}
+
+%token <num> NUMBER "number"
+%token <str> IDENT "name" STRING "string"
+%token NEWLINE "end of line" PRIME "'" DOTDOT ".."
+%token EQ "==" NE "!=" LE "<=" GE ">="
+%token BADTOKEN "invalid token"
+%token PARAM "param" LET "let" FUNCTION "function" FOR "for" IN "in"
+%token MODEL "model" DOF "dof" MASS "mass" DAMPING "damping"
+%token STIFFNESS "stiffness" FORCE "force" SUPPORT "support" ALONG "along"
+%token INIT "init" RUN "run" WITH "with" FROM "from" TO "to" STEP "step"
+%token RECORD "record" EVERY "every" PRINT "print" CHECK "check"
+%token WITHIN "within" RELATIVE "relative" PLOT "plot" VS "vs"
+%token IMPORT "import" SCHEME "scheme" REQUIRE "require"
+%token IF "if" THEN "then" ELSE "else" AND "and" OR "or" NOT "not" SUM "sum"
+
+%type <expr> expr postfix primary dof_decl init_target
+%type <stmt> stmt
+%type <item> item
+%type <arg> def arg run_option
+%type <expr> init_item force_item
+%type <run> run
+%type <record> record
+%type <ritem> record_item
+%type <model> model_body
+%type <vec> stmts block items defs names_opt names args_opt args
+%type <vec> exprs plot_items run_options run_block records record_items
+%type <vec> rows row dof_decls init_items force_items
+%type <expr> record_to record_every require_opt
+
+%precedence ELSE
+%left OR
+%left AND
+%precedence NOT
+%nonassoc EQ NE '<' LE '>' GE
+%left '+' '-'
+%precedence SUMMAND
+%left '*' '/'
+%precedence UMINUS
+%right '^'
+
+%start program
+
+%%
+
+program:
+	stmts                   { ctx->prog->stmts = $1; }
+	;
+
+stmts:
+	%empty                  { $$ = (struct ast_vec){ 0, 0, NULL }; }
+	| stmts NEWLINE         { $$ = $1; }
+	| stmts stmt NEWLINE    { $$ = $1; ast_vec_push(A, &$$, $2); }
+	| stmts error NEWLINE   { $$ = $1; yyerrok; }
+	;
+
+block:
+	'{' stmts '}'           { $$ = $2; }
+	| '{' stmts stmt '}'    { $$ = $2; ast_vec_push(A, &$$, $3); }
+	;
+
+stmt:
+	PARAM defs              { $$ = ast_stmt_new(A, AST_STMT_PARAM, L(@1)); $$->defs = $2; }
+	| LET IDENT '=' expr    { $$ = ast_stmt_new(A, AST_STMT_LET, L(@1)); $$->name = $2; $$->name_loc = L(@2); $$->value = $4; }
+	| LET IDENT '=' run     { $$ = ast_stmt_new(A, AST_STMT_LET, L(@1)); $$->name = $2; $$->name_loc = L(@2); $$->value = run_expr(ctx, $4); }
+	| run                   { $$ = ast_stmt_new(A, AST_STMT_EXPR, $1->loc); $$->value = run_expr(ctx, $1); }
+	| FUNCTION IDENT '(' names_opt ')' '=' expr {
+		$$ = ast_stmt_new(A, AST_STMT_FUNCTION, L(@1)); $$->name = $2; $$->name_loc = L(@2);
+		$$->params = $4; $$->value = $7; }
+	| FOR IDENT IN expr DOTDOT expr block {
+		$$ = ast_stmt_new(A, AST_STMT_FOR, L(@1)); $$->name = $2; $$->name_loc = L(@2);
+		$$->lo = $4; $$->hi = $6; $$->body = $7; }
+	| MODEL IDENT model_body { $$ = ast_stmt_new(A, AST_STMT_MODEL, L(@1)); $$->name = $2; $$->name_loc = L(@2);
+		$$->model = $3; $3->name = $2; $3->loc = L(@2); }
+	| SCHEME IDENT '(' names_opt ')' '=' expr require_opt {
+		$$ = ast_stmt_new(A, AST_STMT_SCHEME, L(@1)); $$->name = $2; $$->name_loc = L(@2);
+		$$->params = $4; $$->value = $7; $$->cond = $8; }
+	| SCHEME IDENT '=' expr require_opt {
+		$$ = ast_stmt_new(A, AST_STMT_SCHEME, L(@1)); $$->name = $2; $$->name_loc = L(@2);
+		$$->value = $4; $$->cond = $5; }
+	| PRINT exprs           { $$ = ast_stmt_new(A, AST_STMT_PRINT, L(@1)); $$->exprs = $2; }
+	| CHECK expr            { $$ = ast_stmt_new(A, AST_STMT_CHECK, L(@1)); $$->value = $2; }
+	| CHECK expr WITHIN expr { $$ = ast_stmt_new(A, AST_STMT_CHECK, L(@1)); $$->value = $2; $$->tol = $4; }
+	| CHECK expr WITHIN expr RELATIVE {
+		$$ = ast_stmt_new(A, AST_STMT_CHECK, L(@1)); $$->value = $2; $$->tol = $4; $$->relative = 1; }
+	| PLOT plot_items TO expr {
+		$$ = ast_stmt_new(A, AST_STMT_PLOT, L(@1)); $$->exprs = $2; $$->path = $4; }
+	| IMPORT IDENT          { $$ = ast_stmt_new(A, AST_STMT_IMPORT, L(@1)); $$->name = $2; $$->name_loc = L(@2); }
+	| expr                  { $$ = ast_stmt_new(A, AST_STMT_EXPR, $1->loc); $$->value = $1; }
+	;
+
+require_opt:
+	%empty                  { $$ = NULL; }
+	| REQUIRE expr          { $$ = $2; }
+	;
+
+defs:
+	def                     { $$ = vec1(A, $1); }
+	| defs ',' def          { $$ = $1; ast_vec_push(A, &$$, $3); }
+	;
+
+def:
+	IDENT '=' expr          { $$ = ast_arg_new(A, $1, L(@1), $3); }
+	;
+
+names_opt:
+	%empty                  { $$ = (struct ast_vec){ 0, 0, NULL }; }
+	| names                 { $$ = $1; }
+	;
+
+names:
+	IDENT                   { $$ = vec1(A, ast_arg_new(A, $1, L(@1), NULL)); }
+	| names ',' IDENT       { $$ = $1; ast_vec_push(A, &$$, ast_arg_new(A, $3, L(@3), NULL)); }
+	;
+
+exprs:
+	expr                    { $$ = vec1(A, $1); }
+	| exprs ',' expr        { $$ = $1; ast_vec_push(A, &$$, $3); }
+	;
+
+/* plot Y, Y2 vs X: each item is y or the pair (y vs x). */
+plot_items:
+	expr                    { $$ = vec1(A, $1); }
+	| expr VS expr          { $$ = vec1(A, ast_pair(A, $1, $3, L(@2))); }
+	| plot_items ',' expr   { $$ = $1; ast_vec_push(A, &$$, $3); }
+	| plot_items ',' expr VS expr { $$ = $1; ast_vec_push(A, &$$, ast_pair(A, $3, $5, L(@4))); }
+	;
+
+/* ---- models ---- */
+
+model_body:
+	'{' items '}'           { $$ = arena_alloc(A, sizeof *$$); $$->items = $2; }
+	| '{' items item '}'    { $$ = arena_alloc(A, sizeof *$$); $$->items = $2; ast_vec_push(A, &$$->items, $3); }
+	;
+
+items:
+	%empty                  { $$ = (struct ast_vec){ 0, 0, NULL }; }
+	| items NEWLINE         { $$ = $1; }
+	| items item NEWLINE    { $$ = $1; ast_vec_push(A, &$$, $2); }
+	| items error NEWLINE   { $$ = $1; yyerrok; }
+	;
+
+item:
+	DOF dof_decls           { $$ = ast_item_new(A, AST_ITEM_DOF, L(@1)); $$->names = $2; }
+	| PARAM defs            { $$ = ast_item_new(A, AST_ITEM_PARAM, L(@1)); $$->defs = $2; }
+	| MASS expr             { $$ = ast_item_new(A, AST_ITEM_MASS, L(@1)); $$->value = $2; }
+	| DAMPING expr          { $$ = ast_item_new(A, AST_ITEM_DAMPING, L(@1)); $$->value = $2; }
+	| STIFFNESS expr        { $$ = ast_item_new(A, AST_ITEM_STIFFNESS, L(@1)); $$->value = $2; }
+	| FORCE force_items     { $$ = ast_item_new(A, AST_ITEM_FORCE, L(@1)); $$->names = $2; }
+	| SUPPORT expr ALONG expr { $$ = ast_item_new(A, AST_ITEM_SUPPORT, L(@1)); $$->value = $2; $$->dir = $4; }
+	| INIT init_items       { $$ = ast_item_new(A, AST_ITEM_INIT, L(@1)); $$->names = $2; }
+	;
+
+dof_decls:
+	dof_decl                { $$ = vec1(A, $1); }
+	| dof_decls ',' dof_decl { $$ = $1; ast_vec_push(A, &$$, $3); }
+	;
+
+dof_decl:
+	IDENT                   { $$ = name_expr(ctx, $1, L(@1)); }
+	| IDENT '[' expr ']'    { $$ = ast_expr_new(A, AST_INDEX, L(@1)); $$->lhs = name_expr(ctx, $1, L(@1)); $$->rhs = $3; }
+	;
+
+/* force EXPR (a vector, or a scalar for one dof) or force TARGET: EXPR
+ * (the pair target: load). */
+force_items:
+	force_item              { $$ = vec1(A, $1); }
+	| force_items ',' force_item { $$ = $1; ast_vec_push(A, &$$, $3); }
+	;
+
+force_item:
+	expr                    { $$ = $1; }
+	| expr ':' expr         { $$ = ast_pair(A, $1, $3, L(@2)); }
+	;
+
+init_items:
+	init_item               { $$ = vec1(A, $1); }
+	| init_items ',' init_item { $$ = $1; ast_vec_push(A, &$$, $3); }
+	;
+
+init_item:
+	init_target '=' expr    { $$ = ast_pair(A, $1, $3, L(@2)); }
+	;
+
+init_target:
+	IDENT                   { $$ = name_expr(ctx, $1, L(@1)); }
+	| IDENT PRIME           { $$ = ast_expr_new(A, AST_PRIME, ast_span(L(@1), L(@2))); $$->lhs = name_expr(ctx, $1, L(@1)); $$->primes = 1; }
+	| IDENT '[' expr ']'    { $$ = ast_expr_new(A, AST_INDEX, ast_span(L(@1), L(@4))); $$->lhs = name_expr(ctx, $1, L(@1)); $$->rhs = $3; }
+	| IDENT '[' expr ']' PRIME {
+		struct ast_expr *ix = ast_expr_new(A, AST_INDEX, ast_span(L(@1), L(@4))); ix->lhs = name_expr(ctx, $1, L(@1)); ix->rhs = $3;
+		$$ = ast_expr_new(A, AST_PRIME, ast_span(L(@1), L(@5))); $$->lhs = ix; $$->primes = 1; }
+	;
+
+/* ---- runs ---- */
+
+run:
+	RUN IDENT WITH expr FROM expr TO expr STEP expr run_options run_block {
+		$$ = arena_alloc(A, sizeof *$$); $$->loc = L(@1); $$->model = $2; $$->model_loc = L(@2);
+		$$->scheme = $4; $$->t0 = $6; $$->t1 = $8; $$->dt = $10; $$->options = $11; $$->records = $12; }
+	;
+
+run_options:
+	%empty                  { $$ = (struct ast_vec){ 0, 0, NULL }; }
+	| run_options ',' run_option { $$ = $1; ast_vec_push(A, &$$, $3); }
+	;
+
+run_option:
+	IDENT '=' expr          { $$ = ast_arg_new(A, $1, L(@1), $3); }
+	;
+
+run_block:
+	%empty                  { $$ = (struct ast_vec){ 0, 0, NULL }; }
+	| '{' records '}'       { $$ = $2; }
+	| '{' records record '}' { $$ = $2; ast_vec_push(A, &$$, $3); }
+	;
+
+records:
+	%empty                  { $$ = (struct ast_vec){ 0, 0, NULL }; }
+	| records NEWLINE       { $$ = $1; }
+	| records record NEWLINE { $$ = $1; ast_vec_push(A, &$$, $2); }
+	| records error NEWLINE { $$ = $1; yyerrok; }
+	;
+
+record:
+	RECORD record_items record_to record_every {
+		$$ = arena_alloc(A, sizeof *$$); $$->loc = L(@1); $$->items = $2; $$->path = $3; $$->every = $4; }
+	;
+
+record_items:
+	record_item             { $$ = vec1(A, $1); }
+	| record_items ',' record_item { $$ = $1; ast_vec_push(A, &$$, $3); }
+	;
+
+record_item:
+	expr                    { $$ = arena_alloc(A, sizeof *$$); $$->expr = $1; $$->loc = $1->loc; }
+	| IDENT '=' expr        { $$ = arena_alloc(A, sizeof *$$); $$->name = $1; $$->expr = $3; $$->loc = L(@1); }
+	;
+
+record_to:
+	%empty                  { $$ = NULL; }
+	| TO expr               { $$ = $2; }
+	;
+
+record_every:
+	%empty                  { $$ = NULL; }
+	| EVERY expr            { $$ = $2; }
+	;
+
+/* ---- expressions ---- */
+
+expr:
+	postfix
+	| expr '+' expr         { $$ = ast_binary(A, AST_OP_ADD, $1, $3, L(@2)); }
+	| expr '-' expr         { $$ = ast_binary(A, AST_OP_SUB, $1, $3, L(@2)); }
+	| expr '*' expr         { $$ = ast_binary(A, AST_OP_MUL, $1, $3, L(@2)); }
+	| expr '/' expr         { $$ = ast_binary(A, AST_OP_DIV, $1, $3, L(@2)); }
+	| expr '^' expr         { $$ = ast_binary(A, AST_OP_POW, $1, $3, L(@2)); }
+	| expr '<' expr         { $$ = ast_binary(A, AST_OP_LT, $1, $3, L(@2)); }
+	| expr LE expr          { $$ = ast_binary(A, AST_OP_LE, $1, $3, L(@2)); }
+	| expr '>' expr         { $$ = ast_binary(A, AST_OP_GT, $1, $3, L(@2)); }
+	| expr GE expr          { $$ = ast_binary(A, AST_OP_GE, $1, $3, L(@2)); }
+	| expr EQ expr          { $$ = ast_binary(A, AST_OP_EQ, $1, $3, L(@2)); }
+	| expr NE expr          { $$ = ast_binary(A, AST_OP_NE, $1, $3, L(@2)); }
+	| expr AND expr         { $$ = ast_binary(A, AST_OP_AND, $1, $3, L(@2)); }
+	| expr OR expr          { $$ = ast_binary(A, AST_OP_OR, $1, $3, L(@2)); }
+	| NOT expr              { $$ = ast_unary(A, AST_OP_NOT, $2, L(@1)); }
+	| '-' expr %prec UMINUS { $$ = ast_unary(A, AST_OP_NEG, $2, L(@1)); }
+	| '+' expr %prec UMINUS { $$ = $2; }
+	| IF expr THEN expr ELSE expr {
+		$$ = ast_expr_new(A, AST_IF, L(@1)); $$->cond = $2; $$->lhs = $4; $$->rhs = $6; }
+	| SUM '(' IDENT IN expr DOTDOT expr ')' expr %prec SUMMAND {
+		$$ = ast_expr_new(A, AST_SUM, L(@1)); $$->name = $3; $$->lo = $5; $$->hi = $7; $$->lhs = $9; }
+	;
+
+postfix:
+	primary
+	| postfix '(' args_opt ')' { $$ = ast_expr_new(A, AST_CALL, $1->loc); $$->lhs = $1; $$->args = $3; }
+	| postfix '[' expr ']'  { $$ = ast_expr_new(A, AST_INDEX, ast_span($1->loc, L(@4))); $$->lhs = $1; $$->rhs = $3; }
+	| postfix '.' IDENT     { $$ = ast_expr_new(A, AST_FIELD, ast_span($1->loc, L(@3))); $$->lhs = $1; $$->name = $3; }
+	| postfix PRIME         {
+		if ($1->kind == AST_PRIME) { $$ = $1; $$->primes++; $$->loc = ast_span($1->loc, L(@2)); }
+		else { $$ = ast_expr_new(A, AST_PRIME, ast_span($1->loc, L(@2))); $$->lhs = $1; $$->primes = 1; } }
+	;
+
+primary:
+	NUMBER                  { $$ = ast_expr_new(A, AST_NUM, L(@1)); $$->num = $1; }
+	| STRING                { $$ = ast_expr_new(A, AST_STR, L(@1)); $$->str = $1; }
+	| IDENT                 { $$ = name_expr(ctx, $1, L(@1)); }
+	| '(' expr ')'          { $$ = $2; }
+	| '[' rows ']'          { $$ = ast_expr_new(A, AST_MATRIX, L(@1)); $$->rows = $2; }
+	;
+
+rows:
+	row                     { struct ast_vec *r = arena_alloc(A, sizeof *r); *r = $1; $$ = vec1(A, r); }
+	| rows ';' row          { $$ = $1; struct ast_vec *r = arena_alloc(A, sizeof *r); *r = $3; ast_vec_push(A, &$$, r); }
+	| rows ';'              { $$ = $1; }
+	;
+
+row:
+	expr                    { $$ = vec1(A, $1); }
+	| row ',' expr          { $$ = $1; ast_vec_push(A, &$$, $3); }
+	;
+
+args_opt:
+	%empty                  { $$ = (struct ast_vec){ 0, 0, NULL }; }
+	| args                  { $$ = $1; }
+	;
+
+args:
+	arg                     { $$ = vec1(A, $1); }
+	| args ',' arg          { $$ = $1; ast_vec_push(A, &$$, $3); }
+	;
+
+arg:
+	expr                    { $$ = ast_arg_new(A, NULL, $1->loc, $1); }
+	| IDENT '=' expr        { $$ = ast_arg_new(A, $1, L(@1), $3); }
+	;
+
+%%
+
+/* Syntax errors name what was found and, when there are few, what was
+ * expected.  A token the scanner already reported (BADTOKEN) is not
+ * reported again. */
+static int yyreport_syntax_error(const yypcontext_t *pc, void *scanner, struct parse_ctx *ctx)
+{
+	(void)scanner;
+	yysymbol_kind_t found = yypcontext_token(pc);
+	if (found == YYSYMBOL_BADTOKEN)
+		return 0;
+	enum { MAXEXP = 5 };
+	yysymbol_kind_t expected[MAXEXP];
+	int n = yypcontext_expected_tokens(pc, expected, MAXEXP);
+	char buf[512];
+	int len = snprintf(buf, sizeof buf, "syntax error: unexpected %s",
+	                   found == YYSYMBOL_YYEOF ? "end of file" : yysymbol_name(found));
+	if (n > 0 && n < MAXEXP) {
+		for (int i = 0; i < n && len < (int)sizeof buf; i++)
+			len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s",
+			                i == 0 ? ", expecting " : i == n - 1 ? " or " : ", ",
+			                yysymbol_name(expected[i]));
+	}
+	diag_error(ctx->diag, loc_of(ctx, yypcontext_location(pc)), "%s", buf);
+	return 0;
+}
+
+static void yyerror(YYLTYPE *lloc, void *scanner, struct parse_ctx *ctx, const char *msg)
+{
+	(void)scanner;
+	diag_error(ctx->diag, loc_of(ctx, lloc), "%s", msg);
+}

@@ -1,0 +1,56 @@
+/* value.h — what expressions evaluate to in the interpreter of statements.
+ *
+ * A scalar is an IR register of the program being built: at top level all
+ * registers fold to constants; inside a model, a scalar may depend on t and
+ * on the state, and is then a program to run at every step. */
+#ifndef DYN_VALUE_H
+#define DYN_VALUE_H
+
+#include "ast.h"
+#include "ir.h"
+#include "run.h"
+
+enum value_kind {
+	VAL_NUM,      /* reg */
+	VAL_MAT,      /* rows, cols, m (registers, row-major) */
+	VAL_STR,      /* str */
+	VAL_RUN,      /* run */
+	VAL_HIST,     /* run, hist: a whole history, for plot */
+	VAL_SYMBOL    /* str: a bare name in an option value (formulation = ggl) */
+};
+
+/* A finished run, as the language sees it. */
+struct run_value {
+	const char *name;          /* the let name, for labels */
+	const struct ir_run *plan;
+	struct rt_result *res;
+	struct run_value *next;    /* all runs of the session, freed at exit */
+};
+
+/* Which series of a run a history or a value refers to. */
+struct series_ref {
+	enum { SER_T, SER_DOF, SER_ENERGY, SER_COL } kind;
+	int index;                 /* dof, energy or column index */
+	int deriv;                 /* for SER_DOF */
+	const char *label;         /* "r.u'" */
+};
+
+struct value {
+	enum value_kind kind;
+	int reg;
+	int rows, cols;
+	int *m;
+	/* A value bound to a name outlives the program it was computed in, so
+	 * it is kept as constants (frozen) and re-emitted where it is used. */
+	int frozen;
+	double k;
+	double *km;
+	const char *str;
+	struct run_value *run;
+	struct series_ref ser;
+};
+
+/* Shortest decimal form that reads back to the same double (C locale). */
+void value_format_num(double x, char buf[32]);
+
+#endif

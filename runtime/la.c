@@ -1,0 +1,337 @@
+/* la.c — linear algebra for the steppers: the only file that calls LAPACK.
+ *
+ * The steppers build their step matrices dense and column-major; this file
+ * factors them as dense or banded, SPD (Cholesky) or general (LU with
+ * partial pivoting), solves with the factors, and solves the generalized
+ * symmetric eigenproblem K φ = λ M φ for modal analysis.
+ *
+ * A factor owns all its storage, allocated once in la_factor_alloc: a time
+ * step loop refactors when the step size changes and solves every step, so
+ * la_factor and la_solve never allocate.  We call the LAPACKE *_work entry
+ * points for the same reason: for column-major data they pass straight
+ * through to LAPACK, whereas the plain LAPACKE wrappers first scan the whole
+ * input for NaN, and would report a NaN as a negative info, which the
+ * interface (pivot k > 0 or 0) has no room for.  A NaN in a step matrix
+ * instead propagates into the solution, where the stepper sees it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lapacke.h>
+
+#include "la.h"
+
+struct la_factor {
+	enum la_kind kind;
+	int n;
+	int kl, ku;             /* band widths; kl = ku = kd for LA_BAND_SPD */
+	int ldab;               /* leading dimension of ab */
+	double *ab;             /* the factor, in LAPACK's dense or band layout */
+	lapack_int *ipiv;       /* row interchanges; general kinds only */
+	int ok;                 /* ab holds a successful factorization */
+};
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static int imin(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+/* Returns NULL for an invalid n, kind or band width, or when out of
+ * memory. */
+struct la_factor *la_factor_alloc(int n, enum la_kind kind, int kl, int ku)
+{
+	struct la_factor *f;
+	size_t len;
+
+	if (n < 1 || kl < 0 || ku < 0)
+		return NULL;
+	/* A band wider than the matrix only wastes storage. */
+	kl = imin(kl, n - 1);
+	ku = imin(ku, n - 1);
+
+	f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	f->kind = kind;
+	f->n = n;
+	switch (kind) {
+	case LA_DENSE_SPD:
+	case LA_DENSE_GENERAL:
+		f->kl = f->ku = n - 1;
+		f->ldab = n;
+		break;
+	case LA_BAND_SPD:
+		/* dpbtrf wants one width.  Taking the larger keeps a matrix
+		 * whose pattern is not quite symmetric (a tiny entry on one
+		 * side only) from losing entries to the band copy. */
+		f->kl = f->ku = imax(kl, ku);
+		f->ldab = f->ku + 1;
+		break;
+	case LA_BAND_GENERAL:
+		/* dgbtrf needs kl extra rows on top for the fill-in that
+		 * row interchanges bring into the upper triangle. */
+		f->kl = kl;
+		f->ku = ku;
+		f->ldab = 2 * kl + ku + 1;
+		break;
+	default:
+		free(f);
+		return NULL;
+	}
+
+	len = (size_t)f->ldab * (size_t)n;
+	f->ab = malloc(len * sizeof *f->ab);
+	if (kind == LA_DENSE_GENERAL || kind == LA_BAND_GENERAL)
+		f->ipiv = malloc((size_t)n * sizeof *f->ipiv);
+	if (!f->ab || ((kind == LA_DENSE_GENERAL || kind == LA_BAND_GENERAL)
+	               && !f->ipiv)) {
+		la_factor_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void la_factor_free(struct la_factor *f)
+{
+	if (!f)
+		return;
+	free(f->ab);
+	free(f->ipiv);
+	free(f);
+}
+
+/* Copy the upper band of a into LAPACK's upper band layout for dpbtrf:
+ * a_ij goes to ab[kd + i - j, j].  The upper triangle is the one read, as
+ * for the dense SPD kind, so both SPD kinds see the same numbers. */
+static void copy_band_spd(struct la_factor *f, const double *a)
+{
+	int n = f->n, kd = f->ku, ld = f->ldab;
+	int i, j;
+
+	for (j = 0; j < n; j++)
+		for (i = imax(0, j - kd); i <= j; i++)
+			f->ab[(size_t)(kd + i - j) + (size_t)j * ld] =
+				a[(size_t)i + (size_t)j * n];
+}
+
+/* Copy the band of a into LAPACK's general band layout for dgbtrf: a_ij goes
+ * to ab[kl + ku + i - j, j], below kl rows left for the fill-in.  Those rows
+ * are cleared too, so a refactorization never starts from the previous
+ * factor's leftovers. */
+static void copy_band_general(struct la_factor *f, const double *a)
+{
+	int n = f->n, kl = f->kl, ku = f->ku, ld = f->ldab;
+	int i, j;
+
+	memset(f->ab, 0, (size_t)ld * (size_t)n * sizeof *f->ab);
+	for (j = 0; j < n; j++)
+		for (i = imax(0, j - ku); i <= imin(n - 1, j + kl); i++)
+			f->ab[(size_t)(kl + ku + i - j) + (size_t)j * ld] =
+				a[(size_t)i + (size_t)j * n];
+}
+
+/* Entries of a outside the factor's band are ignored: the caller chose the
+ * band, normally with la_bandwidth. */
+int la_factor(struct la_factor *f, const double *a)
+{
+	lapack_int n = f->n, info;
+
+	switch (f->kind) {
+	case LA_DENSE_SPD:
+		memcpy(f->ab, a, (size_t)n * (size_t)n * sizeof *f->ab);
+		info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', n, f->ab,
+		                           f->ldab);
+		break;
+	case LA_DENSE_GENERAL:
+		memcpy(f->ab, a, (size_t)n * (size_t)n * sizeof *f->ab);
+		info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, f->ab,
+		                           f->ldab, f->ipiv);
+		break;
+	case LA_BAND_SPD:
+		copy_band_spd(f, a);
+		info = LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'U', n, f->ku,
+		                           f->ab, f->ldab);
+		break;
+	case LA_BAND_GENERAL:
+		copy_band_general(f, a);
+		info = LAPACKE_dgbtrf_work(LAPACK_COL_MAJOR, n, n, f->kl,
+		                           f->ku, f->ab, f->ldab, f->ipiv);
+		break;
+	default:
+		info = -1;      /* unreachable: la_factor_alloc checked kind */
+		break;
+	}
+	f->ok = info == 0;
+	return (int)info;
+}
+
+/* After a failed la_factor the storage holds a partial factorization, which
+ * would give a finite but meaningless answer; b is filled with NaN instead,
+ * so that a caller which ignored the failure sees it in its results. */
+void la_solve(const struct la_factor *f, double *b)
+{
+	lapack_int n = f->n;
+	int i;
+
+	if (!f->ok) {
+		for (i = 0; i < f->n; i++)
+			b[i] = NAN;
+		return;
+	}
+	/* With a valid factor and arguments fixed at allocation, the solve
+	 * routines cannot fail: their info reports only bad arguments. */
+	switch (f->kind) {
+	case LA_DENSE_SPD:
+		LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', n, 1, f->ab,
+		                    f->ldab, b, n);
+		break;
+	case LA_DENSE_GENERAL:
+		LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, f->ab,
+		                    f->ldab, f->ipiv, b, n);
+		break;
+	case LA_BAND_SPD:
+		LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'U', n, f->ku, 1, f->ab,
+		                    f->ldab, b, n);
+		break;
+	case LA_BAND_GENERAL:
+		LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, 'N', n, f->kl, f->ku, 1,
+		                    f->ab, f->ldab, f->ipiv, b, n);
+		break;
+	}
+}
+
+/* Written as a != 0 so that a NaN counts as nonzero: a NaN outside the
+ * chosen band would otherwise be dropped silently by the band copy. */
+void la_bandwidth(int n, const double *a, int *kl, int *ku)
+{
+	int i, j, l = 0, u = 0;
+
+	for (j = 0; j < n; j++)
+		for (i = 0; i < n; i++)
+			if (a[(size_t)i + (size_t)j * n] != 0.0) {
+				if (i - j > l)
+					l = i - j;
+				if (j - i > u)
+					u = j - i;
+			}
+	*kl = l;
+	*ku = u;
+}
+
+double la_asymmetry(int n, const double *a)
+{
+	double big = 0.0, diff = 0.0, d;
+	int i, j;
+
+	for (j = 0; j < n; j++)
+		for (i = 0; i < n; i++) {
+			d = fabs(a[(size_t)i + (size_t)j * n]);
+			if (d > big)
+				big = d;
+			if (i > j) {
+				d = fabs(a[(size_t)i + (size_t)j * n]
+				         - a[(size_t)j + (size_t)i * n]);
+				if (d > diff)
+					diff = d;
+			}
+		}
+	/* The zero matrix is symmetric; avoid 0/0. */
+	return big > 0.0 ? diff / big : 0.0;
+}
+
+/* dsygvd overwrites both matrices, so it works on copies: k and m are the
+ * caller's model matrices.  This runs once per analysis, so allocating the
+ * copies here is fine. */
+int la_sygv(int n, const double *k, const double *m, double *w, double *phi)
+{
+	size_t nn = (size_t)n * (size_t)n;
+	double *a, *b;
+	lapack_int info;
+	int ret;
+
+	if (n < 1)
+		return n == 0 ? 0 : -1;
+	a = malloc(2 * nn * sizeof *a);
+	if (!a)
+		return -1;
+	b = a + nn;
+	memcpy(a, k, nn * sizeof *a);
+	memcpy(b, m, nn * sizeof *b);
+
+	/* itype 1 is K φ = λ M φ; the eigenvectors come back normalised so
+	 * that φᵀ M φ = I. */
+	info = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, phi ? 'V' : 'N', 'U', n,
+	                      a, n, b, n, w);
+	if (info == 0) {
+		if (phi)
+			memcpy(phi, a, nn * sizeof *phi);
+		ret = 0;
+	} else if (info > n) {
+		/* info = n + k means M's Cholesky failed at pivot k, but with
+		 * jobz 'V' dsyevd's own failure code (from dstedc) can also
+		 * exceed n.  Factor M again to tell the two apart; this is
+		 * the failure path only, so the extra cost does not matter. */
+		memcpy(b, m, nn * sizeof *b);
+		info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', n, b, n);
+		ret = info > 0 ? (int)info : -1;
+	} else {
+		/* 1..n: the eigenvalue iteration did not converge.  Negative:
+		 * a NaN in k or m (LAPACKE's check) or no memory for the
+		 * workspace. */
+		ret = -1;
+	}
+	free(a);
+	return ret;
+}
+
+/* y must not overlap x: y is cleared before x has been read in full. */
+void la_gemv(int n, const double *a, const double *x, double *y)
+{
+	int i, j;
+	double xj;
+
+	for (i = 0; i < n; i++)
+		y[i] = 0.0;
+	/* Column by column, to walk a in memory order. */
+	for (j = 0; j < n; j++) {
+		xj = x[j];
+		for (i = 0; i < n; i++)
+			y[i] += a[(size_t)i + (size_t)j * n] * xj;
+	}
+}
+
+double la_quad(int n, const double *a, const double *x, const double *y)
+{
+	double sum = 0.0, col;
+	int i, j;
+
+	/* xᵀ A y = Σ_j y_j (xᵀ a_j), again column by column. */
+	for (j = 0; j < n; j++) {
+		col = 0.0;
+		for (i = 0; i < n; i++)
+			col += x[i] * a[(size_t)i + (size_t)j * n];
+		sum += col * y[j];
+	}
+	return sum;
+}
+
+void la_gemv_band(int n, int kl, int ku, const double *a, const double *x, double *y)
+{
+	for (int i = 0; i < n; i++)
+		y[i] = 0;
+	for (int j = 0; j < n; j++) {
+		double xj = x[j];
+		if (xj == 0)
+			continue;
+		int lo = j - ku < 0 ? 0 : j - ku, hi = j + kl >= n ? n - 1 : j + kl;
+		const double *col = a + (size_t)j * (size_t)n;
+		for (int i = lo; i <= hi; i++)
+			y[i] += col[i] * xj;
+	}
+}

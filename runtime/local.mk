@@ -1,0 +1,10 @@
+# runtime/local.mk — executes IR: VM, linear algebra, steppers, recorders.
+noinst_LIBRARIES += runtime/libdynrt.a
+runtime_libdynrt_a_SOURCES = \
+	runtime/la.c runtime/la.h \
+	runtime/vm.c runtime/vm.h \
+	runtime/stepper.h runtime/schemes.def runtime/registry.c \
+	runtime/stepper_newmark.c runtime/stepper_central.c \
+	runtime/run.c runtime/run.h \
+	runtime/plot_svg.c runtime/plot.h \
+	runtime/table.c runtime/table.h

@@ -1,0 +1,50 @@
+/* run.h — executing a run plan (struct ir_run) and what it leaves behind:
+ * the histories, the energy ledger and the recorded columns. */
+#ifndef DYN_RUN_H
+#define DYN_RUN_H
+
+#include <stddef.h>
+#include "ir.h"
+
+/* A failure with the quantity and place it concerns.  code is the exit
+ * status it deserves: 3 when found before stepping starts (a model or file
+ * problem), 4 for a numerical failure while stepping. */
+struct rt_error {
+	char msg[1024];
+	struct ir_loc loc;   /* loc.file == NULL when there is no source place */
+	int code;
+};
+
+enum { RT_NENERGY = 5 };
+extern const char *const rt_energy_name[RT_NENERGY];  /* kinetic, stored, ... */
+
+struct rt_result {
+	int nstep;            /* steps taken; rows 0..nstep */
+	double *t;            /* nstep + 1 times */
+	int ndof;
+	/* Per dof, the history of u, v and a (nstep + 1 values each), or NULL
+	 * for a dof not kept (history beyond the budget and not recorded). */
+	double **u, **v, **a;
+	int kept_all;
+	double *energy[RT_NENERGY];
+	int ncol;             /* recorded expressions (IR_REC_EXPR), by name */
+	const char **col_name;
+	double **col;
+	size_t history_bytes; /* what keeping every dof would have needed */
+};
+
+/* Run the plan.  On success returns 0 and a result owned by the caller;
+ * on failure returns the exit status (3 or 4), fills err, and still
+ * returns in *res whatever was computed (rows 0..nstep), which the caller
+ * frees.  Recorded files are complete and parseable in both cases. */
+int rt_run(const struct ir_run *run, struct rt_result **res, struct rt_error *err);
+void rt_result_free(struct rt_result *r);
+
+/* The value at time T of dof i's u (deriv 0), u' (1) or u'' (2): exact at
+ * the step times, cubic Hermite between them for u and u' (with their
+ * derivatives), linear for u''.  T must lie in [t_0, t_n]. */
+double rt_result_dof(const struct rt_result *r, int dof, int deriv, double T);
+/* Linear interpolation of a series (energy or recorded column). */
+double rt_result_series(const struct rt_result *r, const double *y, double T);
+
+#endif

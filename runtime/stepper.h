@@ -1,0 +1,69 @@
+/* stepper.h — one interface for every scheme family (GSL odeiv2's
+ * step/control/driver split): a stepper advances (u, v, a) by one step;
+ * the driver (run.c) owns the time grid, loads, records and the ledger.
+ *
+ * The system is M a + C v + K u = f(t) with constant operators (DESIGN.md,
+ * "The problem class", quadratic case).  Matrices are dense column-major;
+ * kl, ku bound their nonzeros so products cost O(n (kl + ku)). */
+#ifndef DYN_STEPPER_H
+#define DYN_STEPPER_H
+
+#include "run.h"
+
+struct la_factor;
+
+struct rt_system {
+	int n;
+	const double *M, *C, *K;   /* C may be NULL (no damping) */
+	int kl, ku;
+	int banded;                /* solve step matrices with banded LAPACK */
+	const char *const *dof_name;
+	/* f := load at time t (forces and -M d a(t)) */
+	void (*load)(void *ctx, double t, double *f);
+	void *load_ctx;
+};
+
+enum {
+	STEP_IMPLICIT = 1u << 0,
+	STEP_CONSERVING = 1u << 1,   /* T + Φ conserved for undamped linear models */
+	STEP_DISSIPATIVE = 1u << 2,  /* numerical dissipation of high frequencies */
+	STEP_CONDITIONAL = 1u << 3   /* stable only below a critical step */
+};
+
+struct stepper_type {
+	const char *name;
+	int order;
+	unsigned flags;
+	/* p: the family's parameters (struct ir_scheme.p) */
+	void *(*alloc)(const struct rt_system *sys, const double *p, struct rt_error *err);
+	/* Prepare for steps of size tau (factor the step matrix); called before
+	 * the first step and whenever tau changes. */
+	int (*set_step)(void *st, double tau, struct rt_error *err);
+	/* Advance (u, v, a) from t - tau to t, in place. */
+	int (*step)(void *st, double t, double tau, double *u, double *v, double *a, struct rt_error *err);
+	void (*free)(void *st);
+};
+
+extern const struct stepper_type *const step_newmark;
+extern const struct stepper_type *const step_central_difference;
+
+/* The stepper of a family, from the registry (schemes.def). */
+const struct stepper_type *step_lookup(enum ir_family family);
+
+/* The registry, for --list-schemes. */
+struct step_entry {
+	const char *name;
+	enum ir_family family;
+	const struct stepper_type *const *type;
+	const char *params;     /* "beta, gamma" */
+	const char *summary;
+};
+extern const struct step_entry step_registry[];
+extern const int step_nregistry;
+
+/* Factor the step matrix A = cM M + cC C + cK K into f (banded or dense
+ * per sys).  work is n×n scratch.  Returns 0 or LAPACK's pivot. */
+int step_factor(const struct rt_system *sys, struct la_factor *f, double *work,
+                double cM, double cC, double cK);
+
+#endif

@@ -1,0 +1,337 @@
+/* table.c — tabulated functions of time (recorded ground motions, sampled
+ * loads) read from CSV files, and their linear interpolation.
+ *
+ * The files come from other programs (spreadsheets, data loggers), so the
+ * reader is lenient about form — header row, comments, blank lines, CRLF
+ * line endings, a UTF-8 byte-order mark, blanks around fields, lines of any
+ * length — and strict about content: every time and every value read must
+ * be a finite number and the times must increase, and a mistake is reported
+ * with the file, the line and the column so that the user can fix it.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "table.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUOTE_MAX 40    /* longest field text quoted in a message */
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Strip blanks around s in place (s is NUL-terminated). */
+static char *trim(char *s)
+{
+	char *e;
+
+	while (is_blank((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && is_blank((unsigned char)e[-1]))
+		e--;
+	*e = '\0';
+	return s;
+}
+
+enum num_status { NUM_OK, NUM_EMPTY, NUM_BAD, NUM_INFINITE };
+
+/* Parse a whole trimmed field as a number: strtod alone would accept "1.5x"
+ * as 1.5 and silently drop the rest. */
+static enum num_status parse_number(const char *s, double *v)
+{
+	char *end;
+
+	if (*s == '\0')
+		return NUM_EMPTY;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || *end != '\0')
+		return NUM_BAD;
+	/* Overflow (1e999) and "inf"/"nan" have no use as samples and would
+	 * poison every interpolated value; underflow to 0 is harmless. */
+	if (!isfinite(*v))
+		return NUM_INFINITE;
+	return NUM_OK;
+}
+
+/* Field text for a message, shortened so that a stray binary line cannot
+ * flood the error. */
+static void quote(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > QUOTE_MAX)
+		snprintf(buf, len, "%.*s...", QUOTE_MAX, s);
+	else
+		snprintf(buf, len, "%s", s);
+}
+
+/* Shortest %g form that reads back as v, so that two close but distinct
+ * times in a message do not print alike. */
+static void format_num(char *buf, size_t len, double v)
+{
+	int p;
+
+	for (p = 1; p <= 17; p++) {
+		snprintf(buf, len, "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+/* Report a field of column c that is not a usable number. */
+static void bad_field(char *err, size_t errlen, const char *path, long line,
+                      int c, enum num_status st, const char *field)
+{
+	char q[QUOTE_MAX + 8];
+
+	quote(q, sizeof q, field);
+	if (st == NUM_EMPTY)
+		set_err(err, errlen, "'%s' line %ld: expected a number in "
+		        "column %d, found an empty field", path, line, c);
+	else if (st == NUM_INFINITE)
+		set_err(err, errlen, "'%s' line %ld: expected a finite number "
+		        "in column %d, found '%s'", path, line, c, q);
+	else
+		set_err(err, errlen, "'%s' line %ld: expected a number in "
+		        "column %d, found '%s'", path, line, c, q);
+}
+
+static int read_file(FILE *f, const char *path, int col, int *n, double **x,
+                     double **y, char *err, size_t errlen)
+{
+	char *line = NULL, *p, *f1, *fc;
+	size_t cap = 0, size = 0, room = 0;
+	ssize_t len;
+	long lineno = 0;
+	int seen_content = 0, nfields, k;
+	double t, v, *xs = NULL, *ys = NULL;
+	enum num_status st;
+	char a[32], b[32];
+
+	while (errno = 0, (len = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		/* getline keeps "\n"; Windows files add "\r" before it. */
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		p = line;
+		if (lineno == 1 && strncmp(p, "\xEF\xBB\xBF", 3) == 0)
+			p += 3;     /* byte-order mark from spreadsheet exports */
+		while (is_blank((unsigned char)*p))
+			p++;
+		if (*p == '\0' || *p == '#')
+			continue;
+
+		/* Split at commas, keeping the first field and field col. */
+		f1 = fc = NULL;
+		for (nfields = 1, k = 1;; k++) {
+			char *comma = strchr(p, ',');
+
+			if (comma)
+				*comma = '\0';
+			if (k == 1)
+				f1 = trim(p);
+			if (k == col)
+				fc = trim(p);
+			nfields = k;
+			if (!comma)
+				break;
+			p = comma + 1;
+		}
+
+		st = parse_number(f1, &t);
+		if (st != NUM_OK) {
+			/* Only the first line with content may be a header. */
+			if (!seen_content && st != NUM_INFINITE) {
+				seen_content = 1;
+				continue;
+			}
+			bad_field(err, errlen, path, lineno, 1, st, f1);
+			goto fail;
+		}
+		seen_content = 1;
+		if (nfields < col) {
+			set_err(err, errlen, "'%s' line %ld: column %d missing "
+			        "(the row has %d column%s)", path, lineno, col,
+			        nfields, nfields == 1 ? "" : "s");
+			goto fail;
+		}
+		if (col == 1) {
+			v = t;
+		} else {
+			st = parse_number(fc, &v);
+			if (st != NUM_OK) {
+				bad_field(err, errlen, path, lineno, col, st, fc);
+				goto fail;
+			}
+		}
+		if (size > 0 && !(t > xs[size - 1])) {
+			format_num(a, sizeof a, t);
+			format_num(b, sizeof b, xs[size - 1]);
+			set_err(err, errlen, "'%s' line %ld: times must increase "
+			        "(%s after %s)", path, lineno, a, b);
+			goto fail;
+		}
+		if (size == (size_t)INT_MAX) {
+			set_err(err, errlen, "'%s' has too many rows", path);
+			goto fail;
+		}
+		if (size == room) {
+			/* Grow by half again: amortised O(1) appends. */
+			size_t nroom = room + 1024 + room / 2;
+			double *nx, *ny;
+
+			if (nroom > (size_t)INT_MAX)
+				nroom = INT_MAX;
+			nx = realloc(xs, nroom * sizeof *xs);
+			if (!nx)
+				goto nomem;
+			xs = nx;
+			ny = realloc(ys, nroom * sizeof *ys);
+			if (!ny)
+				goto nomem;
+			ys = ny;
+			room = nroom;
+		}
+		xs[size] = t;
+		ys[size] = v;
+		size++;
+	}
+	if (errno == ENOMEM)
+		goto nomem;
+	if (ferror(f)) {
+		set_err(err, errlen, "cannot read '%s': %s", path,
+		        strerror(errno ? errno : EIO));
+		goto fail;
+	}
+	if (size == 0) {
+		set_err(err, errlen, "'%s' has no data rows", path);
+		goto fail;
+	}
+	/* Give back the growth slack. */
+	{
+		double *nx = realloc(xs, size * sizeof *xs);
+		double *ny;
+
+		if (nx)
+			xs = nx;
+		ny = realloc(ys, size * sizeof *ys);
+		if (ny)
+			ys = ny;
+	}
+	free(line);
+	*n = (int)size;
+	*x = xs;
+	*y = ys;
+	return 0;
+
+nomem:
+	set_err(err, errlen, "out of memory reading '%s'", path);
+fail:
+	free(line);
+	free(xs);
+	free(ys);
+	return -1;
+}
+
+int table_read(const char *path, int col, int *n, double **x, double **y,
+               char *err, size_t errlen)
+{
+	locale_t c, old = (locale_t)0;
+	FILE *f;
+	int r;
+
+	*n = 0;
+	*x = *y = NULL;
+	if (col < 1) {
+		set_err(err, errlen, "column %d is out of range: columns count "
+		        "from 1", col);
+		return -1;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		set_err(err, errlen, "cannot open '%s': %s", path,
+		        strerror(errno));
+		return -1;
+	}
+	/* Data files always use '.', whatever the user's locale: read them in
+	 * the C locale, switched for this thread only. */
+	c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (c != (locale_t)0)
+		old = uselocale(c);
+	r = read_file(f, path, col, n, x, y, err, errlen);
+	if (c != (locale_t)0) {
+		uselocale(old);
+		freelocale(c);
+	}
+	fclose(f);
+	return r;
+}
+
+double table_eval(int n, const double *x, const double *y, double t, int *hint)
+{
+	int i, lo, hi;
+
+	if (n < 1)
+		return NAN;
+	if (isnan(t))
+		return t;
+	if (t <= x[0])
+		return y[0];
+	if (t >= x[n - 1])
+		return y[n - 1];
+	/* Now n ≥ 2 and x[0] < t < x[n-1]: find i with x[i] ≤ t < x[i+1].
+	 * A time stepper asks for t slightly after its previous t, so the
+	 * hinted interval or the next one usually holds it. */
+	i = hint ? *hint : 0;
+	if (i < 0 || i > n - 2)
+		i = 0;
+	if (x[i] <= t && t < x[i + 1]) {
+		/* hit */
+	} else if (i + 2 <= n - 1 && x[i + 1] <= t && t < x[i + 2]) {
+		i++;
+	} else {
+		/* Binary search on the side of the hint where t lies. */
+		if (t < x[i]) {
+			lo = 0;
+			hi = i;
+		} else {
+			lo = i;
+			hi = n - 1;
+		}
+		/* Invariant: x[lo] ≤ t < x[hi]. */
+		while (hi - lo > 1) {
+			int mid = lo + (hi - lo) / 2;
+
+			if (x[mid] <= t)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		i = lo;
+	}
+	if (hint)
+		*hint = i;
+	/* This form gives y[i] exactly at t = x[i]. */
+	return y[i] + (y[i + 1] - y[i]) * ((t - x[i]) / (x[i + 1] - x[i]));
+}

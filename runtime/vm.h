@@ -1,0 +1,18 @@
+/* vm.h — evaluates IR expression programs.  The caller owns a scratch of
+ * prog->n doubles (registers), allocated once per run: no allocation here. */
+#ifndef DYN_VM_H
+#define DYN_VM_H
+
+#include "ir.h"
+
+struct vm_input {
+	double t;
+	const double *u, *v, *a;      /* the state; may be NULL when unused */
+	const struct ir_table *table; /* the model's tables */
+	int *table_hint;              /* one per table, for monotone sweeps */
+};
+
+/* Run the program; out[j] receives output j. */
+void vm_eval(const struct ir_prog *p, double *reg, const struct vm_input *in, double *out);
+
+#endif

@@ -1,0 +1,8 @@
+# tests/local.mk — unit tests of the numeric kernels, golden tests of the
+# language, verification scripts.  `make check` runs tests/run-tests, which
+# ends with the line "N passed, N failed".
+RT_LIBS = runtime/libdynrt.a $(LIBS)
+check_PROGRAMS += tests/test_la tests/test_plot tests/test_table
+tests_test_la_LDADD = $(RT_LIBS)
+tests_test_plot_LDADD = $(RT_LIBS)
+tests_test_table_LDADD = $(RT_LIBS)
