@@ -31,7 +31,7 @@ const char *const builtin_names[] = {
 	"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
 	"exp", "log", "log10", "sqrt", "abs", "sign", "floor", "ceil", "atan2",
 	"hypot", "mod", "min", "max", "diag", "eye", "zeros", "ones",
-	"transpose", "table", NULL
+	"transpose", "table", "maxabs", "matrix", "vector", NULL
 };
 
 int builtin_exists(const char *name)
@@ -121,9 +121,46 @@ static int table_call(struct eval *ev, struct ast_expr *call, struct value *out)
 	return 0;
 }
 
+/* max(h), min(h), maxabs(h) over the samples of a history. */
+static int reduce(struct eval *ev, struct ast_expr *call, const char *name, struct value *h, struct value *out)
+{
+	const double *y;
+	int n;
+	if (hist_values(ev, h, call->loc, &y, &n))
+		return -1;
+	double r = name[1] == 'i' ? INFINITY : name[3] == 'a' ? 0 : -INFINITY;
+	for (int i = 0; i < n; i++) {
+		double x = name[3] == 'a' ? fabs(y[i]) : y[i];
+		r = name[1] == 'i' ? fmin(r, x) : fmax(r, x);
+	}
+	*out = value_num(ev, r, call->loc);
+	return 0;
+}
+
 int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struct value *out, int *status)
 {
 	memset(out, 0, sizeof *out);
+	int is_reduction = strcmp(name, "maxabs") == 0 ||
+	                   ((strcmp(name, "max") == 0 || strcmp(name, "min") == 0) && call->args.n == 1);
+	if (is_reduction) {
+		*status = -1;
+		if (positional(ev, call, name))
+			return 0;
+		if (call->args.n != 1) {
+			arity_error(ev, call, name, "1 argument (a history such as r.u)");
+			return 0;
+		}
+		struct value h;
+		if (eval_expr(ev, arg(call, 0), &h))
+			return 0;
+		if (h.kind != VAL_HIST) {
+			eval_error(ev, arg(call, 0)->loc, "%s(x) needs a history such as r.u, not %s%s", name,
+			           value_kind_name(&h), strcmp(name, "maxabs") ? " (or two numbers: max(a, b))" : "");
+			return 0;
+		}
+		*status = reduce(ev, call, name, &h, out);
+		return 0;
+	}
 	for (size_t f = 0; f < sizeof scalar_fn / sizeof scalar_fn[0]; f++) {
 		if (strcmp(scalar_fn[f].name, name) != 0)
 			continue;
@@ -245,6 +282,63 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 		for (int i = 0; i < n; i++)
 			for (int j = 0; j < n; j++)
 				out->m[i * n + j] = i == j ? d[i] : zero;
+		*status = 0;
+		return 0;
+	}
+	if (strcmp(name, "matrix") == 0 || strcmp(name, "vector") == 0) {
+		/* matrix(r, c, f) = [f(i, j)], vector(n, f) = [f(i)]: f names a
+		 * function; indices count from 1. */
+		*status = -1;
+		int mat = name[0] == 'm', nsize = mat ? 2 : 1;
+		if (positional(ev, call, name))
+			return 0;
+		if (call->args.n != nsize + 1) {
+			arity_error(ev, call, name, mat ? "3 arguments (rows, columns, a function f(i, j))"
+			                                : "2 arguments (size, a function f(i))");
+			return 0;
+		}
+		int r, c = 1;
+		if (size_arg(ev, arg(call, 0), &r) || (mat && size_arg(ev, arg(call, 1), &c)))
+			return 0;
+		struct ast_expr *fe = arg(call, nsize);
+		struct binding *fb = fe->kind == AST_NAME ? scope_lookup(ev->scope, fe->name) : NULL;
+		if (!fb || fb->kind != B_FUNCTION || fb->stmt->params.n != nsize) {
+			eval_error(ev, fe->loc, "%s needs the name of a function of %d argument%s", name, nsize,
+			           nsize == 1 ? "" : "s");
+			return 0;
+		}
+		if ((double)r * c > 4e7) {
+			eval_error(ev, call->loc, "a %dx%d matrix is too large", r, c);
+			return 0;
+		}
+		/* Call f through a synthetic call node whose arguments are the
+		 * indices, so that user functions behave exactly as when called. */
+		struct ast_expr *ix[2];
+		struct ast_expr fcall = *call;
+		fcall.kind = AST_CALL;
+		fcall.lhs = fe;
+		fcall.args.n = 0;
+		fcall.args.cap = 0;
+		fcall.args.v = NULL;
+		for (int k = 0; k < nsize; k++) {
+			ix[k] = ast_expr_new(ev->a, AST_NUM, call->loc);
+			ast_vec_push(ev->a, &fcall.args, ast_arg_new(ev->a, NULL, call->loc, ix[k]));
+		}
+		*out = value_mat(ev, r, c);
+		for (int i = 0; i < r; i++)
+			for (int j = 0; j < c; j++) {
+				struct value x;
+				ix[0]->num = i + 1;
+				if (mat)
+					ix[1]->num = j + 1;
+				if (eval_expr(ev, &fcall, &x))
+					return 0;
+				if (x.kind != VAL_NUM) {
+					eval_error(ev, fe->loc, "%s must return a number, not %s", fe->name, value_kind_name(&x));
+					return 0;
+				}
+				out->m[i * c + j] = x.reg;
+			}
 		*status = 0;
 		return 0;
 	}

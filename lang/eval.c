@@ -475,6 +475,28 @@ static int hist_at(struct eval *ev, struct ast_expr *call, struct value *h, stru
 	return 0;
 }
 
+int hist_values(struct eval *ev, struct value *h, struct loc loc, const double **y, int *n)
+{
+	if (h->kind != VAL_HIST)
+		return eval_error(ev, loc, "plot needs histories such as r.u, not %s", value_kind_name(h));
+	const struct rt_result *r = h->run->res;
+	if (h->cols == -1)
+		return eval_error(ev, loc, "%s is a vector dof: index it, as %s[1]", h->ser.label, h->ser.label);
+	if (h->ser.kind == SER_DOF && !r->u[h->ser.index])
+		return eval_error(ev, loc, "%s was not kept (the history exceeds the run's budget); record it",
+		                  h->ser.label);
+	*n = r->nstep + 1;
+	switch (h->ser.kind) {
+	case SER_T: *y = r->t; break;
+	case SER_DOF:
+		*y = h->ser.deriv == 0 ? r->u[h->ser.index] : h->ser.deriv == 1 ? r->v[h->ser.index] : r->a[h->ser.index];
+		break;
+	case SER_ENERGY: *y = r->energy[h->ser.index]; break;
+	case SER_COL: *y = r->col[h->ser.index]; break;
+	}
+	return 0;
+}
+
 /* ---- calls ---- */
 
 static int call_function(struct eval *ev, struct ast_expr *call, struct binding *fb, struct value *out)

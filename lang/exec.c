@@ -136,28 +136,6 @@ static int exec_check(struct eval *ev, struct ast_stmt *st)
 
 /* ---- plot ---- */
 
-static int series_values(struct eval *ev, struct value *h, struct loc loc, const double **y, int *n)
-{
-	if (h->kind != VAL_HIST)
-		return eval_error(ev, loc, "plot needs histories such as r.u, not %s", value_kind_name(h));
-	const struct rt_result *r = h->run->res;
-	if (h->cols == -1)
-		return eval_error(ev, loc, "%s is a vector dof: index it, as %s[1]", h->ser.label, h->ser.label);
-	if (h->ser.kind == SER_DOF && !r->u[h->ser.index])
-		return eval_error(ev, loc, "%s was not kept (the history exceeds the run's budget); record it",
-		                  h->ser.label);
-	*n = r->nstep + 1;
-	switch (h->ser.kind) {
-	case SER_T: *y = r->t; break;
-	case SER_DOF:
-		*y = h->ser.deriv == 0 ? r->u[h->ser.index] : h->ser.deriv == 1 ? r->v[h->ser.index] : r->a[h->ser.index];
-		break;
-	case SER_ENERGY: *y = r->energy[h->ser.index]; break;
-	case SER_COL: *y = r->col[h->ser.index]; break;
-	}
-	return 0;
-}
-
 static int exec_plot(struct eval *ev, struct ast_stmt *st)
 {
 	int n = st->exprs.n;
@@ -167,12 +145,12 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 		struct ast_expr *e = st->exprs.v[i];
 		struct ast_expr *ye = e->kind == AST_PAIR ? e->lhs : e;
 		struct value y, x;
-		if (eval_expr(ev, ye, &y) || series_values(ev, &y, ye->loc, &ser[i].y, &ser[i].n))
+		if (eval_expr(ev, ye, &y) || hist_values(ev, &y, ye->loc, &ser[i].y, &ser[i].n))
 			return -1;
 		ser[i].label = y.ser.label;
 		if (e->kind == AST_PAIR) {
 			int nx;
-			if (eval_expr(ev, e->rhs, &x) || series_values(ev, &x, e->rhs->loc, &ser[i].x, &nx))
+			if (eval_expr(ev, e->rhs, &x) || hist_values(ev, &x, e->rhs->loc, &ser[i].x, &nx))
 				return -1;
 			if (nx != ser[i].n)
 				return eval_error(ev, e->loc, "%s and %s come from runs of different lengths", y.ser.label, x.ser.label);

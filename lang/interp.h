@@ -85,6 +85,9 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 int builtin_exists(const char *name);
 extern const char *const builtin_names[];
 
+/* The samples of a history (r.u, r.x[2]', r.kinetic): n = steps + 1. */
+int hist_values(struct eval *ev, struct value *h, struct loc loc, const double **y, int *n);
+
 /* Runs (lower.c). */
 int lower_run(struct eval *ev, struct ast_run *run, struct ir_run **out);
 int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct value *out);

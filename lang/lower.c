@@ -774,11 +774,8 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	run->nstep = steps < 1 ? 1 : (int)steps;
 	double last = run->t1 - (run->t0 + (run->nstep - 1) * run->dt);
 	if (fabs(last - run->dt) > 1e-9 * run->dt) {
-		char a[32], c[32];
-		value_format_num(last, a);
-		value_format_num(run->dt, c);
-		diag_warning(ev->d, ar->dt->loc, "the last step is shortened to %s: the run's length is not a multiple of the step %s",
-		             a, c);
+		diag_warning(ev->d, ar->dt->loc, "the last step is shortened to %.6g: the run's length is not a multiple of the step %.6g",
+		             last, run->dt);
 	}
 	if (resolve_scheme(ev, ar->scheme, &run->scheme, 0))
 		return -1;
