@@ -299,8 +299,8 @@ static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
 	case B_DOF: {
 		const struct dof_group *g = b->group;
 		if (!ev->mc || !ev->mc->allow_state)
-			return eval_error(ev, e->loc, "%s depends on dof %s: %s may depend on t only",
-			                  ev->mc ? ev->mc->what : "this", g->name, ev->mc ? ev->mc->what : "it");
+			return eval_error(ev, e->loc, "%s depends on dof %s: it may depend on t only",
+			                  ev->mc ? ev->mc->what : "this", g->name);
 		if (!g->vector) {
 			out->kind = VAL_NUM;
 			out->reg = ir_emit_input(ev->prog, IR_DOF, g->first, ir_loc_of(e->loc));
@@ -335,8 +335,8 @@ static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
 		struct binding *b = scope_lookup(ev->scope, name);
 		if (b && b->kind == B_DOF) {
 			if (!ev->mc || !ev->mc->allow_state)
-				return eval_error(ev, e->loc, "%s depends on the velocity of %s: %s may depend on t only",
-				                  ev->mc ? ev->mc->what : "this", name, ev->mc ? ev->mc->what : "it");
+				return eval_error(ev, e->loc, "%s depends on the velocity of %s: it may depend on t only",
+				                  ev->mc ? ev->mc->what : "this", name);
 			struct value v;
 			if (eval_expr(ev, base, &v))
 				return -1;
@@ -534,7 +534,7 @@ static int call_function(struct eval *ev, struct ast_expr *call, struct binding 
 	int rc = eval_expr(ev, f->value, out);
 	ev->depth--;
 	ev->scope = saved;
-	if (rc)
+	if (rc && ev->depth == 0)
 		diag_note(ev->d, call->loc, "in the call of %s here", f->name);
 	return rc;
 }

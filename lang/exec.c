@@ -256,8 +256,8 @@ static int exec_import(struct eval *ev, struct ast_stmt *st)
 			return -1;
 		return exec_stmts(ev, &prog->stmts);
 	}
-	return eval_error(ev, st->name_loc, "cannot find module '%s' (looked for %s.dyn in DYN_PATH, the script's folder and %s)",
-	                  st->name, st->name, ev->s->stdlib_dir ? ev->s->stdlib_dir : "the data folder");
+	return eval_error(ev, st->name_loc, "cannot find module '%s' (looked for %s.dyn in DYN_PATH, "
+	                  "the script's folder and the installed library)", st->name, st->name);
 }
 
 static int exec_stmt(struct eval *ev, struct ast_stmt *st)

@@ -150,7 +150,16 @@ static int resolve_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme 
 		double ok;
 		rc = eval_number(ev, def->cond, &ok, "a scheme requirement");
 		if (rc == 0 && ok == 0) {
-			rc = eval_error(ev, e->loc, "%s: the requirement of scheme %s is not met", name, name);
+			char args[256] = "";
+			size_t n = 0;
+			for (int j = 0; j < def->params.n && n < sizeof args - 48; j++) {
+				char num[32];
+				value_format_num(vals[j].k, num);
+				n += (size_t)snprintf(args + n, sizeof args - n, "%s%s = %s", j ? ", " : "",
+				                      ((struct ast_arg *)def->params.v[j])->name,
+				                      vals[j].kind == VAL_NUM ? num : "...");
+			}
+			rc = eval_error(ev, e->loc, "%s(%s) does not meet the scheme's requirement", name, args);
 			diag_note(ev->d, def->cond->loc, "%s requires this", name);
 		}
 	}

@@ -260,6 +260,7 @@ init_item:
 init_target:
 	IDENT                   { $$ = name_expr(ctx, $1, L(@1)); }
 	| IDENT PRIME           { $$ = ast_expr_new(A, AST_PRIME, ast_span(L(@1), L(@2))); $$->lhs = name_expr(ctx, $1, L(@1)); $$->primes = 1; }
+	| IDENT PRIME PRIME     { $$ = ast_expr_new(A, AST_PRIME, ast_span(L(@1), L(@3))); $$->lhs = name_expr(ctx, $1, L(@1)); $$->primes = 2; }
 	| IDENT '[' expr ']'    { $$ = ast_expr_new(A, AST_INDEX, ast_span(L(@1), L(@4))); $$->lhs = name_expr(ctx, $1, L(@1)); $$->rhs = $3; }
 	| IDENT '[' expr ']' PRIME {
 		struct ast_expr *ix = ast_expr_new(A, AST_INDEX, ast_span(L(@1), L(@4))); ix->lhs = name_expr(ctx, $1, L(@1)); ix->rhs = $3;
@@ -393,6 +394,18 @@ arg:
 
 %%
 
+/* A token as messages show it: keywords quoted ('let'), classes of
+ * tokens bare (name, number, end of line). */
+static const char *token_text(yysymbol_kind_t sym, char *buf, size_t size)
+{
+	const char *s = yysymbol_name(sym);
+	if (sym >= YYSYMBOL_PARAM && sym <= YYSYMBOL_SUM) {
+		snprintf(buf, size, "'%s'", s);
+		return buf;
+	}
+	return s;
+}
+
 /* Syntax errors name what was found and, when there are few, what was
  * expected.  A token the scanner already reported (BADTOKEN) is not
  * reported again. */
@@ -405,14 +418,14 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *scanner, struct p
 	enum { MAXEXP = 5 };
 	yysymbol_kind_t expected[MAXEXP];
 	int n = yypcontext_expected_tokens(pc, expected, MAXEXP);
-	char buf[512];
+	char buf[512], name[64];
 	int len = snprintf(buf, sizeof buf, "syntax error: unexpected %s",
-	                   found == YYSYMBOL_YYEOF ? "end of file" : yysymbol_name(found));
+	                   found == YYSYMBOL_YYEOF ? "end of file" : token_text(found, name, sizeof name));
 	if (n > 0 && n < MAXEXP) {
 		for (int i = 0; i < n && len < (int)sizeof buf; i++)
 			len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s",
 			                i == 0 ? ", expecting " : i == n - 1 ? " or " : ", ",
-			                yysymbol_name(expected[i]));
+			                token_text(expected[i], name, sizeof name));
 	}
 	diag_error(ctx->diag, loc_of(ctx, yypcontext_location(pc)), "%s", buf);
 	return 0;

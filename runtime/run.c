@@ -173,7 +173,7 @@ static int build_system(const struct ir_run *plan, struct rt_system *sys, double
 				double x = m->mass.a[i + (size_t)j * n], y = m->mass.a[j + (size_t)i * n];
 				if (x != y)
 					return fail(err, 3, m->mass.loc,
-					            "the mass matrix is not symmetric: entry (%d, %d) is %.17g but (%d, %d) is %.17g",
+					            "the mass matrix is not symmetric: entry (%d, %d) is %.15g but (%d, %d) is %.15g",
 					            i + 1, j + 1, x, j + 1, i + 1, y);
 			}
 	}
