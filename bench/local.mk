@@ -1,0 +1,5 @@
+# bench/local.mk — `make bench` prints timings; never part of `make check`.
+EXTRA_DIST += bench/run.sh bench/chain.dyn bench/seismic_long.dyn
+bench: dyn$(EXEEXT)
+	@DYN=./dyn$(EXEEXT) srcdir=$(srcdir) $(SHELL) $(srcdir)/bench/run.sh
+.PHONY: bench

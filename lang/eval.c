@@ -502,34 +502,38 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 static int call_function(struct eval *ev, struct ast_expr *call, struct binding *fb, struct value *out)
 {
 	struct ast_stmt *f = fb->stmt;
+	enum { MAXARGS = 16 };
 	if (call->args.n != f->params.n)
 		return eval_error(ev, call->loc, "%s takes %d argument%s, %d given", f->name,
 		                  f->params.n, f->params.n == 1 ? "" : "s", call->args.n);
+	if (f->params.n > MAXARGS)
+		return eval_error(ev, call->loc, "%s has more than %d parameters", f->name, MAXARGS);
 	if (ev->depth >= 64)
 		return eval_error(ev, call->loc, "function calls nested too deeply (is %s recursive?)", f->name);
-	struct value *args = arena_alloc(ev->a, sizeof *args * (size_t)(call->args.n + 1));
+	/* The call's scope lives on the C stack: nothing of it outlives the
+	 * call (results are registers), and matrix(n, n, f) makes n² calls. */
+	struct binding args[MAXARGS];
+	struct scope sc = { NULL, NULL };
 	for (int i = 0; i < call->args.n; i++) {
 		struct ast_arg *g = call->args.v[i];
 		if (g->name)
 			return eval_error(ev, g->loc, "%s takes positional arguments", f->name);
-		if (eval_expr(ev, g->value, &args[i]))
+		struct ast_arg *p = f->params.v[i];
+		memset(&args[i], 0, sizeof args[i]);
+		if (eval_expr(ev, g->value, &args[i].val))
 			return -1;
+		args[i].name = p->name;
+		args[i].kind = B_VALUE;
+		args[i].loc = p->loc;
+		args[i].next = sc.head;
+		sc.head = &args[i];
 	}
-	struct scope *saved = ev->scope;
 	/* The body sees the globals and its arguments (lexical scope); inside a
 	 * model it also sees the model's names, so that a function of u works
 	 * in a record expression. */
-	ev->scope = scope_new(ev->a, saved);
-	for (int i = 0; i < f->params.n; i++) {
-		struct ast_arg *p = f->params.v[i];
-		struct binding *b = arena_alloc(ev->a, sizeof *b);
-		b->name = p->name;
-		b->kind = B_VALUE;
-		b->val = args[i];
-		b->loc = p->loc;
-		b->next = ev->scope->head;
-		ev->scope->head = b;
-	}
+	struct scope *saved = ev->scope;
+	sc.parent = saved;
+	ev->scope = &sc;
 	ev->depth++;
 	int rc = eval_expr(ev, f->value, out);
 	ev->depth--;

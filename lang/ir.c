@@ -55,7 +55,13 @@ static unsigned long long key_of(const struct ir_insn *in)
 	unsigned long long kb;
 	memcpy(&kb, &in->k, sizeof kb);
 	h ^= kb * 0x94D049BB133111EBull;
-	h ^= h >> 31;
+	/* murmur3's finalizer: the table index takes the low bits, and the
+	 * bits of small integer constants are all high. */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
 	return h;
 }
 
