@@ -435,8 +435,8 @@ static int hist_available(struct eval *ev, const struct value *h, struct loc loc
 		return eval_error(ev, loc, "%s is a vector dof: index it, as %s[1]", h->ser.label, h->ser.label);
 	if (h->ser.kind == SER_DOF && !r->u[h->ser.index])
 		return eval_error(ev, loc,
-		                  "%s was not kept: the history of every dof (%.0f MB) exceeds the run's budget "
-		                  "(history_budget = %.0f MB), so only recorded quantities are kept; record it",
+		                  "%s was not kept: the history of every dof (%.3g MB) exceeds the run's budget "
+		                  "(history_budget = %.3g MB), so only recorded quantities are kept; record it",
 		                  h->ser.label, (double)r->history_bytes / 1e6,
 		                  (double)h->run->plan->history_budget / 1e6);
 	return 0;

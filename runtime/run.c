@@ -453,9 +453,12 @@ int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *
 		}
 		for (int i = 0; i < n; i++)
 			if (!isfinite(u[i]) || !isfinite(v[i])) {
+				double bad = !isfinite(u[i]) ? u[i] : v[i];
 				status = fail(err, 4, plan->loc,
-				              "t = %.10g (step %d): the solution is not finite (dof %s = %g); "
-				              "try a smaller step", tk, k, m->dof[i].name, !isfinite(u[i]) ? u[i] : v[i]);
+				              "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "
+				              "the scheme is unstable at this step: try a smaller step",
+				              tk, k, !isfinite(u[i]) ? "the displacement" : "the velocity",
+				              m->dof[i].name, isnan(bad) ? "NaN" : "infinite");
 				goto done;
 			}
 		load_eval(&L, tk, f);
