@@ -528,11 +528,10 @@ static int call_function(struct eval *ev, struct ast_expr *call, struct binding 
 		args[i].next = sc.head;
 		sc.head = &args[i];
 	}
-	/* The body sees the globals and its arguments (lexical scope); inside a
-	 * model it also sees the model's names, so that a function of u works
-	 * in a record expression. */
+	/* Lexical scope: the body sees its arguments and the names visible
+	 * where it was defined (t inside a model, through ev->mc). */
 	struct scope *saved = ev->scope;
-	sc.parent = saved;
+	sc.parent = fb->closure ? fb->closure : ev->s->globals;
 	ev->scope = &sc;
 	ev->depth++;
 	int rc = eval_expr(ev, f->value, out);

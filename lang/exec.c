@@ -3,6 +3,7 @@
  * example").  Exit statuses follow DESIGN.md, "Errors". */
 #include <config.h>
 
+#include "check.h"
 #include "interp.h"
 #include "parse.h"
 #include "plot.h"
@@ -312,6 +313,7 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 		if (!b)
 			return -1;
 		b->stmt = st;
+		b->closure = ev->scope;
 		return 0;
 	}
 	case AST_STMT_FOR: {
@@ -401,6 +403,12 @@ struct ast_program *session_parse(struct session *s, const char *file, const cha
 
 int session_exec_program(struct session *s, struct ast_program *prog)
 {
+	if (check_program(s, prog)) {
+		s->status = 3;
+		return 3;
+	}
+	if (s->check_only)
+		return 0;
 	struct eval ev = { 0 };
 	ev.s = s;
 	ev.a = s->arena;

@@ -29,6 +29,7 @@ struct binding {
 	struct value val;
 	struct ast_stmt *stmt;
 	const struct dof_group *group;
+	struct scope *closure;  /* B_FUNCTION: the scope it was defined in */
 	struct loc loc;
 	int is_param;
 	struct binding *next;

@@ -10,6 +10,7 @@ lang_libdynlang_a_SOURCES = \
 	lang/ir.c lang/ir.h lang/ir_ops.def \
 	lang/value.c lang/value.h \
 	lang/eval.c lang/eval.h lang/interp.h \
+	lang/check.c lang/check.h \
 	lang/builtin.c lang/lower.c lang/exec.c
 nodist_lang_libdynlang_a_SOURCES = lang/stdlib_schemes.inc
 dyn_SOURCES = lang/main.c

@@ -1,0 +1,378 @@
+/* check.c — static checks of a whole program before anything runs: every
+ * name resolves and none is defined twice in one scope (DESIGN.md,
+ * "Errors": such mistakes are found before stepping starts, not after a
+ * long run).  Values, shapes and operators are checked when models are
+ * lowered (lower.c); this pass only needs the scoping rules:
+ *   - top-level names are visible after their definition, in program order;
+ *   - a for body, a function body and a model are scopes of their own;
+ *   - inside a model: its params, its dofs and t; record expressions of a
+ *     run see the model's names too;
+ *   - field names of runs (r.u) are checked when the run exists. */
+#include <config.h>
+
+#include "check.h"
+#include "interp.h"
+
+#include <string.h>
+
+struct cname {
+	const char *name;
+	enum bind_kind kind;
+	struct loc loc;
+	struct ast_model *model;   /* B_MODEL */
+	struct cname *next;
+};
+
+struct cscope {
+	struct cname *head;
+	struct cscope *parent;
+};
+
+struct checker {
+	struct arena *a;
+	struct diag *d;
+	struct cscope *scope;
+	struct cscope *globals;
+	int in_model;           /* t is defined */
+	int allow_redefine;
+	int errors;
+};
+
+static struct cname *lookup(struct cscope *sc, const char *name)
+{
+	for (; sc; sc = sc->parent)
+		for (struct cname *n = sc->head; n; n = n->next)
+			if (strcmp(n->name, name) == 0)
+				return n;
+	return NULL;
+}
+
+static struct cname *define(struct checker *c, const char *name, enum bind_kind kind, struct loc loc)
+{
+	for (struct cname *n = c->scope->head; n; n = n->next)
+		if (strcmp(n->name, name) == 0) {
+			if (c->allow_redefine && c->scope == c->globals) {
+				n->kind = kind;
+				return n;
+			}
+			diag_error(c->d, loc, "'%s' is already defined", name);
+			if (n->loc.file)
+				diag_note(c->d, n->loc, "'%s' was defined here", name);
+			c->errors++;
+			return n;
+		}
+	struct cname *n = arena_alloc(c->a, sizeof *n);
+	n->name = name;
+	n->kind = kind;
+	n->loc = loc;
+	n->next = c->scope->head;
+	c->scope->head = n;
+	return n;
+}
+
+static void push(struct checker *c)
+{
+	struct cscope *sc = arena_alloc(c->a, sizeof *sc);
+	sc->parent = c->scope;
+	c->scope = sc;
+}
+
+static void pop(struct checker *c)
+{
+	c->scope = c->scope->parent;
+}
+
+static void undefined(struct checker *c, struct loc loc, const char *what, const char *name)
+{
+	diag_error(c->d, loc, "undefined %s '%s'", what, name);
+	c->errors++;
+}
+
+static void expr(struct checker *c, struct ast_expr *e);
+
+static void args(struct checker *c, struct ast_vec *v)
+{
+	for (int i = 0; i < v->n; i++)
+		expr(c, ((struct ast_arg *)v->v[i])->value);
+}
+
+static void expr(struct checker *c, struct ast_expr *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case AST_NUM:
+	case AST_STR:
+		return;
+	case AST_NAME: {
+		if (lookup(c->scope, e->name) || strcmp(e->name, "pi") == 0)
+			return;
+		if (strcmp(e->name, "t") == 0) {
+			if (!c->in_model) {
+				diag_error(c->d, e->loc, "t is the time inside a model; it is undefined here");
+				c->errors++;
+			}
+			return;
+		}
+		if (builtin_exists(e->name))
+			return;   /* "is a function" is reported when evaluated */
+		undefined(c, e->loc, "name", e->name);
+		return;
+	}
+	case AST_CALL:
+		if (e->lhs->kind == AST_NAME) {
+			const char *n = e->lhs->name;
+			if (!lookup(c->scope, n) && !builtin_exists(n) && strcmp(n, "rayleigh") != 0 &&
+			    strcmp(n, "modal") != 0)
+				undefined(c, e->lhs->loc, "function", n);
+			/* matrix(r, c, f) and vector(n, f) take a function's name */
+			if (strcmp(n, "matrix") == 0 || strcmp(n, "vector") == 0) {
+				for (int i = 0; i < e->args.n; i++) {
+					struct ast_expr *a = ((struct ast_arg *)e->args.v[i])->value;
+					if (i == e->args.n - 1 && a->kind == AST_NAME) {
+						struct cname *f = lookup(c->scope, a->name);
+						if (!f)
+							undefined(c, a->loc, "function", a->name);
+					} else {
+						expr(c, a);
+					}
+				}
+				return;
+			}
+		} else {
+			expr(c, e->lhs);
+		}
+		args(c, &e->args);
+		return;
+	case AST_FIELD:
+		expr(c, e->lhs);
+		return;
+	case AST_PRIME:
+	case AST_UNARY:
+		expr(c, e->lhs);
+		return;
+	case AST_BINARY:
+	case AST_INDEX:
+	case AST_PAIR:
+		expr(c, e->lhs);
+		expr(c, e->rhs);
+		return;
+	case AST_IF:
+		expr(c, e->cond);
+		expr(c, e->lhs);
+		expr(c, e->rhs);
+		return;
+	case AST_MATRIX:
+		for (int i = 0; i < e->rows.n; i++) {
+			struct ast_vec *r = e->rows.v[i];
+			for (int j = 0; j < r->n; j++)
+				expr(c, r->v[j]);
+		}
+		return;
+	case AST_SUM:
+		expr(c, e->lo);
+		expr(c, e->hi);
+		push(c);
+		define(c, e->name, B_VALUE, e->loc);
+		expr(c, e->lhs);
+		pop(c);
+		return;
+	case AST_RUN:
+		return;   /* handled by run() with the model's scope */
+	}
+}
+
+/* The names a model defines, in a fresh scope left pushed. */
+static void model_scope(struct checker *c, struct ast_model *m)
+{
+	push(c);
+	for (int i = 0; i < m->items.n; i++) {
+		struct ast_item *it = m->items.v[i];
+		if (it->kind == AST_ITEM_PARAM)
+			for (int k = 0; k < it->defs.n; k++) {
+				struct ast_arg *d = it->defs.v[k];
+				expr(c, d->value);
+				define(c, d->name, B_VALUE, d->loc);
+			}
+		else if (it->kind == AST_ITEM_DOF)
+			for (int k = 0; k < it->names.n; k++) {
+				struct ast_expr *d = it->names.v[k];
+				struct ast_expr *nm = d->kind == AST_INDEX ? d->lhs : d;
+				if (d->kind == AST_INDEX)
+					expr(c, d->rhs);
+				define(c, nm->name, B_DOF, nm->loc);
+			}
+	}
+}
+
+static void model(struct checker *c, struct ast_model *m)
+{
+	model_scope(c, m);
+	c->in_model = 1;
+	for (int i = 0; i < m->items.n; i++) {
+		struct ast_item *it = m->items.v[i];
+		switch (it->kind) {
+		case AST_ITEM_PARAM:
+		case AST_ITEM_DOF:
+			break;
+		case AST_ITEM_FORCE:
+		case AST_ITEM_INIT:
+			for (int k = 0; k < it->names.n; k++)
+				expr(c, it->names.v[k]);
+			break;
+		default:
+			expr(c, it->value);
+			expr(c, it->dir);
+		}
+	}
+	c->in_model = 0;
+	pop(c);
+}
+
+static void run(struct checker *c, struct ast_run *r)
+{
+	struct cname *m = lookup(c->globals, r->model);
+	/* the scheme: a family, a declared scheme or an unknown name, which
+	 * lowering reports with the list of schemes */
+	struct ast_expr *s = r->scheme;
+	if (s->kind == AST_CALL)
+		args(c, &s->args);
+	expr(c, r->t0);
+	expr(c, r->t1);
+	expr(c, r->dt);
+	for (int i = 0; i < r->options.n; i++) {
+		struct ast_expr *v = ((struct ast_arg *)r->options.v[i])->value;
+		if (v->kind != AST_NAME)   /* solver = banded: a bare word */
+			expr(c, v);
+	}
+	if (!m) {
+		undefined(c, r->model_loc, "model", r->model);
+		return;
+	}
+	if (m->kind != B_MODEL)
+		return;   /* reported by lowering: "'x' is not a model" */
+	for (int k = 0; k < r->records.n; k++) {
+		struct ast_record *rec = r->records.v[k];
+		expr(c, rec->path);
+		expr(c, rec->every);
+	}
+	if (!m->model)
+		return;   /* a model of an earlier REPL input: lowering checks it */
+	/* record NAME = EXPR sees the model's names; plain items (t, u',
+	 * energy) are checked by lowering, which knows their meaning */
+	model_scope(c, m->model);
+	c->in_model = 1;
+	for (int k = 0; k < r->records.n; k++) {
+		struct ast_record *rec = r->records.v[k];
+		for (int i = 0; i < rec->items.n; i++) {
+			struct ast_record_item *it = rec->items.v[i];
+			if (it->name)
+				expr(c, it->expr);
+		}
+	}
+	c->in_model = 0;
+	pop(c);
+}
+
+static void stmts(struct checker *c, struct ast_vec *v);
+
+static void stmt(struct checker *c, struct ast_stmt *st)
+{
+	switch (st->kind) {
+	case AST_STMT_PARAM:
+		for (int i = 0; i < st->defs.n; i++) {
+			struct ast_arg *d = st->defs.v[i];
+			expr(c, d->value);
+			define(c, d->name, B_VALUE, d->loc);
+		}
+		return;
+	case AST_STMT_LET:
+		if (st->value->kind == AST_RUN)
+			run(c, st->value->run);
+		else
+			expr(c, st->value);
+		define(c, st->name, B_VALUE, st->name_loc);
+		return;
+	case AST_STMT_FUNCTION:
+	case AST_STMT_SCHEME:
+		/* defined first: a body may not call itself usefully, but a
+		 * recursive call is reported at run time with a clear message */
+		define(c, st->name, st->kind == AST_STMT_FUNCTION ? B_FUNCTION : B_SCHEME, st->name_loc);
+		push(c);
+		for (int i = 0; i < st->params.n; i++) {
+			struct ast_arg *p = st->params.v[i];
+			define(c, p->name, B_VALUE, p->loc);
+		}
+		if (st->kind == AST_STMT_FUNCTION) {
+			/* a function may be called inside a model, where t and the
+			 * dofs exist: names it cannot see are caught when called */
+			int saved = c->in_model;
+			c->in_model = 1;
+			expr(c, st->value);
+			c->in_model = saved;
+		} else {
+			if (st->value->kind == AST_CALL)
+				args(c, &st->value->args);
+			expr(c, st->cond);
+		}
+		pop(c);
+		return;
+	case AST_STMT_MODEL:
+		model(c, st->model);
+		define(c, st->name, B_MODEL, st->name_loc)->model = st->model;
+		return;
+	case AST_STMT_FOR:
+		expr(c, st->lo);
+		expr(c, st->hi);
+		push(c);
+		define(c, st->name, B_VALUE, st->name_loc);
+		stmts(c, &st->body);
+		pop(c);
+		return;
+	case AST_STMT_PRINT:
+	case AST_STMT_PLOT:
+		for (int i = 0; i < st->exprs.n; i++)
+			expr(c, st->exprs.v[i]);
+		expr(c, st->path);
+		return;
+	case AST_STMT_CHECK:
+		expr(c, st->value);
+		expr(c, st->tol);
+		return;
+	case AST_STMT_IMPORT:
+		return;
+	case AST_STMT_EXPR:
+		if (st->value->kind == AST_RUN)
+			run(c, st->value->run);
+		else
+			expr(c, st->value);
+		return;
+	}
+}
+
+static void stmts(struct checker *c, struct ast_vec *v)
+{
+	for (int i = 0; i < v->n; i++)
+		stmt(c, v->v[i]);
+}
+
+int check_program(struct session *s, const struct ast_program *prog)
+{
+	struct checker c = { 0 };
+	c.a = s->arena;
+	c.d = &s->diag;
+	c.allow_redefine = s->allow_redefine;
+	/* The session's names so far (stdlib, earlier REPL input) are the
+	 * outermost scope. */
+	c.globals = arena_alloc(s->arena, sizeof *c.globals);
+	for (struct binding *b = s->globals->head; b; b = b->next) {
+		struct cname *n = arena_alloc(s->arena, sizeof *n);
+		n->name = b->name;
+		n->kind = b->kind;
+		n->next = c.globals->head;
+		c.globals->head = n;
+	}
+	c.scope = c.globals;
+	stmts(&c, (struct ast_vec *)&prog->stmts);
+	return c.errors ? -1 : 0;
+}
