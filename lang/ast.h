@@ -95,7 +95,12 @@ enum ast_item_kind {
 	AST_ITEM_FORCE,      /* names: loads, each an expression or a PAIR
 	                        (target: load) */
 	AST_ITEM_SUPPORT,    /* value = acceleration, dir = direction */
-	AST_ITEM_INIT        /* names: PAIRs target = value (u, u', x[2]) */
+	AST_ITEM_INIT,       /* names: PAIRs target = value (u, u', x[2]);
+	                        or equilibrium */
+	AST_ITEM_INTERNAL,   /* names: like DOF, internal variables */
+	AST_ITEM_KINETIC,    /* value: T(u, u') */
+	AST_ITEM_POTENTIAL,  /* value: Φ(u, z) */
+	AST_ITEM_DISSIPATION /* value: Ψ(u', z') */
 };
 
 struct ast_item {
@@ -104,6 +109,7 @@ struct ast_item {
 	struct ast_vec names;
 	struct ast_vec defs;
 	struct ast_expr *target, *value, *dir;
+	int equilibrium;          /* init equilibrium */
 };
 
 struct ast_model {
@@ -135,11 +141,13 @@ struct ast_stmt {
 	struct ast_expr *value, *lo, *hi, *tol, *cond, *path;
 	int relative;
 	struct ast_model *model;
+	struct ast_program *module;   /* import: the module, once parsed */
 };
 
 struct ast_program {
 	struct ast_vec stmts;     /* struct ast_stmt * */
 };
+struct ast_program;
 
 struct ast_expr *ast_expr_new(struct arena *a, enum ast_expr_kind kind, struct loc loc);
 struct ast_stmt *ast_stmt_new(struct arena *a, enum ast_stmt_kind kind, struct loc loc);

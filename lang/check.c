@@ -29,6 +29,7 @@ struct cscope {
 };
 
 struct checker {
+	struct session *s;
 	struct arena *a;
 	struct diag *d;
 	struct cscope *scope;
@@ -105,7 +106,8 @@ static void expr(struct checker *c, struct ast_expr *e)
 	case AST_STR:
 		return;
 	case AST_NAME: {
-		if (lookup(c->scope, e->name) || strcmp(e->name, "pi") == 0)
+		if (lookup(c->scope, e->name) || strcmp(e->name, "pi") == 0 ||
+		    strcmp(e->name, "true") == 0 || strcmp(e->name, "false") == 0)
 			return;
 		if (strcmp(e->name, "t") == 0) {
 			if (!c->in_model) {
@@ -340,6 +342,14 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 		expr(c, st->tol);
 		return;
 	case AST_STMT_IMPORT:
+		/* the module's names join the importing scope */
+		if (strcmp(st->name, "schemes") == 0)
+			return;
+		if (import_module(c->s, st)) {
+			c->errors++;
+			return;
+		}
+		stmts(c, &st->module->stmts);
 		return;
 	case AST_STMT_EXPR:
 		if (st->value->kind == AST_RUN)
@@ -359,6 +369,7 @@ static void stmts(struct checker *c, struct ast_vec *v)
 int check_program(struct session *s, const struct ast_program *prog)
 {
 	struct checker c = { 0 };
+	c.s = s;
 	c.a = s->arena;
 	c.d = &s->diag;
 	c.allow_redefine = s->allow_redefine;

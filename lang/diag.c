@@ -32,6 +32,14 @@ void diag_add_source(struct diag *d, const char *name, const char *text, size_t 
 }
 
 /* The text of line `line` of the named source, or NULL. */
+const char *diag_source_line(const struct diag *d, const char *file, int line, size_t *len);
+static const char *find_line(const struct diag *d, const char *file, int line, size_t *len);
+
+const char *diag_source_line(const struct diag *d, const char *file, int line, size_t *len)
+{
+	return find_line(d, file, line, len);
+}
+
 static const char *find_line(const struct diag *d, const char *file, int line, size_t *len)
 {
 	if (!file)

@@ -38,6 +38,9 @@ void diag_warning(struct diag *d, struct loc loc, const char *fmt, ...)
 /* A note attached to the previous diagnostic ("note: defined here"). */
 void diag_note(struct diag *d, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Line `line` of a registered source (len bytes, no newline), or NULL. */
+const char *diag_source_line(const struct diag *d, const char *file, int line, size_t *len);
+
 /* A message without a location: "dyn: error: ...". */
 void diag_plain(struct diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -90,7 +90,7 @@ struct ir_loc ir_loc_of(struct loc loc)
 
 const char *path_join(struct arena *a, const char *dir, const char *path)
 {
-	if (!dir || !*dir || path[0] == '/')
+	if (!dir || !*dir || strcmp(dir, ".") == 0 || path[0] == '/')
 		return path;
 	return arena_printf(a, "%s/%s", dir, path);
 }
@@ -271,6 +271,10 @@ static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
 			*out = value_num(ev, 3.14159265358979323846, e->loc);
 			return 0;
 		}
+		if (strcmp(e->name, "true") == 0 || strcmp(e->name, "false") == 0) {
+			*out = value_num(ev, e->name[0] == 't', e->loc);
+			return 0;
+		}
 		if (strcmp(e->name, "t") == 0) {
 			if (ev->mc && (ev->mc->allow_t || ev->mc->allow_state)) {
 				out->kind = VAL_NUM;
@@ -299,16 +303,17 @@ static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
 	case B_DOF: {
 		const struct dof_group *g = b->group;
 		if (!ev->mc || !ev->mc->allow_state)
-			return eval_error(ev, e->loc, "%s depends on dof %s: it may depend on t only",
-			                  ev->mc ? ev->mc->what : "this", g->name);
+			return eval_error(ev, e->loc, "%s depends on %s %s: it may depend on t only",
+			                  ev->mc ? ev->mc->what : "this", g->internal ? "internal variable" : "dof", g->name);
+		enum ir_op op = g->internal ? IR_INT : IR_DOF;
 		if (!g->vector) {
 			out->kind = VAL_NUM;
-			out->reg = ir_emit_input(ev->prog, IR_DOF, g->first, ir_loc_of(e->loc));
+			out->reg = ir_emit_input(ev->prog, op, g->first, ir_loc_of(e->loc));
 			return 0;
 		}
 		*out = value_mat(ev, g->size, 1);
 		for (int i = 0; i < g->size; i++)
-			out->m[i] = ir_emit_input(ev->prog, IR_DOF, g->first + i, ir_loc_of(e->loc));
+			out->m[i] = ir_emit_input(ev->prog, op, g->first + i, ir_loc_of(e->loc));
 		return 0;
 	}
 	case B_FUNCTION:
@@ -340,7 +345,9 @@ static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
 			struct value v;
 			if (eval_expr(ev, base, &v))
 				return -1;
-			enum ir_op op = e->primes == 1 ? IR_VEL : IR_ACC;
+			if (b->group->internal && e->primes > 1)
+				return eval_error(ev, e->loc, "internal variables have rates (%s'), not accelerations", name);
+			enum ir_op op = b->group->internal ? IR_INTVEL : e->primes == 1 ? IR_VEL : IR_ACC;
 			if (v.kind == VAL_NUM) {
 				out->kind = VAL_NUM;
 				out->reg = ir_emit_input(ev->prog, op, ev->prog->insn[v.reg].a, ir_loc_of(e->loc));

@@ -16,6 +16,15 @@
 
 static int exec_stmts(struct eval *ev, struct ast_vec *stmts);
 
+static const char *dir_of(struct arena *a, const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	if (!slash)
+		return strcmp(file, "<stdin>") == 0 ? NULL : ".";
+	return arena_strndup(a, file, (size_t)(slash - file) + (slash == file));
+}
+
+
 /* ---- print ---- */
 
 static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc)
@@ -63,19 +72,31 @@ static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc
 
 static int exec_print(struct eval *ev, struct ast_stmt *st)
 {
-	for (int i = 0; i < st->exprs.n; i++) {
+	/* The line is composed first, so that an error in its last value
+	 * leaves no partial line behind. */
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&line, &len);
+	if (!f)
+		return eval_error(ev, st->loc, "out of memory");
+	int rc = 0;
+	for (int i = 0; i < st->exprs.n && rc == 0; i++) {
 		struct value v;
 		struct ast_expr *e = st->exprs.v[i];
-		if (eval_expr(ev, e, &v))
-			return -1;
-		if (i)
-			fputc(' ', stdout);
-		if (print_value(ev, stdout, &v, e->loc))
-			return -1;
+		rc = eval_expr(ev, e, &v);
+		if (rc == 0 && i)
+			fputc(' ', f);
+		if (rc == 0)
+			rc = print_value(ev, f, &v, e->loc);
 	}
-	fputc('\n', stdout);
-	fflush(stdout);
-	return 0;
+	fclose(f);
+	if (rc == 0) {
+		fwrite(line, 1, len, stdout);
+		fputc('\n', stdout);
+		fflush(stdout);
+	}
+	free(line);
+	return rc;
 }
 
 /* ---- check ---- */
@@ -227,15 +248,24 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 
 /* ---- statements ---- */
 
-static int exec_import(struct eval *ev, struct ast_stmt *st)
+/* The module of `import NAME`: NAME.dyn in each folder of DYN_PATH
+ * (colon-separated), then beside the importing script, then in the
+ * installed library.  Parsed once and kept on the statement. */
+int import_module(struct session *s, struct ast_stmt *st)
 {
-	if (strcmp(st->name, "schemes") == 0)
-		return 0;   /* loaded before every script */
-	const char *dirs[3] = { getenv("DYN_PATH"), ev->script_dir, ev->s->stdlib_dir };
-	for (int i = 0; i < 3; i++) {
-		if (!dirs[i] || !*dirs[i])
+	if (st->module)
+		return 0;
+	const char *script_dir = dir_of(s->arena, st->loc.file);
+	const char *env = getenv("DYN_PATH");
+	char *dirs = arena_printf(s->arena, "%s:%s:%s", env ? env : "", script_dir ? script_dir : "",
+	                          s->stdlib_dir ? s->stdlib_dir : "");
+	for (char *d = dirs, *next; d; d = next) {
+		next = strchr(d, ':');
+		if (next)
+			*next++ = '\0';
+		if (!*d)
 			continue;
-		const char *path = arena_printf(ev->a, "%s/%s.dyn", dirs[i], st->name);
+		const char *path = arena_printf(s->arena, "%s/%s.dyn", d, st->name);
 		FILE *f = fopen(path, "rb");
 		if (!f)
 			continue;
@@ -243,8 +273,9 @@ static int exec_import(struct eval *ev, struct ast_stmt *st)
 		size_t len = 0, cap = 0;
 		for (;;) {
 			if (len + 4096 > cap) {
-				cap = cap ? 2 * cap : 8192;
-				text = arena_grow(ev->a, text, len, cap);
+				size_t ncap = cap ? 2 * cap : 8192;
+				text = arena_grow(s->arena, text, len, ncap);
+				cap = ncap;
 			}
 			size_t k = fread(text + len, 1, cap - len, f);
 			if (k == 0)
@@ -252,13 +283,21 @@ static int exec_import(struct eval *ev, struct ast_stmt *st)
 			len += k;
 		}
 		fclose(f);
-		struct ast_program *prog = parse_text(ev->a, ev->d, path, text ? text : "", len);
-		if (!prog)
-			return -1;
-		return exec_stmts(ev, &prog->stmts);
+		st->module = parse_text(s->arena, &s->diag, path, text ? text : "", len);
+		return st->module ? 0 : -1;
 	}
-	return eval_error(ev, st->name_loc, "cannot find module '%s' (looked for %s.dyn in DYN_PATH, "
-	                  "the script's folder and the installed library)", st->name, st->name);
+	diag_error(&s->diag, st->name_loc, "cannot find module '%s' (looked for %s.dyn in DYN_PATH, "
+	           "the script's folder and the installed library)", st->name, st->name);
+	return -1;
+}
+
+static int exec_import(struct eval *ev, struct ast_stmt *st)
+{
+	if (strcmp(st->name, "schemes") == 0)
+		return 0;   /* loaded before every script */
+	if (import_module(ev->s, st))
+		return -1;
+	return exec_stmts(ev, &st->module->stmts);
 }
 
 static int exec_stmt(struct eval *ev, struct ast_stmt *st)
@@ -386,14 +425,6 @@ void session_free(struct session *s)
 	for (struct run_value *r = s->runs; r; r = r->next)
 		rt_result_free(r->res);
 	arena_free(s->arena);
-}
-
-static const char *dir_of(struct arena *a, const char *file)
-{
-	const char *slash = strrchr(file, '/');
-	if (!slash)
-		return NULL;
-	return arena_strndup(a, file, (size_t)(slash - file) + (slash == file));
 }
 
 struct ast_program *session_parse(struct session *s, const char *file, const char *text, size_t len)

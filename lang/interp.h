@@ -20,6 +20,7 @@ struct dof_group {
 	const char *name;
 	int first, size;        /* dofs first .. first + size - 1 */
 	int vector;             /* declared x[n] (indexable) */
+	int internal;           /* an internal variable: first indexes z */
 	struct loc loc;
 };
 
@@ -89,6 +90,9 @@ extern const char *const builtin_names[];
 /* The samples of a history (r.u, r.x[2]', r.kinetic): n = steps + 1. */
 int hist_values(struct eval *ev, struct value *h, struct loc loc, const double **y, int *n);
 
+/* Energies of a model (lower_energy.c). */
+int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am);
+
 /* Runs (lower.c). */
 int lower_run(struct eval *ev, struct ast_run *run, struct ir_run **out);
 int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct value *out);
@@ -96,6 +100,9 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 /* Errors: report and return -1. */
 int eval_error(struct eval *ev, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Find and parse the module of an import statement (kept on it). */
+int import_module(struct session *s, struct ast_stmt *st);
 
 /* Resolve a path relative to a directory (NULL: as is). */
 const char *path_join(struct arena *a, const char *dir, const char *path);

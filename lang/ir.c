@@ -135,6 +135,8 @@ int ir_emit_input(struct ir_prog *p, enum ir_op op, int index, struct ir_loc loc
 	case IR_DOF: p->uses |= IR_USES_U; break;
 	case IR_VEL: p->uses |= IR_USES_V; break;
 	case IR_ACC: p->uses |= IR_USES_A; break;
+	case IR_INT: p->uses |= IR_USES_Z; break;
+	case IR_INTVEL: p->uses |= IR_USES_ZD; break;
 	default: break;
 	}
 	return intern((struct ir_prog_ext *)p, &in);
@@ -272,7 +274,7 @@ void ir_dump_prog(FILE *f, const struct ir_prog *p, const char *indent)
 			break;
 		case IR_TIME:
 			break;
-		case IR_DOF: case IR_VEL: case IR_ACC:
+		case IR_DOF: case IR_VEL: case IR_ACC: case IR_INT: case IR_INTVEL:
 			fprintf(f, "[%d]", in->a);
 			break;
 		case IR_TABLE:
@@ -313,14 +315,12 @@ static void dump_matrix(FILE *f, const char *name, int n, const double *a)
 		fputs("    ...\n", f);
 }
 
-static const char *family_name(enum ir_family f)
-{
-	switch (f) {
-	case IR_NEWMARK: return "newmark";
-	case IR_CENTRAL_DIFFERENCE: return "central_difference";
-	}
-	return "?";
-}
+const struct ir_family_info ir_family_info[IR_NFAMILY] = {
+#define FAMILY(e, name, np, p1, d1, p2, d2, p3, d3, p4, d4) \
+	{ name, np, { p1, p2, p3, p4 }, { d1, d2, d3, d4 } },
+#include "ir_families.def"
+#undef FAMILY
+};
 
 void ir_dump_run(FILE *f, const struct ir_run *r)
 {
@@ -366,12 +366,11 @@ void ir_dump_run(FILE *f, const struct ir_run *r)
 		fputc(' ', f);
 		print_num(f, m->v0[i]);
 	}
-	fprintf(f, "\nrun %s with %s (%s", m->name, r->scheme.name, family_name(r->scheme.family));
-	if (r->scheme.family == IR_NEWMARK) {
-		fputs(" beta = ", f);
-		print_num(f, r->scheme.p[0]);
-		fputs(", gamma = ", f);
-		print_num(f, r->scheme.p[1]);
+	const struct ir_family_info *fi = &ir_family_info[r->scheme.family];
+	fprintf(f, "\nrun %s with %s (%s", m->name, r->scheme.name, fi->name);
+	for (int i = 0; i < fi->nparam; i++) {
+		fprintf(f, "%s%s = ", i ? ", " : " ", fi->param[i]);
+		print_num(f, r->scheme.p[i]);
 	}
 	fputs(")\n  from ", f);
 	print_num(f, r->t0);

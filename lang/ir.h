@@ -59,7 +59,9 @@ enum {
 	IR_USES_T = 1u << 0,
 	IR_USES_U = 1u << 1,
 	IR_USES_V = 1u << 2,
-	IR_USES_A = 1u << 3
+	IR_USES_A = 1u << 3,
+	IR_USES_Z = 1u << 4,
+	IR_USES_ZD = 1u << 5
 };
 
 /* A tabulated function of time: table("file.csv", col), linear
@@ -87,6 +89,31 @@ struct ir_dof {
 	struct ir_loc loc;
 };
 
+/* A scalar function of a block of nvar variables with its derivatives,
+ * derived at lowering (lang/ir_diff.c).  The program's outputs are the
+ * value, then the nvar gradient entries, then the nnz Hessian entries
+ * (row[k], col[k]), both triangles.  Variables are numbered through the
+ * input opcodes: for the potential DOF i is i and INT j is ndof + j; for a
+ * dissipation VEL i is i and INTVEL j is ndof + j. */
+struct ir_func {
+	struct ir_prog *prog;
+	int nvar;
+	int nnz;
+	int *row, *col;
+	int quadratic;       /* every Hessian entry is a constant */
+	int nonsmooth;       /* abs, min, max, sign or if on the variables */
+	struct ir_loc loc;
+};
+
+/* A kinetic energy whose mass depends on u: T(u, v) = ½ vᵀ M(u) v.  Outputs:
+ * T, then ∂T/∂u (ndof), then the nnz entries of M(u) = ∂²T/∂v². */
+struct ir_kinetic {
+	struct ir_prog *prog;
+	int nnz;
+	int *row, *col;
+	struct ir_loc loc;
+};
+
 struct ir_model {
 	const char *name;
 	struct ir_loc loc;
@@ -104,14 +131,45 @@ struct ir_model {
 	double *u0, *v0;              /* initial state */
 	int ntable;
 	struct ir_table *table;
+
+	/* Models stated by energies (DESIGN.md, "The problem class").  A
+	 * constant mass from `kinetic` is folded into mass.a; the force
+	 * program then has ndof + nint outputs (loads f on u, g on z). */
+	int nint;                     /* internal variables z */
+	struct ir_dof *intvar;
+	double *z0;
+	struct ir_func *potential;    /* Φ(u, z), or NULL */
+	struct ir_func *dissipation;  /* smooth part of Ψ(v, ż), or NULL */
+	double *sigma;                /* [nint] σ_j of the terms σ_j |z_j'| */
+	struct ir_kinetic *kinetic;   /* u-dependent mass, or NULL */
+	int init_equilibrium;         /* solve the static equilibrium at t₀ */
+	struct ir_loc init_loc;
 };
+
+/* Whether the model needs the nonlinear machinery (energies, internal
+ * variables, u-dependent mass) rather than the linear fast path. */
+static inline int ir_model_nonlinear(const struct ir_model *m)
+{
+	return m->potential || m->dissipation || m->kinetic || m->nint > 0 || m->init_equilibrium;
+}
 
 /* The scheme of a run, after the language's scheme definitions have been
  * applied: a built-in family and its numeric parameters. */
 enum ir_family {
-	IR_NEWMARK,             /* p[0] = beta, p[1] = gamma */
-	IR_CENTRAL_DIFFERENCE   /* no parameters */
+#define FAMILY(e, name, np, p1, d1, p2, d2, p3, d3, p4, d4) IR_##e,
+#include "ir_families.def"
+#undef FAMILY
+	IR_NFAMILY
 };
+
+/* The families' names, parameter names and defaults (ir_families.def). */
+struct ir_family_info {
+	const char *name;
+	int nparam;
+	const char *param[4];
+	double dflt[4];
+};
+extern const struct ir_family_info ir_family_info[IR_NFAMILY];
 
 struct ir_scheme {
 	enum ir_family family;
@@ -123,6 +181,7 @@ struct ir_scheme {
 enum ir_record_kind {
 	IR_REC_T,
 	IR_REC_U,               /* dof: u, u', u'' with deriv 0, 1, 2 */
+	IR_REC_Z,               /* dof = internal variable: z, z' (deriv 0, 1) */
 	IR_REC_KINETIC,
 	IR_REC_STORED,
 	IR_REC_DISSIPATED,
@@ -152,6 +211,9 @@ struct ir_output {
 struct ir_run {
 	struct ir_model *model;
 	struct ir_scheme scheme;
+	double tolerance;       /* Newton: relative residual */
+	int max_iterations;
+	int halvings;           /* on_failure = halve(N): retries with halved steps */
 	double t0, t1, dt;
 	int nstep;              /* n = ceil((t1 - t0)/dt - 1e-9); t_n = t1 */
 	struct ir_loc loc, step_loc;

@@ -18,27 +18,18 @@
 
 /* ---- scheme families (DESIGN.md, "Schemes") ---- */
 
-static const struct family {
-	const char *name;
-	enum ir_family family;
-	int nparam;
-	const char *param[4];
-	double dflt[4];
-} families[] = {
-	{ "newmark", IR_NEWMARK, 2, { "beta", "gamma" }, { 0.25, 0.5 } },
-	{ "central_difference", IR_CENTRAL_DIFFERENCE, 0, { NULL }, { 0 } },
-};
-
-static const struct family *find_family(const char *name)
+/* The family of a name, or -1. */
+static int find_family(const char *name)
 {
-	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-		if (strcmp(families[i].name, name) == 0)
-			return &families[i];
-	return NULL;
+	for (int i = 0; i < IR_NFAMILY; i++)
+		if (strcmp(ir_family_info[i].name, name) == 0)
+			return i;
+	return -1;
 }
 
-static int family_args(struct eval *ev, struct ast_expr *e, const struct family *f, struct ir_scheme *out)
+static int family_args(struct eval *ev, struct ast_expr *e, int fam, struct ir_scheme *out)
 {
+	const struct ir_family_info *f = &ir_family_info[fam];
 	int set[4] = { 0 };
 	for (int i = 0; i < f->nparam; i++)
 		out->p[i] = f->dflt[i];
@@ -67,14 +58,21 @@ static int family_args(struct eval *ev, struct ast_expr *e, const struct family 
 		if (eval_number(ev, g->value, &out->p[slot], "a scheme parameter"))
 			return -1;
 	}
-	out->family = f->family;
-	if (f->family == IR_NEWMARK) {
-		struct loc loc = e->loc;
-		if (out->p[0] < 0 || out->p[0] > 0.5)
-			return eval_error(ev, loc, "newmark: beta must lie in [0, 1/2], got %g", out->p[0]);
-		if (out->p[1] < 0 || out->p[1] > 1)
-			return eval_error(ev, loc, "newmark: gamma must lie in [0, 1], got %g", out->p[1]);
+	out->family = (enum ir_family)fam;
+	struct loc loc = e->loc;
+	const double *p = out->p;
+	if (fam == IR_NEWMARK || fam == IR_GENERALIZED_ALPHA) {
+		double beta = fam == IR_NEWMARK ? p[0] : p[2], gamma = fam == IR_NEWMARK ? p[1] : p[3];
+		if (beta < 0 || beta > 0.5)
+			return eval_error(ev, loc, "%s: beta must lie in [0, 1/2], got %g", f->name, beta);
+		if (gamma < 0 || gamma > 1)
+			return eval_error(ev, loc, "%s: gamma must lie in [0, 1], got %g", f->name, gamma);
 	}
+	if (fam == IR_GENERALIZED_ALPHA && (!(p[0] < 1) || p[1] < 0 || !(p[1] < 1)))
+		return eval_error(ev, loc, "generalized_alpha: alpha_m must be below 1 and alpha_f in [0, 1), got %g and %g",
+		                  p[0], p[1]);
+	if (fam == IR_STAGGERED_MIDPOINT && p[0] != 0 && p[0] != 1)
+		return eval_error(ev, loc, "staggered_midpoint: symmetric is true or false");
 	return 0;
 }
 
@@ -90,14 +88,16 @@ static int resolve_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme 
 	const char *name = callee->name;
 	struct binding *b = scope_lookup(ev->scope, name);
 	if (!b) {
-		const struct family *f = find_family(name);
-		if (f)
+		int f = find_family(name);
+		if (f >= 0)
 			return family_args(ev, e, f, out);
-		char list[512];
-		size_t n = (size_t)snprintf(list, sizeof list, "newmark, central_difference");
+		char list[1024];
+		size_t n = 0;
+		for (int i = 0; i < IR_NFAMILY; i++)
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", ir_family_info[i].name);
 		for (struct scope *sc = ev->s->globals; sc; sc = sc->parent)
 			for (struct binding *x = sc->head; x; x = x->next)
-				if (x->kind == B_SCHEME && n < sizeof list - 40)
+				if (x->kind == B_SCHEME && n < sizeof list - 64)
 					n += (size_t)snprintf(list + n, sizeof list - n, ", %s", x->name);
 		return eval_error(ev, callee->loc, "unknown scheme '%s' (schemes: %s)", name, list);
 	}
@@ -224,7 +224,7 @@ static int to_vector(struct eval *ev, struct value *v, int n, struct loc loc, co
 }
 
 /* The dofs a target names: u, x (all of a vector), x[i]. */
-static int target_dofs(struct eval *ev, struct ast_expr *e, int *first, int *count, int *primes)
+static int target_dofs(struct eval *ev, struct ast_expr *e, int *first, int *count, int *primes, int *internal)
 {
 	*primes = 0;
 	if (e->kind == AST_PRIME) {
@@ -236,11 +236,12 @@ static int target_dofs(struct eval *ev, struct ast_expr *e, int *first, int *cou
 		return eval_error(ev, e->loc, "expected a dof name (u, x or x[i])");
 	struct binding *b = scope_lookup(ev->scope, name->name);
 	if (!b || b->kind != B_DOF)
-		return eval_error(ev, name->loc, "'%s' is not a dof of this model", name->name);
+		return eval_error(ev, name->loc, "'%s' is not a dof or internal variable of this model", name->name);
 	const struct dof_group *g = b->group;
+	*internal = g->internal;
 	if (e->kind == AST_INDEX) {
 		if (!g->vector)
-			return eval_error(ev, e->loc, "dof %s is not a vector", g->name);
+			return eval_error(ev, e->loc, "%s is not a vector", g->name);
 		long i;
 		if (eval_int(ev, e->rhs, &i, "an index"))
 			return -1;
@@ -255,8 +256,10 @@ static int target_dofs(struct eval *ev, struct ast_expr *e, int *first, int *cou
 	return 0;
 }
 
-static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *mc, int *cap)
+static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *mc, int *cap, int internal)
 {
+	int *count = internal ? &mc->m->nint : &mc->m->ndof;
+	struct ir_dof **list = internal ? &mc->m->intvar : &mc->m->dof;
 	for (int k = 0; k < it->names.n; k++) {
 		struct ast_expr *d = it->names.v[k];
 		struct ast_expr *nm = d->kind == AST_INDEX ? d->lhs : d;
@@ -265,7 +268,7 @@ static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *
 			if (eval_int(ev, d->rhs, &size, "the size of a dof vector"))
 				return -1;
 			if (size < 1 || size > 10000000)
-				return eval_error(ev, d->rhs->loc, "the size of dof vector %s must be at least 1, not %ld",
+				return eval_error(ev, d->rhs->loc, "the size of vector %s must be at least 1, not %ld",
 				                  nm->name, size);
 		}
 		struct binding *b = scope_bind(ev, nm->name, B_DOF, nm->loc);
@@ -273,21 +276,21 @@ static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *
 			return -1;
 		struct dof_group *g = arena_alloc(ev->a, sizeof *g);
 		g->name = nm->name;
-		g->first = mc->m->ndof;
+		g->first = *count;
 		g->size = (int)size;
 		g->vector = d->kind == AST_INDEX;
+		g->internal = internal;
 		g->loc = nm->loc;
 		b->group = g;
-		if (mc->m->ndof + size > *cap) {
+		if (*count + size > *cap) {
 			int ncap = *cap ? *cap : 8;
-			while (ncap < mc->m->ndof + size)
+			while (ncap < *count + size)
 				ncap *= 2;
-			mc->m->dof = arena_grow(ev->a, mc->m->dof, sizeof *mc->m->dof * (size_t)*cap,
-			                        sizeof *mc->m->dof * (size_t)ncap);
+			*list = arena_grow(ev->a, *list, sizeof **list * (size_t)*cap, sizeof **list * (size_t)ncap);
 			*cap = ncap;
 		}
 		for (long i = 0; i < size; i++) {
-			struct ir_dof *dd = &mc->m->dof[mc->m->ndof++];
+			struct ir_dof *dd = &(*list)[(*count)++];
 			dd->name = g->vector ? arena_printf(ev->a, "%s[%ld]", nm->name, i + 1) : nm->name;
 			dd->loc = ir_loc_of(nm->loc);
 		}
@@ -411,16 +414,17 @@ static int force(struct eval *ev, struct model_ctx *mc, struct ast_item *it, int
 	mc->allow_state = 0;
 	for (int k = 0; k < it->names.n; k++) {
 		struct ast_expr *e = it->names.v[k];
-		int first = 0, count = m->ndof, primes = 0;
+		int first = 0, count = m->ndof, primes = 0, internal = 0;
 		struct ast_expr *load = e;
 		if (e->kind == AST_PAIR) {
-			if (target_dofs(ev, e->lhs, &first, &count, &primes))
+			/* force x[3]: expr, force z: expr (a load g on z) */
+			if (target_dofs(ev, e->lhs, &first, &count, &primes, &internal))
 				return -1;
 			if (primes)
 				return eval_error(ev, e->lhs->loc, "a force acts on a dof, not on its velocity");
+			if (internal)
+				first += m->ndof;
 			load = e->rhs;
-		} else if (m->ndof > 1) {
-			/* a whole vector of loads */
 		}
 		struct value v;
 		int *regs;
@@ -441,11 +445,13 @@ static int init(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 	mc->allow_t = mc->allow_state = 0;
 	for (int k = 0; k < it->names.n; k++) {
 		struct ast_expr *pair = it->names.v[k];
-		int first, count, primes;
-		if (target_dofs(ev, pair->lhs, &first, &count, &primes))
+		int first, count, primes, internal;
+		if (target_dofs(ev, pair->lhs, &first, &count, &primes, &internal))
 			return -1;
 		if (primes > 1)
 			return eval_error(ev, pair->lhs->loc, "initial accelerations follow from the equation of motion");
+		if (internal && primes)
+			return eval_error(ev, pair->lhs->loc, "internal variables have no initial rate: it follows from the equations");
 		ev->prog = new_prog(ev);
 		struct value v;
 		int *regs;
@@ -455,7 +461,7 @@ static int init(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 			double x;
 			if (!ir_is_const(ev->prog, regs[i], &x))
 				return eval_error(ev, pair->rhs->loc, "an initial value must be constant");
-			(primes ? m->v0 : m->u0)[first + i] = x;
+			(internal ? m->z0 : primes ? m->v0 : m->u0)[first + i] = x;
 		}
 	}
 	return 0;
@@ -475,8 +481,9 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	ev->mc = mc;
 	ev->scope = scope_new(ev->a, ev->s->globals);
 
-	/* Parameters and dofs first: every other item may use them. */
-	int cap = 0;
+	/* Parameters, dofs and internal variables first: every other item may
+	 * use them. */
+	int cap = 0, zcap = 0;
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
 		ev->prog = new_prog(ev);
@@ -486,15 +493,19 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 				if (bind_param(ev, it->defs.v[k], am->name))
 					return -1;
 		} else if (it->kind == AST_ITEM_DOF) {
-			if (declare_dofs(ev, it, mc, &cap))
+			if (declare_dofs(ev, it, mc, &cap, 0))
+				return -1;
+		} else if (it->kind == AST_ITEM_INTERNAL) {
+			if (declare_dofs(ev, it, mc, &zcap, 1))
 				return -1;
 		}
 	}
 	if (m->ndof == 0)
 		return eval_error(ev, am->loc, "model %s declares no dof (add e.g. 'dof u')", am->name);
-	int n = m->ndof;
+	int n = m->ndof, nf = m->ndof + m->nint;
 	m->u0 = arena_alloc(ev->a, sizeof(double) * (size_t)n);
 	m->v0 = arena_alloc(ev->a, sizeof(double) * (size_t)n);
+	m->z0 = arena_alloc(ev->a, sizeof(double) * (size_t)(m->nint + 1));
 
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
@@ -503,8 +514,20 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 		if (it->kind == AST_ITEM_STIFFNESS && operator(ev, mc, it, "stiffness", &m->stiffness))
 			return -1;
 	}
-	if (!m->mass.a)
-		return eval_error(ev, am->loc, "model %s has no mass (add e.g. 'mass [1]')", am->name);
+	if (lower_energies(ev, mc, am))
+		return -1;
+	if (!m->mass.a && !m->kinetic)
+		return eval_error(ev, am->loc, "model %s has no mass (add e.g. 'mass [1]' or a kinetic energy)", am->name);
+	if (!m->mass.a) {
+		/* all of the mass depends on u */
+		m->mass.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
+		m->mass.loc = m->kinetic->loc;
+	}
+	if (!m->stiffness.a) {
+		/* no stiffness: a free body (K = 0) */
+		m->stiffness.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
+		m->stiffness.loc = m->loc;
+	}
 
 	struct ir_prog *fp = NULL;
 	int *f = NULL;
@@ -518,9 +541,9 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 		case AST_ITEM_FORCE:
 			if (!fp) {
 				fp = new_prog(ev);
-				f = arena_alloc(ev->a, sizeof(int) * (size_t)n);
+				f = arena_alloc(ev->a, sizeof(int) * (size_t)nf);
 				int zero = ir_emit_const(fp, 0, ir_loc_of(it->loc));
-				for (int j = 0; j < n; j++)
+				for (int j = 0; j < nf; j++)
 					f[j] = zero;
 				m->force_loc = ir_loc_of(it->loc);
 			}
@@ -556,15 +579,19 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 			break;
 		}
 		case AST_ITEM_INIT:
-			if (init(ev, mc, it))
+			if (it->equilibrium) {
+				m->init_equilibrium = 1;
+				m->init_loc = ir_loc_of(it->loc);
+			} else if (init(ev, mc, it)) {
 				return -1;
+			}
 			break;
 		default:
 			break;
 		}
 	}
 	if (fp) {
-		for (int j = 0; j < n; j++)
+		for (int j = 0; j < nf; j++)
 			ir_prog_add_output(fp, f[j]);
 		m->force = fp;
 	}
@@ -653,16 +680,17 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 			                  "residual or a dof of model %s", nm->name, mc->m->name);
 		return eval_error(ev, e->loc, "to record an expression, name it: record NAME = EXPR");
 	}
-	int first, count, primes;
-	if (target_dofs(ev, e, &first, &count, &primes))
+	int first, count, primes, internal;
+	if (target_dofs(ev, e, &first, &count, &primes, &internal))
 		return -1;
-	if (primes > 2)
-		return eval_error(ev, e->loc, "only u, u' and u'' can be recorded");
+	if (primes > 2 || (internal && primes > 1))
+		return eval_error(ev, e->loc, internal ? "only z and z' can be recorded" : "only u, u' and u'' can be recorded");
 	for (int i = 0; i < count; i++) {
-		r.kind = IR_REC_U;
+		r.kind = internal ? IR_REC_Z : IR_REC_U;
 		r.dof = first + i;
 		r.deriv = primes;
-		r.name = arena_printf(ev->a, "%s%s", mc->m->dof[first + i].name, primes == 0 ? "" : primes == 1 ? "'" : "''");
+		const char *base = internal ? mc->m->intvar[first + i].name : mc->m->dof[first + i].name;
+		r.name = arena_printf(ev->a, "%s%s", base, primes == 0 ? "" : primes == 1 ? "'" : "''");
 		if (add_record(ev, o, cap, r))
 			return -1;
 	}
@@ -749,7 +777,7 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 
 int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 {
-	struct binding *b = scope_lookup(ev->s->globals, ar->model);
+	struct binding *b = scope_lookup(ev->scope, ar->model);
 	if (!b)
 		return eval_error(ev, ar->model_loc, "undefined model '%s'", ar->model);
 	if (b->kind != B_MODEL)
@@ -757,7 +785,7 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	struct ir_run *run = arena_alloc(ev->a, sizeof *run);
 	run->loc = ir_loc_of(ar->loc);
 	run->step_loc = ir_loc_of(ar->dt->loc);
-	run->history_budget = (size_t)512 << 20;
+	run->history_budget = (size_t)512000000;   /* 512 MB */
 	const char *env = getenv("DYN_HISTORY_BUDGET");
 	if (env && *env) {
 		char *end;

@@ -3,11 +3,13 @@
 #include <config.h>
 
 #include "eval.h"
+#include "interp.h"
 #include "stepper.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +25,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "  -s, --set NAME=VALUE   override a param (MODEL.NAME for a model's own);\n"
 	      "                         may be repeated\n"
-	      "  -c, --check            parse and check the script up to its first run,\n"
-	      "                         step nothing\n"
+	      "  -c, --check            parse the script and check its names; run nothing\n"
 	      "      --dump-ir          print the IR of the first run instead of running it\n"
 	      "      --list-schemes     list the scheme families and named schemes\n"
 	      "  -o, --output DIR       write recorded files and plots under DIR\n"
@@ -75,7 +76,7 @@ static int parse_set(struct session *s, const char *arg)
 	char *end;
 	errno = 0;
 	double v = strtod(eq + 1, &end);
-	if (end == eq + 1 || *end != '\0' || errno == ERANGE) {
+	if (end == eq + 1 || *end != '\0' || errno == ERANGE || !isfinite(v)) {
 		fprintf(stderr, "dyn: --set %s: '%s' is not a number\n", arg, eq + 1);
 		return -1;
 	}
@@ -98,14 +99,40 @@ static void list_schemes(struct session *s)
 	for (int i = 0; i < step_nregistry; i++) {
 		const struct step_entry *e = &step_registry[i];
 		const struct stepper_type *t = *e->type;
-		printf("  %-20s order %d, %s%s%s\n", e->name, t->order,
+		printf("  %-20s order %d, %s%s%s%s\n", e->name, t->order,
 		       t->flags & STEP_IMPLICIT ? "implicit" : "explicit",
 		       t->flags & STEP_CONSERVING ? ", energy-conserving" : "",
+		       t->flags & STEP_DISSIPATIVE ? ", dissipative" : "",
 		       t->flags & STEP_CONDITIONAL ? ", conditionally stable" : "");
-		printf("  %-20s %s%s%s\n", "", e->params[0] ? "(" : "", e->params, e->params[0] ? ") " : "");
+		if (e->params[0])
+			printf("  %-20s (%s)\n", "", e->params);
 		printf("  %-20s %s\n", "", e->summary);
 	}
-	(void)s;
+	/* Named schemes: declared in the language (stdlib/schemes.dyn). */
+	puts("Named schemes (stdlib/schemes.dyn):");
+	int n = 0;
+	for (struct binding *b = s->globals->head; b; b = b->next)
+		n += b->kind == B_SCHEME;
+	for (int k = n - 1; k >= 0; k--) {
+		/* bindings are newest first: print in definition order */
+		int i = 0;
+		for (struct binding *b = s->globals->head; b; b = b->next) {
+			if (b->kind != B_SCHEME || i++ != k)
+				continue;
+			size_t len;
+			const char *line = diag_source_line(&s->diag, b->stmt->loc.file, b->stmt->loc.line, &len);
+			const char *def = line ? strstr(line, "=") : NULL;
+			if (def && (size_t)(def - line) < len) {
+				const char *end = line + len;
+				def++;
+				while (def < end && *def == ' ')
+					def++;
+				printf("  %-20s = %.*s\n", b->name, (int)(end - def), def);
+			} else {
+				printf("  %s\n", b->name);
+			}
+		}
+	}
 }
 
 int main(int argc, char **argv)

@@ -87,6 +87,8 @@ static struct ast_expr *name_expr(struct parse_ctx *ctx, const char *name, struc
 %token RECORD "record" EVERY "every" PRINT "print" CHECK "check"
 %token WITHIN "within" RELATIVE "relative" PLOT "plot" VS "vs"
 %token IMPORT "import" SCHEME "scheme" REQUIRE "require"
+%token KINETIC "kinetic" POTENTIAL "potential" DISSIPATION "dissipation"
+%token INTERNAL "internal" EQUILIBRIUM "equilibrium"
 %token IF "if" THEN "then" ELSE "else" AND "and" OR "or" NOT "not" SUM "sum"
 
 %type <expr> expr postfix primary dof_decl init_target
@@ -217,6 +219,11 @@ items:
 
 item:
 	DOF dof_decls           { $$ = ast_item_new(A, AST_ITEM_DOF, L(@1)); $$->names = $2; }
+	| INTERNAL dof_decls    { $$ = ast_item_new(A, AST_ITEM_INTERNAL, L(@1)); $$->names = $2; }
+	| KINETIC expr          { $$ = ast_item_new(A, AST_ITEM_KINETIC, L(@1)); $$->value = $2; }
+	| POTENTIAL expr        { $$ = ast_item_new(A, AST_ITEM_POTENTIAL, L(@1)); $$->value = $2; }
+	| DISSIPATION expr      { $$ = ast_item_new(A, AST_ITEM_DISSIPATION, L(@1)); $$->value = $2; }
+	| INIT EQUILIBRIUM      { $$ = ast_item_new(A, AST_ITEM_INIT, L(@1)); $$->equilibrium = 1; }
 	| PARAM defs            { $$ = ast_item_new(A, AST_ITEM_PARAM, L(@1)); $$->defs = $2; }
 	| MASS expr             { $$ = ast_item_new(A, AST_ITEM_MASS, L(@1)); $$->value = $2; }
 	| DAMPING expr          { $$ = ast_item_new(A, AST_ITEM_DAMPING, L(@1)); $$->value = $2; }
@@ -362,6 +369,7 @@ primary:
 	NUMBER                  { $$ = ast_expr_new(A, AST_NUM, L(@1)); $$->num = $1; }
 	| STRING                { $$ = ast_expr_new(A, AST_STR, L(@1)); $$->str = $1; }
 	| IDENT                 { $$ = name_expr(ctx, $1, L(@1)); }
+	| KINETIC               { $$ = name_expr(ctx, "kinetic", L(@1)); }   /* record kinetic */
 	| '(' expr ')'          { $$ = $2; }
 	| '[' rows ']'          { $$ = ast_expr_new(A, AST_MATRIX, L(@1)); $$->rows = $2; }
 	;

@@ -24,9 +24,16 @@ void value_format_num(double x, char buf[32])
 		strcpy(buf, "0");
 		return;
 	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, 32, "%.*g", prec, x);
+	/* the fewest significant digits that read back to x ... */
+	int prec = 1;
+	for (; prec < 17; prec++) {
+		snprintf(buf, 32, "%.*e", prec - 1, x);
 		if (strtod(buf, NULL) == x)
-			return;
+			break;
 	}
+	/* ... printed without an exponent in the usual range: 10, not 1e+01 */
+	int exp10 = (int)floor(log10(fabs(x)));
+	if (exp10 >= -5 && exp10 < 16 && exp10 + 1 > prec)
+		prec = exp10 + 1;
+	snprintf(buf, 32, "%.*g", prec, x);
 }

@@ -50,7 +50,7 @@ static void load_eval(void *ctx, double t, double *f)
 {
 	struct loads *L = ctx;
 	const struct ir_model *m = L->m;
-	struct vm_input in = { t, NULL, NULL, NULL, m->table, L->hint };
+	struct vm_input in = { t, NULL, NULL, NULL, NULL, NULL, m->table, L->hint };
 	if (m->force)
 		vm_eval(m->force, L->reg_f, &in, f);
 	else
@@ -104,7 +104,7 @@ static double column_value(const struct state *s, struct output *out, int j, con
 	case IR_REC_WORK: case IR_REC_RESIDUAL:
 		return s->energy[r->kind - IR_REC_KINETIC];
 	case IR_REC_EXPR: {
-		struct vm_input in = { s->t, s->u, s->v, s->a, tables, hint };
+		struct vm_input in = { s->t, s->u, s->v, s->a, NULL, NULL, tables, hint };
 		double y;
 		vm_eval(r->expr, out->reg[j], &in, &y);
 		return y;
@@ -257,6 +257,11 @@ int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *
 	struct rt_result *res = calloc(1, sizeof *res);
 	void *st = NULL;
 	const struct stepper_type *type = step_lookup(plan->scheme.family);
+	if (!type) {
+		status = fail(err, 3, plan->scheme.loc, "scheme %s: its family is not available for this model",
+		              plan->scheme.name);
+		goto done;
+	}
 	if (!names || !outs || !u || !v || !a || !f || !uprev || !vprev || !fprev || !tmp || !tmp2 ||
 	    !L.reg_f || !L.reg_s || !L.md || !L.hint || !res) {
 		status = fail(err, 3, m->loc, "out of memory");

@@ -20,6 +20,8 @@ void vm_eval(const struct ir_prog *p, double *r, const struct vm_input *in, doub
 		case IR_DOF: r[i] = in->u[x->a]; continue;
 		case IR_VEL: r[i] = in->v[x->a]; continue;
 		case IR_ACC: r[i] = in->a[x->a]; continue;
+		case IR_INT: r[i] = in->z[x->a]; continue;
+		case IR_INTVEL: r[i] = in->zd[x->a]; continue;
 		case IR_TABLE: {
 			const struct ir_table *tb = &in->table[x->c];
 			r[i] = table_eval(tb->n, tb->x, tb->y, r[x->a], in->table_hint ? &in->table_hint[x->c] : NULL);

@@ -8,6 +8,7 @@
 struct vm_input {
 	double t;
 	const double *u, *v, *a;      /* the state; may be NULL when unused */
+	const double *z, *zd;         /* internal variables and their rates */
 	const struct ir_table *table; /* the model's tables */
 	int *table_hint;              /* one per table, for monotone sweeps */
 };

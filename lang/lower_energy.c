@@ -1,0 +1,317 @@
+/* lower_energy.c — models stated by their energies (DESIGN.md, "The
+ * problem class"): kinetic T(u, u'), potential Φ(u, z), dissipation
+ * Ψ(u', z').  Each is lowered to a program and differentiated once here
+ * (ir_diff.c): gradients and Hessians with their sparsity patterns.
+ *
+ * Classification, so that per step only what is needed runs:
+ *  - a kinetic energy with a constant Hessian in u' is a constant mass,
+ *    added to the mass matrix (the linear fast path's operators);
+ *  - terms σ_j |z_j'| of the dissipation (σ_j > 0 constant) are the
+ *    separable 1-homogeneous potentials of rate-independent processes:
+ *    they are kept apart as σ and solved exactly (soft thresholding, the
+ *    return mapping) by the runtime; what remains is the smooth part Ψ;
+ *  - a function using abs, min, max, sign or if on its variables is marked
+ *    nonsmooth (generalized derivatives).
+ */
+#include <config.h>
+
+#include "interp.h"
+#include "ir_diff.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(IR_NOPS < 64, "ir_depends takes a 64-bit opcode mask");
+
+#define OPBIT(op) (1ull << (op))
+
+static const unsigned long long nonsmooth_ops =
+	OPBIT(IR_ABS) | OPBIT(IR_MIN) | OPBIT(IR_MAX) | OPBIT(IR_SIGN) | OPBIT(IR_SELECT) |
+	OPBIT(IR_FLOOR) | OPBIT(IR_CEIL) | OPBIT(IR_FMOD);
+
+/* Sum the expressions of every item of one kind into a register of a new
+ * program; -1 when the model has none. */
+static int sum_items(struct eval *ev, struct model_ctx *mc, struct ast_model *am, enum ast_item_kind kind,
+                     const char *what, struct ir_prog **prog, struct loc *where)
+{
+	int total = -1;
+	*prog = ir_prog_new(ev->a);
+	ev->prog = *prog;
+	mc->what = what;
+	mc->allow_t = 0;
+	mc->allow_state = 1;
+	for (int i = 0; i < am->items.n; i++) {
+		struct ast_item *it = am->items.v[i];
+		if (it->kind != kind)
+			continue;
+		struct value v;
+		if (eval_expr(ev, it->value, &v))
+			return -2;
+		if (v.kind != VAL_NUM)
+			return eval_error(ev, it->value->loc, "%s must be a number, not %s", what, value_kind_name(&v)), -2;
+		if (total < 0) {
+			total = v.reg;
+			*where = it->loc;
+		} else {
+			total = ir_emit(ev->prog, IR_ADD, total, v.reg, 0, ir_loc_of(it->loc));
+		}
+	}
+	return total;
+}
+
+/* Outputs value, gradient and Hessian of register `value`; the pattern is
+ * collected from the sparse gradients of each gradient entry. */
+static int derive(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, int value,
+                  const struct ir_diff_inputs *in, struct loc loc, struct ir_func **out)
+{
+	struct ir_func *f = arena_alloc(ev->a, sizeof *f);
+	f->prog = p;
+	f->nvar = in->n;
+	f->loc = ir_loc_of(loc);
+	int *grad = malloc(sizeof(int) * (size_t)(in->n + 1));
+	if (!grad || ir_gradient(p, w, value, in, grad)) {
+		free(grad);
+		return eval_error(ev, loc, "out of memory differentiating this energy");
+	}
+	ir_prog_add_output(p, value);
+	for (int k = 0; k < in->n; k++)
+		ir_prog_add_output(p, grad[k]);
+	int cap = 0, *row = NULL, *col = NULL, *reg = NULL;
+	f->quadratic = 1;
+	for (int k = 0; k < in->n; k++) {
+		if (ir_is_const(p, grad[k], NULL))
+			continue;
+		int nnz;
+		const int *hidx, *hreg;
+		if (ir_gradient_sparse(p, w, grad[k], in, &nnz, &hidx, &hreg)) {
+			free(grad);
+			free(row); free(col); free(reg);
+			return eval_error(ev, loc, "out of memory differentiating this energy");
+		}
+		for (int j = 0; j < nnz; j++) {
+			double kv;
+			if (ir_is_const(p, hreg[j], &kv) && kv == 0)
+				continue;
+			if (!ir_is_const(p, hreg[j], NULL))
+				f->quadratic = 0;
+			if (f->nnz == cap) {
+				cap = cap ? 2 * cap : 64;
+				int *r2 = realloc(row, sizeof(int) * (size_t)cap), *c2 = realloc(col, sizeof(int) * (size_t)cap);
+				int *g2 = realloc(reg, sizeof(int) * (size_t)cap);
+				if (r2) row = r2;
+				if (c2) col = c2;
+				if (g2) reg = g2;
+				if (!r2 || !c2 || !g2) {
+					free(grad);
+					free(row); free(col); free(reg);
+					return eval_error(ev, loc, "out of memory differentiating this energy");
+				}
+			}
+			row[f->nnz] = k;
+			col[f->nnz] = hidx[j];
+			reg[f->nnz++] = hreg[j];
+		}
+	}
+	f->row = arena_alloc(ev->a, sizeof(int) * (size_t)(f->nnz + 1));
+	f->col = arena_alloc(ev->a, sizeof(int) * (size_t)(f->nnz + 1));
+	for (int k = 0; k < f->nnz; k++) {
+		f->row[k] = row[k];
+		f->col[k] = col[k];
+		ir_prog_add_output(p, reg[k]);
+	}
+	f->nonsmooth = ir_depends(p, w, value, nonsmooth_ops) > 0;
+	free(grad);
+	free(row); free(col); free(reg);
+	*out = f;
+	return 0;
+}
+
+/* Split the top-level sum of register r into its terms. */
+static void terms(struct ir_prog *p, int r, int sign, int *t, int *sg, int *n, int cap)
+{
+	const struct ir_insn *x = &p->insn[r];
+	if ((x->op == IR_ADD || x->op == IR_SUB) && *n < cap - 1) {
+		terms(p, x->a, sign, t, sg, n, cap);
+		terms(p, x->b, x->op == IR_SUB ? -sign : sign, t, sg, n, cap);
+		return;
+	}
+	t[*n] = r;
+	sg[*n] = sign;
+	(*n)++;
+}
+
+/* σ if register r is c·|z_j'| (or |z_j'|·c, |c·z_j'|) with c > 0, else 0. */
+static double one_homogeneous(struct ir_prog *p, int r, int *j)
+{
+	const struct ir_insn *x = &p->insn[r];
+	double c = 1, k;
+	if (x->op == IR_MUL) {
+		if (ir_is_const(p, x->a, &k)) {
+			c = k;
+			x = &p->insn[x->b];
+		} else if (ir_is_const(p, x->b, &k)) {
+			c = k;
+			x = &p->insn[x->a];
+		} else {
+			return 0;
+		}
+	}
+	if (x->op != IR_ABS)
+		return 0;
+	x = &p->insn[x->a];
+	if (x->op == IR_MUL) {
+		if (ir_is_const(p, x->a, &k)) {
+			c *= k < 0 ? -k : k;
+			x = &p->insn[x->b];
+		} else if (ir_is_const(p, x->b, &k)) {
+			c *= k < 0 ? -k : k;
+			x = &p->insn[x->a];
+		} else {
+			return 0;
+		}
+	}
+	if (x->op != IR_INTVEL || !(c > 0))
+		return 0;
+	*j = x->a;
+	return c;
+}
+
+int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
+{
+	struct ir_model *m = mc->m;
+	int n = m->ndof, nz = m->nint;
+	struct ir_diff_ws *w = ir_diff_ws_new();
+	if (!w)
+		return eval_error(ev, am->loc, "out of memory");
+	int rc = -1;
+	struct ir_prog *p;
+	struct loc where = am->loc;
+	const unsigned long long rates = OPBIT(IR_VEL) | OPBIT(IR_INTVEL) | OPBIT(IR_ACC);
+	const unsigned long long states = OPBIT(IR_DOF) | OPBIT(IR_INT);
+
+	/* potential Φ(u, z) */
+	int r = sum_items(ev, mc, am, AST_ITEM_POTENTIAL, "the potential", &p, &where);
+	if (r == -2)
+		goto out;
+	if (r >= 0) {
+		if (ir_depends(p, w, r, rates)) {
+			eval_error(ev, where, "the potential depends on a rate: it is a function of u and z only "
+			           "(rates belong in the kinetic energy or the dissipation)");
+			goto out;
+		}
+		struct ir_diff_inputs in = { n + nz, 2, { { IR_DOF, 0 }, { IR_INT, n } } };
+		if (derive(ev, w, p, r, &in, where, &m->potential))
+			goto out;
+	}
+
+	/* kinetic T(u, v) = ½ vᵀ M(u) v */
+	r = sum_items(ev, mc, am, AST_ITEM_KINETIC, "the kinetic energy", &p, &where);
+	if (r == -2)
+		goto out;
+	if (r >= 0) {
+		if (ir_depends(p, w, r, OPBIT(IR_INT) | OPBIT(IR_INTVEL) | OPBIT(IR_ACC))) {
+			eval_error(ev, where, "the kinetic energy may depend on u and u' only");
+			goto out;
+		}
+		struct ir_diff_inputs inv = { n, 1, { { IR_VEL, 0 } } };
+		struct ir_func *fv;
+		if (derive(ev, w, p, r, &inv, where, &fv))
+			goto out;
+		/* M(u) = ∂²T/∂v² must not depend on v: T is quadratic in v */
+		for (int k = 0; k < fv->nnz; k++)
+			if (ir_depends(p, w, p->out[1 + n + k], OPBIT(IR_VEL))) {
+				eval_error(ev, where, "the kinetic energy must be quadratic in the velocities "
+				           "(½ u'ᵀ M(u) u'): its second derivative in %s' depends on the velocities",
+				           m->dof[fv->row[k]].name);
+				goto out;
+			}
+		if (fv->quadratic) {
+			/* a constant mass: add it to the mass matrix */
+			if (!m->mass.a) {
+				m->mass.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
+				m->mass.loc = ir_loc_of(where);
+			}
+			for (int k = 0; k < fv->nnz; k++) {
+				double kv;
+				ir_is_const(p, p->out[1 + n + k], &kv);
+				m->mass.a[fv->row[k] + (size_t)fv->col[k] * n] += kv;
+			}
+		} else {
+			/* u-dependent mass: keep T, ∂T/∂u and the entries of M(u) */
+			struct ir_kinetic *kin = arena_alloc(ev->a, sizeof *kin);
+			int *gu = malloc(sizeof(int) * (size_t)(n + 1));
+			struct ir_diff_inputs inu = { n, 1, { { IR_DOF, 0 } } };
+			if (!gu || ir_gradient(p, w, r, &inu, gu)) {
+				free(gu);
+				eval_error(ev, where, "out of memory");
+				goto out;
+			}
+			struct ir_prog *q = p;
+			int *mreg = malloc(sizeof(int) * (size_t)(fv->nnz + 1));
+			for (int k = 0; k < fv->nnz && mreg; k++)
+				mreg[k] = p->out[1 + n + k];
+			if (!mreg) {
+				free(gu);
+				eval_error(ev, where, "out of memory");
+				goto out;
+			}
+			q->nout = 0;
+			ir_prog_add_output(q, r);
+			for (int k = 0; k < n; k++)
+				ir_prog_add_output(q, gu[k]);
+			for (int k = 0; k < fv->nnz; k++)
+				ir_prog_add_output(q, mreg[k]);
+			free(gu);
+			free(mreg);
+			kin->prog = q;
+			kin->nnz = fv->nnz;
+			kin->row = fv->row;
+			kin->col = fv->col;
+			kin->loc = ir_loc_of(where);
+			m->kinetic = kin;
+		}
+	}
+
+	/* dissipation Ψ(v, ż): σ_j |z_j'| apart, the rest smooth */
+	r = sum_items(ev, mc, am, AST_ITEM_DISSIPATION, "the dissipation", &p, &where);
+	if (r == -2)
+		goto out;
+	m->sigma = arena_alloc(ev->a, sizeof(double) * (size_t)(nz + 1));
+	if (r >= 0) {
+		if (ir_depends(p, w, r, states | OPBIT(IR_ACC))) {
+			eval_error(ev, where, "the dissipation is a function of the rates u' and z' only");
+			goto out;
+		}
+		enum { MAXTERMS = 4096 };
+		int *t = malloc(sizeof(int) * MAXTERMS), *sg = malloc(sizeof(int) * MAXTERMS), nt = 0;
+		if (!t || !sg) {
+			free(t);
+			free(sg);
+			eval_error(ev, where, "out of memory");
+			goto out;
+		}
+		terms(p, r, 1, t, sg, &nt, MAXTERMS);
+		int smooth = -1;
+		for (int k = 0; k < nt; k++) {
+			int j;
+			double c = sg[k] > 0 ? one_homogeneous(p, t[k], &j) : 0;
+			if (c > 0) {
+				m->sigma[j] += c;
+				continue;
+			}
+			int term = sg[k] > 0 ? t[k] : ir_emit(p, IR_NEG, t[k], 0, 0, ir_loc_of(where));
+			smooth = smooth < 0 ? term : ir_emit(p, IR_ADD, smooth, term, 0, ir_loc_of(where));
+		}
+		free(t);
+		free(sg);
+		if (smooth >= 0 && !ir_is_const(p, smooth, NULL)) {
+			struct ir_diff_inputs in = { n + nz, 2, { { IR_VEL, 0 }, { IR_INTVEL, n } } };
+			if (derive(ev, w, p, smooth, &in, where, &m->dissipation))
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	ir_diff_ws_free(w);
+	return rc;
+}
