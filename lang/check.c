@@ -244,7 +244,8 @@ static void run(struct checker *c, struct ast_run *r)
 	expr(c, r->dt);
 	for (int i = 0; i < r->options.n; i++) {
 		struct ast_expr *v = ((struct ast_arg *)r->options.v[i])->value;
-		if (v->kind != AST_NAME)   /* solver = banded: a bare word */
+		/* solver = banded, on_failure = halve(4): words of the option */
+		if (v->kind != AST_NAME && !(v->kind == AST_CALL && v->lhs->kind == AST_NAME))
 			expr(c, v);
 	}
 	if (!m) {

@@ -768,8 +768,37 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 			if (mb < 0 || mb > 1e9)
 				return eval_error(ev, o->value->loc, "history_budget is in MB and must lie in [0, 1e9]");
 			run->history_budget = (size_t)(mb * 1e6);
+		} else if (strcmp(o->name, "tolerance") == 0) {
+			if (eval_number(ev, o->value, &run->tolerance, "tolerance"))
+				return -1;
+			if (!(run->tolerance > 0 && run->tolerance < 1))
+				return eval_error(ev, o->value->loc, "tolerance is a relative residual in (0, 1)");
+		} else if (strcmp(o->name, "max_iterations") == 0) {
+			long k;
+			if (eval_int(ev, o->value, &k, "max_iterations"))
+				return -1;
+			if (k < 1 || k > 1000)
+				return eval_error(ev, o->value->loc, "max_iterations must lie in 1..1000");
+			run->max_iterations = (int)k;
+		} else if (strcmp(o->name, "on_failure") == 0) {
+			/* on_failure = halve(N) or stop */
+			struct ast_expr *v = o->value;
+			if (v->kind == AST_NAME && strcmp(v->name, "stop") == 0) {
+				run->halvings = 0;
+			} else if (v->kind == AST_CALL && v->lhs->kind == AST_NAME && strcmp(v->lhs->name, "halve") == 0 &&
+			           v->args.n == 1) {
+				long k;
+				if (eval_int(ev, ((struct ast_arg *)v->args.v[0])->value, &k, "the number of halvings"))
+					return -1;
+				if (k < 0 || k > 20)
+					return eval_error(ev, v->loc, "halve(N) takes N in 0..20");
+				run->halvings = (int)k;
+			} else {
+				return eval_error(ev, v->loc, "on_failure is halve(N) or stop");
+			}
 		} else {
-			return eval_error(ev, o->loc, "unknown run option '%s' (options: solver, history_budget)", o->name);
+			return eval_error(ev, o->loc, "unknown run option '%s' (options: solver, history_budget, "
+			                  "tolerance, max_iterations, on_failure)", o->name);
 		}
 	}
 	return 0;
@@ -786,6 +815,8 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	run->loc = ir_loc_of(ar->loc);
 	run->step_loc = ir_loc_of(ar->dt->loc);
 	run->history_budget = (size_t)512000000;   /* 512 MB */
+	run->tolerance = 1e-13;
+	run->max_iterations = 25;
 	const char *env = getenv("DYN_HISTORY_BUDGET");
 	if (env && *env) {
 		char *end;

@@ -6,5 +6,10 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/stepper.h runtime/schemes.def runtime/registry.c \
 	runtime/stepper_newmark.c runtime/stepper_central.c \
 	runtime/run.c runtime/run.h \
+	runtime/problem.c runtime/problem.h \
+	runtime/newton.c runtime/newton.h \
+	runtime/stage.c runtime/stage.h \
+	runtime/nlstep.c runtime/nlstep.h \
+	runtime/nl_alpha.c runtime/nl_euler.c runtime/nl_midpoint.c runtime/nl_staggered.c \
 	runtime/plot_svg.c runtime/plot.h \
 	runtime/table.c runtime/table.h

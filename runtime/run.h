@@ -26,6 +26,8 @@ struct rt_result {
 	 * for a dof not kept (history beyond the budget and not recorded). */
 	double **u, **v, **a;
 	int kept_all;
+	int nint;             /* internal variables: z and ż, or NULL when not kept */
+	double **z, **zd;
 	double *energy[RT_NENERGY];
 	int ncol;             /* recorded expressions (IR_REC_EXPR), by name */
 	const char **col_name;
@@ -44,7 +46,8 @@ void rt_result_free(struct rt_result *r);
  * the step times, cubic Hermite between them for u and u' (with their
  * derivatives), linear for u''.  T must lie in [t_0, t_n]. */
 double rt_result_dof(const struct rt_result *r, int dof, int deriv, double T);
-/* Linear interpolation of a series (energy or recorded column). */
+/* Linear interpolation of a series (energy, recorded column, internal
+ * variable). */
 double rt_result_series(const struct rt_result *r, const double *y, double T);
 
 #endif

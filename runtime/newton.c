@@ -1,0 +1,109 @@
+/* newton.c — Newton iterations x ← x − α J⁻¹ r(x), α halved until the
+ * residual decreases (Armijo on ½‖r‖², at most 12 halvings).  The
+ * workspace is allocated once per run; an iteration allocates nothing. */
+#include <config.h>
+
+#include "newton.h"
+#include "la.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct newton {
+	int N;
+	double *J, *r, *dx, *xt, *rt;
+	struct la_factor *f;
+};
+
+struct newton *newton_alloc(int N)
+{
+	struct newton *nw = calloc(1, sizeof *nw);
+	if (!nw)
+		return NULL;
+	nw->N = N;
+	nw->J = malloc(sizeof(double) * (size_t)N * (size_t)N);
+	nw->r = malloc(sizeof(double) * (size_t)N);
+	nw->dx = malloc(sizeof(double) * (size_t)N);
+	nw->xt = malloc(sizeof(double) * (size_t)N);
+	nw->rt = malloc(sizeof(double) * (size_t)N);
+	nw->f = la_factor_alloc(N, LA_DENSE_GENERAL, 0, 0);
+	if (!nw->J || !nw->r || !nw->dx || !nw->xt || !nw->rt || !nw->f) {
+		newton_free(nw);
+		return NULL;
+	}
+	return nw;
+}
+
+void newton_free(struct newton *nw)
+{
+	if (!nw)
+		return;
+	free(nw->J);
+	free(nw->r);
+	free(nw->dx);
+	free(nw->xt);
+	free(nw->rt);
+	la_factor_free(nw->f);
+	free(nw);
+}
+
+static double norm_inf(int n, const double *x)
+{
+	double s = 0;
+	for (int i = 0; i < n; i++) {
+		double a = fabs(x[i]);
+		if (!(a <= s))
+			s = a;   /* NaN propagates */
+	}
+	return s;
+}
+
+int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double tol, double scale,
+                 int maxit, struct newton_report *rep)
+{
+	int N = nw->N;
+	size_t NN = (size_t)N * (size_t)N;
+	memset(nw->J, 0, sizeof(double) * NN);
+	fn(ctx, x, nw->r, nw->J);
+	double res = norm_inf(N, nw->r);
+	rep->iterations = 0;
+	rep->residual = res;
+	if (!(scale > 0))
+		scale = 1;
+	for (int it = 0; it < maxit; it++) {
+		if (res <= tol * scale) {
+			rep->residual = res;
+			return 0;
+		}
+		if (la_factor(nw->f, nw->J) != 0)
+			return -2;
+		for (int i = 0; i < N; i++)
+			nw->dx[i] = nw->r[i];
+		la_solve(nw->f, nw->dx);
+		/* backtracking: accept the first α with a sufficient decrease */
+		double alpha = 1, rt = INFINITY;
+		for (int k = 0; k < 13; k++) {
+			for (int i = 0; i < N; i++)
+				nw->xt[i] = x[i] - alpha * nw->dx[i];
+			fn(ctx, nw->xt, nw->rt, NULL);
+			rt = norm_inf(N, nw->rt);
+			if (rt <= (1 - 1e-4 * alpha) * res || k == 12)
+				break;
+			alpha *= 0.5;
+		}
+		double dxn = alpha * norm_inf(N, nw->dx), xn = norm_inf(N, x);
+		memcpy(x, nw->xt, sizeof(double) * (size_t)N);
+		rep->iterations = it + 1;
+		memset(nw->J, 0, sizeof(double) * NN);
+		fn(ctx, x, nw->r, nw->J);
+		res = norm_inf(N, nw->r);
+		rep->residual = res;
+		if (!isfinite(res))
+			return -1;
+		/* a step at round-off level: nothing more to gain */
+		if (dxn <= 4e-16 * xn && res <= 1e3 * tol * scale)
+			return 0;
+	}
+	return res <= tol * scale ? 0 : -1;
+}

@@ -1,0 +1,179 @@
+/* nl_alpha.c — the Newmark family for nonlinear models: newmark(β, γ),
+ * central differences (β = 0, γ = ½) and generalized-α (Chung–Hulbert
+ * 1993), DESIGN.md, "Schemes":
+ *
+ *   uᵏ = ũ + βτ²aᵏ,  vᵏ = ṽ + γτaᵏ  (Newmark's updates)
+ *   M[(1−α_m)aᵏ + α_m aᵏ⁻¹] + (1−α_f)F(uᵏ, vᵏ) + α_f F(uᵏ⁻¹, vᵏ⁻¹) = f(t_{k−α_f})
+ *
+ * with F = ∇ᵤΦ + ∇ᵥΨ combined, not evaluated at a combined state (code
+ * aster's HHT with MODI_EQUI).  Internal variables follow the backward-
+ * Euler return mapping at tₖ: 0 ∈ ∂Ψ(żᵏ) + ∂_zΦ(uᵏ, zᵏ) − gᵏ, zᵏ = zᵏ⁻¹ + τżᵏ.
+ * The ledger uses code_aster's pairing: ΔW = Δu·(fᵏ⁻¹ + fᵏ)/2,
+ * ΔD = Δu·(∇ᵥΨᵏ⁻¹ + ∇ᵥΨᵏ)/2 (+ τ żᵏ·∇_żΨᵏ + Σσ|Δz| for z). */
+#include <config.h>
+
+#include "nlstep.h"
+#include "stage.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct alpha {
+	struct rt_problem *pb;
+	struct nl_common c;
+	struct stage st;
+	double am, af, beta, gamma;
+	double *ut, *vt, *in0, *Fprev, *gpsiprev, *zprev, *uprev, *zero, *fa;
+};
+
+static void al_free(void *p)
+{
+	struct alpha *s = p;
+	if (!s)
+		return;
+	nl_common_free(&s->c);
+	stage_free(&s->st);
+	free(s->ut); free(s->vt); free(s->in0); free(s->Fprev); free(s->gpsiprev);
+	free(s->zprev); free(s->uprev); free(s->zero); free(s->fa);
+	free(s);
+}
+
+static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+{
+	if (pb->varmass) {
+		snprintf(err->msg, sizeof err->msg, "the Newmark family needs a constant mass: "
+		         "for a mass depending on u use midpoint or discrete_gradient");
+		err->code = 3;
+		return NULL;
+	}
+	struct alpha *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->pb = pb;
+	s->am = p[0];
+	s->af = p[1];
+	s->beta = p[2];
+	s->gamma = p[3];
+	size_t N = (size_t)pb->N + 1;
+	s->ut = calloc(N, sizeof(double));
+	s->vt = calloc(N, sizeof(double));
+	s->in0 = calloc(N, sizeof(double));
+	s->Fprev = calloc(N, sizeof(double));
+	s->gpsiprev = calloc(N, sizeof(double));
+	s->zprev = calloc(N, sizeof(double));
+	s->uprev = calloc(N, sizeof(double));
+	s->zero = calloc(N, sizeof(double));
+	s->fa = calloc(N, sizeof(double));
+	if (!s->ut || !s->vt || !s->in0 || !s->Fprev || !s->gpsiprev || !s->zprev || !s->uprev || !s->zero ||
+	    !s->fa || nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
+		al_free(s);
+		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
+		err->code = 3;
+		return NULL;
+	}
+	s->st.tol = opt->tol;
+	s->st.maxit = opt->maxit;
+	return s;
+}
+
+static double maxabs(int n, const double *x)
+{
+	double m = 0;
+	for (int i = 0; i < n; i++)
+		if (fabs(x[i]) > m)
+			m = fabs(x[i]);
+	return m;
+}
+
+static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, struct rt_error *err)
+{
+	struct alpha *s = p;
+	struct rt_problem *pb = s->pb;
+	struct stage *st = &s->st;
+	int n = pb->n, m = pb->m;
+	double b = s->beta, g = s->gamma;
+
+	/* the previous step's forces: F(uᵏ⁻¹, vᵏ⁻¹) and ∇ᵥΨᵏ⁻¹ */
+	problem_phi(pb, x->u, x->z, s->Fprev);
+	problem_psi(pb, x->v, x->zd, s->gpsiprev);
+	for (int i = 0; i < n; i++)
+		s->Fprev[i] += s->gpsiprev[i];
+	problem_load(pb, t0, s->c.f0);
+	problem_load(pb, t1, s->c.f1);
+	if (s->af != 0)
+		problem_load(pb, t1 - s->af * tau, s->fa);
+	else
+		memcpy(s->fa, s->c.f1, sizeof(double) * (size_t)pb->N);
+
+	for (int i = 0; i < n; i++) {
+		s->ut[i] = x->u[i] + tau * x->v[i] + tau * tau * (0.5 - b) * x->a[i];
+		s->vt[i] = x->v[i] + tau * (1 - g) * x->a[i];
+		s->in0[i] = s->am * x->a[i];
+		s->uprev[i] = x->u[i];
+		st->e[i] = s->af * s->Fprev[i] - s->fa[i];
+	}
+	for (int j = 0; j < m; j++) {
+		s->zprev[j] = x->z[j];
+		st->e[n + j] = -s->c.f1[n + j];
+	}
+	st->u0 = s->ut;
+	st->v0 = s->vt;
+	st->z0 = s->zprev;
+	st->zd0 = s->zero;
+	st->in0 = s->in0;
+	st->cu = b * tau * tau;
+	st->cv = g * tau;
+	st->cz = tau;
+	st->czd = 1;
+	st->cm = 1 - s->am;
+	st->wu = 1 - s->af;
+	for (int i = 0; i < n; i++)
+		st->x[i] = x->a[i];
+	for (int j = 0; j < m; j++)
+		st->x[n + j] = x->zd[j];
+	double scale = maxabs(pb->N, s->c.f1);
+	double sf = maxabs(n, s->Fprev);
+	if (sf > scale)
+		scale = sf;
+	for (int i = 0; i < n; i++)
+		s->c.Ma[i] = x->a[i];
+	double sa = maxabs(n, x->a) * maxabs(n * n, pb->M);
+	if (sa > scale)
+		scale = sa;
+	if (!(scale > 0))
+		scale = 1;
+	int iters;
+	double res;
+	int rc = stage_solve(st, scale, &iters, &res);
+	if (rc)
+		return nl_fail(err, iters, res, rc);
+
+	double w = 0, d = 0;
+	for (int i = 0; i < n; i++) {
+		double du = st->u[i] - x->u[i];
+		w += du * 0.5 * (s->c.f0[i] + s->c.f1[i]);
+		d += du * 0.5 * (s->gpsiprev[i] + st->gpsi[i]);
+		x->a[i] = st->x[i];
+		x->u[i] = st->u[i];
+		x->v[i] = st->v[i];
+	}
+	for (int j = 0; j < m; j++) {
+		double dz = st->z[j] - x->z[j];
+		w += dz * 0.5 * (s->c.f0[n + j] + s->c.f1[n + j]);
+		d += dz * st->gpsi[n + j];
+		x->z[j] = st->z[j];
+		x->zd[j] = st->zd[j];
+	}
+	d += nl_sigma_dissipation(pb, s->zprev, x->z);
+	*dW = w;
+	*dD = d;
+	return 0;
+}
+
+const struct nl_stepper_type nl_generalized_alpha = {
+	.name = "generalized_alpha",
+	.alloc = al_alloc,
+	.step = al_step,
+	.free = al_free,
+};

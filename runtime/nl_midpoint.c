@@ -1,0 +1,330 @@
+/* nl_midpoint.c — the implicit midpoint rule (Crank–Nicolson on the
+ * first-order system, seed 003 eq. 3) and Gonzalez's discrete gradient
+ * variant (DESIGN.md, "Schemes"):
+ *
+ *   (uᵏ − uᵏ⁻¹)/τ = v^{k−½},  M(vᵏ − vᵏ⁻¹)/τ + ∂Ψ(v^{k−½}) + ∂ᵤΦ(x^{k−½}) ∋ f^{k−½}
+ *   ∂Ψ((zᵏ − zᵏ⁻¹)/τ) + ∂_zΦ(x^{k−½}) ∋ g^{k−½},   f^{k−½} = ½(f(tₖ₋₁) + f(tₖ))
+ *
+ * with ∂Φ(x^{k−½}) replaced by DΦ = ∇Φ(x^{k−½}) + [Φ(xᵏ) − Φ(xᵏ⁻¹) −
+ * ∇Φ(x^{k−½})·Δx] Δx/|Δx|² for discrete_gradient, which then balances energy
+ * exactly for any Φ.  The stage's unknowns are y = v^{k−½} and ζ = ż^{k−½}.
+ *
+ * For a mass depending on u both act on (u, p = M(u)v) (DESIGN.md): the
+ * Hamiltonian H(u, p) = ½pᵀM(u)⁻¹p + Φ(u) with ∂ᵤH = −∂ᵤT(u, v) + ∇Φ(u),
+ * ∂ₚH = v; the step solves for (uᵏ, pᵏ) by Newton with a difference
+ * Jacobian (these models are small).  Internal variables are not
+ * supported together with such a mass. */
+#include <config.h>
+
+#include "nlstep.h"
+#include "stage.h"
+#include "newton.h"
+#include "la.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct midpoint {
+	struct rt_problem *pb;
+	struct nl_common c;
+	struct stage st;
+	int dg;
+	double *in0, *zero, *uprev, *zprev, *vprev;
+	/* (u, p) form */
+	struct newton *nw;
+	double *X, *R0, *R1, *Xp, *p0, *u0, *uh, *ph, *vh, *dT, *gp, *gs, *Mh, *ue, *ve, *pe;
+	struct la_factor *mf;
+	double tau, scale;
+	struct nl_options opt;
+};
+
+static void mp_free(void *p)
+{
+	struct midpoint *s = p;
+	if (!s)
+		return;
+	nl_common_free(&s->c);
+	stage_free(&s->st);
+	newton_free(s->nw);
+	la_factor_free(s->mf);
+	free(s->in0); free(s->zero); free(s->uprev); free(s->zprev); free(s->vprev);
+	free(s->X); free(s->R0); free(s->R1); free(s->Xp); free(s->p0); free(s->u0); free(s->uh);
+	free(s->ph); free(s->vh); free(s->dT); free(s->gp); free(s->gs); free(s->Mh); free(s->ue);
+	free(s->ve); free(s->pe);
+	free(s);
+}
+
+static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, struct rt_error *err, int dg)
+{
+	if (pb->varmass && pb->m > 0) {
+		snprintf(err->msg, sizeof err->msg, "internal variables together with a mass depending on u "
+		         "are not supported");
+		err->code = 3;
+		return NULL;
+	}
+	struct midpoint *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->pb = pb;
+	s->dg = dg;
+	s->opt = *opt;
+	size_t N = (size_t)pb->N + 1, n = (size_t)pb->n + 1;
+	s->in0 = calloc(N, sizeof(double));
+	s->zero = calloc(N, sizeof(double));
+	s->uprev = calloc(N, sizeof(double));
+	s->zprev = calloc(N, sizeof(double));
+	s->vprev = calloc(N, sizeof(double));
+	int bad = !s->in0 || !s->zero || !s->uprev || !s->zprev || !s->vprev ||
+	          nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb);
+	if (!bad && pb->varmass) {
+		double **v[] = { &s->X, &s->R0, &s->R1, &s->Xp };
+		for (int k = 0; k < 4; k++)
+			bad |= !(*v[k] = calloc(2 * n, sizeof(double)));
+		double **w[] = { &s->p0, &s->u0, &s->uh, &s->ph, &s->vh, &s->dT, &s->gp, &s->gs, &s->ue, &s->ve, &s->pe };
+		for (int k = 0; k < 11; k++)
+			bad |= !(*w[k] = calloc(n, sizeof(double)));
+		bad |= !(s->Mh = calloc(n * n, sizeof(double)));
+		bad |= !(s->nw = newton_alloc(2 * pb->n));
+		bad |= !(s->mf = la_factor_alloc(pb->n, LA_DENSE_GENERAL, 0, 0));
+	}
+	if (bad) {
+		mp_free(s);
+		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
+		err->code = 3;
+		return NULL;
+	}
+	s->st.tol = opt->tol;
+	s->st.maxit = opt->maxit;
+	return s;
+}
+
+static void *mp_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+{
+	(void)p;
+	return alloc_common(pb, opt, err, 0);
+}
+
+static void *dg_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+{
+	(void)p;
+	return alloc_common(pb, opt, err, 1);
+}
+
+static double maxabs(int n, const double *x)
+{
+	double m = 0;
+	for (int i = 0; i < n; i++)
+		if (fabs(x[i]) > m)
+			m = fabs(x[i]);
+	return m;
+}
+
+/* v = M(u)⁻¹ p */
+static void velocity(struct midpoint *s, const double *u, const double *p, double *v)
+{
+	int n = s->pb->n;
+	problem_mass(s->pb, u, s->Mh);
+	memcpy(v, p, sizeof(double) * (size_t)n);
+	if (la_factor(s->mf, s->Mh) == 0)
+		la_solve(s->mf, v);
+}
+
+/* H(u, p) = T(u, M⁻¹p) + Φ(u) */
+static double hamiltonian(struct midpoint *s, const double *u, const double *p, double *v)
+{
+	velocity(s, u, p, v);
+	return problem_kinetic(s->pb, u, v, NULL, NULL) + problem_phi(s->pb, u, s->zero, NULL);
+}
+
+/* The (u, p) residual: τ times R1 = Δu/τ − D_pH, R2 = Δp/τ + D_uH + ∇ᵥΨ(v^½) − f̄. */
+static void up_residual(struct midpoint *s, const double *X, double *R)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n;
+	const double *uk = X, *pk = X + n;
+	double tau = s->tau;
+	for (int i = 0; i < n; i++) {
+		s->uh[i] = 0.5 * (s->u0[i] + uk[i]);
+		s->ph[i] = 0.5 * (s->p0[i] + pk[i]);
+	}
+	velocity(s, s->uh, s->ph, s->vh);
+	problem_kinetic(pb, s->uh, s->vh, NULL, s->dT);
+	problem_phi(pb, s->uh, s->zero, s->gp);
+	problem_psi(pb, s->vh, s->zero, s->gs);
+	/* ∇H at the midpoint: (−∂ᵤT + ∇Φ, v) */
+	for (int i = 0; i < n; i++)
+		s->gp[i] -= s->dT[i];
+	if (s->dg) {
+		double dot = 0, dd = 0, xx = 0;
+		for (int i = 0; i < n; i++) {
+			double du = uk[i] - s->u0[i], dp = pk[i] - s->p0[i];
+			dot += s->gp[i] * du + s->vh[i] * dp;
+			dd += du * du + dp * dp;
+			xx += uk[i] * uk[i] + pk[i] * pk[i];
+		}
+		if (dd > 1e-28 * (1 + xx)) {
+			double Hk = hamiltonian(s, uk, pk, s->ve);
+			double H0 = hamiltonian(s, s->u0, s->p0, s->ve);
+			double c = (Hk - H0 - dot) / dd;
+			for (int i = 0; i < n; i++) {
+				s->gp[i] += c * (uk[i] - s->u0[i]);
+				s->vh[i] += c * (pk[i] - s->p0[i]);
+			}
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		/* both rows times τ: displacements and momenta */
+		R[i] = uk[i] - s->u0[i] - tau * s->vh[i];
+		R[n + i] = pk[i] - s->p0[i] + tau * (s->gp[i] + s->gs[i] - s->c.fm[i]);
+	}
+}
+
+static int up_fn(void *ctx, const double *X, double *R, double *J)
+{
+	struct midpoint *s = ctx;
+	int N2 = 2 * s->pb->n;
+	up_residual(s, X, R);
+	if (!J)
+		return 0;
+	/* central differences, column by column */
+	for (int k = 0; k < N2; k++) {
+		memcpy(s->Xp, X, sizeof(double) * (size_t)N2);
+		double h = 1e-7 * (1 + fabs(X[k]));
+		s->Xp[k] = X[k] + h;
+		up_residual(s, s->Xp, s->R0);
+		s->Xp[k] = X[k] - h;
+		up_residual(s, s->Xp, s->R1);
+		for (int i = 0; i < N2; i++)
+			J[i + (size_t)k * N2] = (s->R0[i] - s->R1[i]) / (2 * h);
+	}
+	up_residual(s, X, R);
+	return 0;
+}
+
+static int up_step(struct midpoint *s, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
+                   struct rt_error *err)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n;
+	s->tau = tau;
+	problem_load(pb, t0, s->c.f0);
+	problem_load(pb, t1, s->c.f1);
+	for (int k = 0; k < pb->N; k++)
+		s->c.fm[k] = 0.5 * (s->c.f0[k] + s->c.f1[k]);
+	memcpy(s->u0, x->u, sizeof(double) * (size_t)n);
+	problem_kinetic(pb, x->u, x->v, s->p0, NULL);
+	for (int i = 0; i < n; i++) {
+		s->X[i] = x->u[i] + tau * x->v[i];
+		s->X[n + i] = s->p0[i];
+	}
+	problem_phi(pb, x->u, s->zero, s->gp);
+	double scale = fmax(maxabs(n, s->p0), tau * fmax(maxabs(n, s->gp), maxabs(n, s->c.f1)));
+	scale = fmax(scale, maxabs(n, x->u) + tau * maxabs(n, x->v));
+	if (!(scale > 0))
+		scale = 1;
+	struct newton_report rep;
+	int rc = newton_solve(s->nw, up_fn, s, s->X, s->opt.tol, scale, s->opt.maxit, &rep);
+	if (rc)
+		return nl_fail(err, rep.iterations, rep.residual / scale, rc);
+	up_residual(s, s->X, s->R0);   /* v^½, ∇Ψ at the solution */
+	double w = 0, d = 0;
+	for (int i = 0; i < n; i++) {
+		double du = s->X[i] - x->u[i];
+		w += du * s->c.fm[i];
+		d += du * s->gs[i];
+	}
+	memcpy(s->vprev, x->v, sizeof(double) * (size_t)n);
+	memcpy(x->u, s->X, sizeof(double) * (size_t)n);
+	velocity(s, x->u, s->X + n, x->v);
+	for (int i = 0; i < n; i++)
+		x->a[i] = (x->v[i] - s->vprev[i]) / tau;
+	*dW = w;
+	*dD = d;
+	return 0;
+}
+
+static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, struct rt_error *err)
+{
+	struct midpoint *s = p;
+	struct rt_problem *pb = s->pb;
+	if (pb->varmass)
+		return up_step(s, t0, t1, tau, x, dW, dD, err);
+	struct stage *st = &s->st;
+	int n = pb->n, m = pb->m;
+	problem_load(pb, t0, s->c.f0);
+	problem_load(pb, t1, s->c.f1);
+	for (int k = 0; k < pb->N; k++) {
+		s->c.fm[k] = 0.5 * (s->c.f0[k] + s->c.f1[k]);
+		st->e[k] = -s->c.fm[k];
+	}
+	memcpy(s->uprev, x->u, sizeof(double) * (size_t)n);
+	memcpy(s->vprev, x->v, sizeof(double) * (size_t)n);
+	memcpy(s->zprev, x->z, sizeof(double) * (size_t)m);
+	for (int i = 0; i < n; i++)
+		s->in0[i] = -2 * x->v[i] / tau;
+	st->u0 = s->uprev;
+	st->cu = tau / 2;
+	st->v0 = s->zero;
+	st->cv = 1;
+	st->in0 = s->in0;
+	st->cm = 2 / tau;
+	st->z0 = s->zprev;
+	st->cz = tau / 2;
+	st->zd0 = s->zero;
+	st->czd = 1;
+	st->dg = s->dg;
+	st->uprev = s->uprev;
+	st->zprev = s->zprev;
+	st->phiprev = s->dg ? problem_phi(pb, x->u, x->z, NULL) : 0;
+	for (int i = 0; i < n; i++)
+		st->x[i] = x->v[i] + 0.5 * tau * x->a[i];
+	for (int j = 0; j < m; j++)
+		st->x[n + j] = x->zd[j];
+	problem_phi(pb, x->u, x->z, s->c.g);
+	double scale = fmax(maxabs(pb->N, s->c.f1), maxabs(pb->N, s->c.g));
+	scale = fmax(scale, 2 * maxabs(n, x->v) / tau * maxabs(n * n, pb->M));
+	if (!(scale > 0))
+		scale = 1;
+	int iters;
+	double res;
+	int rc = stage_solve(st, scale, &iters, &res);
+	if (rc)
+		return nl_fail(err, iters, res, rc);
+	double w = 0, d = 0;
+	for (int i = 0; i < n; i++) {
+		double du = tau * st->x[i];
+		w += du * s->c.fm[i];
+		d += du * st->gpsi[i];
+		x->u[i] = s->uprev[i] + du;
+		x->v[i] = 2 * st->x[i] - s->vprev[i];
+	}
+	for (int j = 0; j < m; j++) {
+		double dz = tau * st->x[n + j];
+		w += dz * s->c.fm[n + j];
+		d += dz * st->gpsi[n + j];
+		x->z[j] = s->zprev[j] + dz;
+		x->zd[j] = st->x[n + j];
+	}
+	d += nl_sigma_dissipation(pb, s->zprev, x->z);
+	/* the acceleration at tₖ from the equation of motion there */
+	nl_acceleration(&s->c, t1, x);
+	*dW = w;
+	*dD = d;
+	return 0;
+}
+
+const struct nl_stepper_type nl_midpoint = {
+	.name = "midpoint",
+	.alloc = mp_alloc,
+	.step = mp_step,
+	.free = mp_free,
+};
+
+const struct nl_stepper_type nl_discrete_gradient = {
+	.name = "discrete_gradient",
+	.alloc = dg_alloc,
+	.step = mp_step,
+	.free = mp_free,
+};

@@ -1,0 +1,125 @@
+/* nlstep.c — what the nonlinear steppers share: loads at both ends of a
+ * step, the consistent acceleration, the registry. */
+#include <config.h>
+
+#include "nlstep.h"
+#include "la.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
+{
+	memset(c, 0, sizeof *c);
+	c->pb = pb;
+	size_t N = (size_t)pb->N + 1, n = (size_t)pb->n;
+	c->f0 = calloc(N, sizeof(double));
+	c->f1 = calloc(N, sizeof(double));
+	c->fm = calloc(N, sizeof(double));
+	c->g = calloc(N, sizeof(double));
+	c->gu = calloc(N, sizeof(double));
+	c->Ma = calloc(n + 1, sizeof(double));
+	c->Mu = calloc(n * n + 1, sizeof(double));
+	c->mf = la_factor_alloc(pb->n, LA_DENSE_SPD, 0, 0);
+	if (!c->f0 || !c->f1 || !c->fm || !c->g || !c->gu || !c->Ma || !c->Mu || !c->mf)
+		return -1;
+	if (!pb->varmass && la_factor(c->mf, pb->M) != 0)
+		return -1;
+	return 0;
+}
+
+void nl_common_free(struct nl_common *c)
+{
+	free(c->f0); free(c->f1); free(c->fm); free(c->g); free(c->gu); free(c->Ma); free(c->Mu);
+	la_factor_free(c->mf);
+	memset(c, 0, sizeof *c);
+}
+
+void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
+{
+	struct rt_problem *pb = c->pb;
+	int n = pb->n;
+	problem_load(pb, t, c->f1);
+	problem_phi(pb, s->u, s->z, c->g);
+	problem_psi(pb, s->v, s->zd, c->gu);
+	for (int i = 0; i < n; i++)
+		s->a[i] = c->f1[i] - c->g[i] - c->gu[i];
+	if (pb->varmass) {
+		/* d/dt(M(u) v) = M a + (∂ᵤ(M v)·v) and ∂ᵤT enter the Euler–Lagrange
+		 * equation: the directional derivative by central differences */
+		double *p1 = c->g, *p2 = c->gu, *dT = c->fm;
+		problem_kinetic(pb, s->u, s->v, NULL, dT);
+		for (int i = 0; i < n; i++)
+			s->a[i] += dT[i];
+		double vn = 0, un = 0;
+		for (int i = 0; i < n; i++) {
+			vn += s->v[i] * s->v[i];
+			un += s->u[i] * s->u[i];
+		}
+		if (vn > 0) {
+			double eps = 1e-6 * sqrt((1 + un) / vn);
+			double *up = c->Ma;
+			for (int i = 0; i < n; i++)
+				up[i] = s->u[i] + eps * s->v[i];
+			problem_kinetic(pb, up, s->v, p1, NULL);
+			for (int i = 0; i < n; i++)
+				up[i] = s->u[i] - eps * s->v[i];
+			problem_kinetic(pb, up, s->v, p2, NULL);
+			for (int i = 0; i < n; i++)
+				s->a[i] -= (p1[i] - p2[i]) / (2 * eps);
+		}
+		problem_mass(pb, s->u, c->Mu);
+		if (la_factor(c->mf, c->Mu) == 0)
+			la_solve(c->mf, s->a);
+		return;
+	}
+	la_solve(c->mf, s->a);
+}
+
+double nl_sigma_dissipation(const struct rt_problem *pb, const double *z0, const double *z1)
+{
+	double d = 0;
+	for (int j = 0; j < pb->m; j++)
+		d += pb->sigma[j] * fabs(z1[j] - z0[j]);
+	return d;
+}
+
+int nl_fail(struct rt_error *err, int iters, double res, int rc)
+{
+	if (rc == -2)
+		snprintf(err->msg, sizeof err->msg, "the Jacobian of the step is singular");
+	else
+		snprintf(err->msg, sizeof err->msg,
+		         "Newton did not converge in %d iterations, residual %.2g", iters, res);
+	return -1;
+}
+
+const struct nl_stepper_type *nl_lookup(enum ir_family f, const double *p, double *q)
+{
+	memset(q, 0, sizeof(double) * 4);
+	switch (f) {
+	case IR_NEWMARK:
+		q[2] = p[0];
+		q[3] = p[1];
+		return &nl_generalized_alpha;
+	case IR_CENTRAL_DIFFERENCE:
+		q[3] = 0.5;
+		return &nl_generalized_alpha;
+	case IR_GENERALIZED_ALPHA:
+		memcpy(q, p, sizeof(double) * 4);
+		return &nl_generalized_alpha;
+	case IR_BACKWARD_EULER:
+		return &nl_backward_euler;
+	case IR_MIDPOINT:
+		return &nl_midpoint;
+	case IR_DISCRETE_GRADIENT:
+		return &nl_discrete_gradient;
+	case IR_STAGGERED_MIDPOINT:
+		q[0] = p[0];
+		return &nl_staggered_midpoint;
+	default:
+		return NULL;
+	}
+}

@@ -1,0 +1,59 @@
+/* nlstep.h — the interface of the nonlinear steppers (models stated by
+ * energies, with internal variables).  A stepper advances the state over
+ * one step and returns the step's increments of work and dissipation in
+ * its own discrete pairing (DESIGN.md, "Energy ledger"), so that the
+ * ledger's residual is the scheme's algorithmic energy. */
+#ifndef DYN_NLSTEP_H
+#define DYN_NLSTEP_H
+
+#include "problem.h"
+
+struct rt_state {
+	double *u, *v, *a;   /* n */
+	double *z, *zd;      /* m */
+};
+
+struct nl_options {
+	double tol;          /* Newton: relative residual */
+	int maxit;
+};
+
+struct nl_stepper_type {
+	const char *name;
+	void *(*alloc)(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err);
+	/* Advance s from t0 to t0 + tau.  On a Newton failure returns -1 with
+	 * err->msg saying so; s is then unspecified (the driver restores it). */
+	int (*step)(void *st, double t0, double t1, double tau, struct rt_state *s, double *dW, double *dD, struct rt_error *err);
+	void (*free)(void *st);
+};
+
+extern const struct nl_stepper_type nl_generalized_alpha;   /* newmark, generalized_alpha, central_difference */
+extern const struct nl_stepper_type nl_backward_euler;
+extern const struct nl_stepper_type nl_midpoint;
+extern const struct nl_stepper_type nl_discrete_gradient;
+extern const struct nl_stepper_type nl_staggered_midpoint;
+
+/* The nonlinear stepper of a family, and its parameters in its own
+ * convention (e.g. newmark(β, γ) as generalized_alpha(0, 0, β, γ)). */
+const struct nl_stepper_type *nl_lookup(enum ir_family f, const double *p, double *q);
+
+/* Helpers shared by the steppers (nlstep.c). */
+struct nl_common {
+	struct rt_problem *pb;
+	double *f0, *f1, *fm;     /* N: loads at t0, t1 and their mean */
+	double *g, *gu;           /* N scratch */
+	double *Ma;               /* n */
+	struct la_factor *mf;     /* M factored (constant mass) */
+	double *Mu;               /* n×n for M(u) */
+};
+int nl_common_alloc(struct nl_common *c, struct rt_problem *pb);
+void nl_common_free(struct nl_common *c);
+/* The acceleration solving the equation of motion at (t, state):
+ * M(u) a = f − ∇ᵤΦ − ∇ᵥΨ (constant mass). */
+void nl_acceleration(struct nl_common *c, double t, struct rt_state *s);
+/* Σ σ_j |Δz_j| */
+double nl_sigma_dissipation(const struct rt_problem *pb, const double *z0, const double *z1);
+/* A Newton failure as a message. */
+int nl_fail(struct rt_error *err, int iters, double res, int rc);
+
+#endif

@@ -1,0 +1,330 @@
+/* problem.c — builds the runtime's view of a model from the IR and
+ * evaluates its energies, their gradients and Hessians, and its loads.
+ * Operators are checked here, before any step: the mass must be symmetric
+ * positive definite (at the initial state when it depends on u). */
+#include <config.h>
+
+#include "problem.h"
+#include "la.h"
+#include "vm.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(struct rt_error *err, struct ir_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct rt_error *err, struct ir_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	err->loc = loc;
+	err->code = 3;
+	return 3;
+}
+
+static int check_mass(struct rt_problem *pb, const double *M, struct ir_loc loc, struct rt_error *err)
+{
+	int n = pb->n;
+	if (la_asymmetry(n, M) > 1e-12) {
+		for (int i = 0; i < n; i++)
+			for (int j = i + 1; j < n; j++) {
+				double x = M[i + (size_t)j * n], y = M[j + (size_t)i * n];
+				if (x != y)
+					return fail(err, loc, "the mass matrix is not symmetric: entry (%d, %d) is %.15g "
+					            "but (%d, %d) is %.15g", i + 1, j + 1, x, j + 1, i + 1, y);
+			}
+	}
+	struct la_factor *f = la_factor_alloc(n, LA_DENSE_SPD, 0, 0);
+	if (!f)
+		return fail(err, loc, "out of memory");
+	int info = la_factor(f, M);
+	la_factor_free(f);
+	if (info > 0)
+		return fail(err, loc, "the mass matrix is not positive definite: pivot %d (dof %s)%s",
+		            info, pb->name[info - 1], pb->varmass ? " at the initial state" : "");
+	return 0;
+}
+
+/* C = M Φ diag(2ξωᵢ) Φᵀ M with M-normalised modes (DESIGN.md, "More
+ * statements": code_aster's AMOR_MODAL). */
+static int modal_damping(struct rt_problem *pb, struct rt_error *err)
+{
+	const struct ir_model *m = pb->ir;
+	int n = pb->n;
+	size_t nn = (size_t)n * (size_t)n;
+	double *w = malloc(sizeof(double) * (size_t)n), *phi = malloc(sizeof(double) * nn);
+	double *mp = malloc(sizeof(double) * nn), *C = calloc(nn, sizeof(double));
+	int rc = 0;
+	if (!w || !phi || !mp || !C) {
+		rc = fail(err, m->loc, "out of memory");
+	} else if (la_sygv(n, m->stiffness.a, m->mass.a, w, phi) != 0) {
+		rc = fail(err, m->damping.loc, "modal damping: the eigenproblem K φ = ω² M φ failed");
+	} else {
+		for (int k = 0; k < n; k++)
+			la_gemv(n, m->mass.a, phi + (size_t)k * n, mp + (size_t)k * n);
+		for (int k = 0; k < n; k++) {
+			double c = 2 * m->modal_xi * sqrt(w[k] > 0 ? w[k] : 0);
+			const double *x = mp + (size_t)k * n;
+			for (int j = 0; j < n; j++)
+				for (int i = 0; i < n; i++)
+					C[i + (size_t)j * n] += c * x[i] * x[j];
+		}
+		for (int j = 0; j < n; j++)   /* symmetrise against round-off */
+			for (int i = j + 1; i < n; i++) {
+				double s = 0.5 * (C[i + (size_t)j * n] + C[j + (size_t)i * n]);
+				C[i + (size_t)j * n] = C[j + (size_t)i * n] = s;
+			}
+		pb->Cbuf = C;
+		pb->C = C;
+		C = NULL;
+	}
+	free(w);
+	free(phi);
+	free(mp);
+	free(C);
+	return rc;
+}
+
+static double *scratch(size_t n)
+{
+	return calloc(n + 1, sizeof(double));
+}
+
+int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_error *err)
+{
+	const struct ir_model *m = plan->model;
+	memset(pb, 0, sizeof *pb);
+	memset(err, 0, sizeof *err);
+	pb->plan = plan;
+	pb->ir = m;
+	pb->n = m->ndof;
+	pb->m = m->nint;
+	pb->N = pb->n + pb->m;
+	int n = pb->n, N = pb->N;
+	pb->M = m->mass.a;
+	pb->K = m->stiffness.a;
+	pb->C = m->damping_kind == IR_DAMP_MATRIX ? m->damping.a : NULL;
+	pb->banded = plan->solver == IR_SOLVER_BANDED;
+	pb->kl = pb->banded ? m->kl : n - 1;
+	pb->ku = pb->banded ? m->ku : n - 1;
+	pb->sigma = m->sigma;
+	pb->varmass = m->kinetic != NULL;
+	pb->linear = !ir_model_nonlinear(m);
+	pb->name = malloc(sizeof(char *) * (size_t)(N + 1));
+	pb->reg_f = scratch(m->force ? (size_t)m->force->n : 0);
+	pb->reg_s = scratch(m->support ? (size_t)m->support->n : 0);
+	pb->md = scratch((size_t)n);
+	pb->hint = calloc((size_t)m->ntable + 1, sizeof(int));
+	pb->tmp = scratch((size_t)N);
+	if (m->potential) {
+		pb->reg_phi = scratch((size_t)m->potential->prog->n);
+		pb->out_phi = scratch((size_t)m->potential->prog->nout);
+	}
+	if (m->dissipation) {
+		pb->reg_psi = scratch((size_t)m->dissipation->prog->n);
+		pb->out_psi = scratch((size_t)m->dissipation->prog->nout);
+	}
+	if (m->kinetic) {
+		pb->reg_kin = scratch((size_t)m->kinetic->prog->n);
+		pb->out_kin = scratch((size_t)m->kinetic->prog->nout);
+	}
+	if (!pb->name || !pb->reg_f || !pb->reg_s || !pb->md || !pb->hint || !pb->tmp ||
+	    (m->potential && (!pb->reg_phi || !pb->out_phi)) ||
+	    (m->dissipation && (!pb->reg_psi || !pb->out_psi)) ||
+	    (m->kinetic && (!pb->reg_kin || !pb->out_kin)))
+		return fail(err, m->loc, "out of memory");
+	for (int i = 0; i < n; i++)
+		pb->name[i] = m->dof[i].name;
+	for (int j = 0; j < pb->m; j++)
+		pb->name[n + j] = m->intvar[j].name;
+
+	if (pb->varmass) {
+		double *M0 = malloc(sizeof(double) * (size_t)n * (size_t)n);
+		if (!M0)
+			return fail(err, m->loc, "out of memory");
+		problem_mass(pb, m->u0, M0);
+		int rc = check_mass(pb, M0, m->kinetic->loc, err);
+		free(M0);
+		if (rc)
+			return rc;
+	} else if (check_mass(pb, m->mass.a, m->mass.loc, err)) {
+		return 3;
+	}
+	if (m->damping_kind == IR_DAMP_MODAL && modal_damping(pb, err))
+		return 3;
+	if (m->support)
+		la_gemv(n, m->mass.a, m->support_dir, pb->md);
+	return 0;
+}
+
+void problem_free(struct rt_problem *pb)
+{
+	free(pb->name);
+	free(pb->Cbuf);
+	free(pb->reg_f);
+	free(pb->reg_s);
+	free(pb->md);
+	free(pb->hint);
+	free(pb->tmp);
+	free(pb->reg_phi);
+	free(pb->out_phi);
+	free(pb->reg_psi);
+	free(pb->out_psi);
+	free(pb->reg_kin);
+	free(pb->out_kin);
+	memset(pb, 0, sizeof *pb);
+}
+
+void problem_load(struct rt_problem *pb, double t, double *f)
+{
+	const struct ir_model *m = pb->ir;
+	struct vm_input in = { t, NULL, NULL, NULL, NULL, NULL, m->table, pb->hint };
+	if (m->force)
+		vm_eval(m->force, pb->reg_f, &in, f);
+	else
+		memset(f, 0, sizeof(double) * (size_t)pb->N);
+	if (m->support) {
+		double ag;
+		vm_eval(m->support, pb->reg_s, &in, &ag);
+		for (int i = 0; i < pb->n; i++)
+			f[i] -= pb->md[i] * ag;
+	}
+}
+
+/* ½xᵀAx with A x into y (length n), banded work. */
+static double quad(struct rt_problem *pb, const double *A, const double *x, double *y)
+{
+	la_gemv_band(pb->n, pb->kl, pb->ku, A, x, y);
+	double s = 0;
+	for (int i = 0; i < pb->n; i++)
+		s += x[i] * y[i];
+	return 0.5 * s;
+}
+
+double problem_phi(struct rt_problem *pb, const double *u, const double *z, double *g)
+{
+	const struct ir_model *m = pb->ir;
+	int N = pb->N;
+	double *Ku = pb->tmp;
+	double val = quad(pb, pb->K, u, Ku);
+	if (g) {
+		memcpy(g, Ku, sizeof(double) * (size_t)pb->n);
+		for (int j = pb->n; j < N; j++)
+			g[j] = 0;
+	}
+	if (m->potential) {
+		struct vm_input in = { 0, u, NULL, NULL, z, NULL, m->table, pb->hint };
+		vm_eval(m->potential->prog, pb->reg_phi, &in, pb->out_phi);
+		val += pb->out_phi[0];
+		if (g)
+			for (int k = 0; k < N; k++)
+				g[k] += pb->out_phi[1 + k];
+	}
+	return val;
+}
+
+static void add_hess(const struct ir_func *f, const double *h, const double *cr, const double *cc, double *J, int ld)
+{
+	for (int k = 0; k < f->nnz; k++) {
+		int i = f->row[k], j = f->col[k];
+		double c = (cr ? cr[i] : 1) * (cc ? cc[j] : 1);
+		J[i + (size_t)j * ld] += c * h[k];
+	}
+}
+
+static void add_matrix(int n, const double *A, const double *cr, const double *cc, double *J, int ld)
+{
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < n; i++) {
+			double a = A[i + (size_t)j * n];
+			if (a != 0)
+				J[i + (size_t)j * ld] += (cr ? cr[i] : 1) * (cc ? cc[j] : 1) * a;
+		}
+}
+
+void problem_add_hess_phi(struct rt_problem *pb, const double *cr, const double *cc, double *J, int ld)
+{
+	add_matrix(pb->n, pb->K, cr, cc, J, ld);
+	if (pb->ir->potential)
+		add_hess(pb->ir->potential, pb->out_phi + 1 + pb->N, cr, cc, J, ld);
+}
+
+double problem_psi(struct rt_problem *pb, const double *v, const double *zd, double *g)
+{
+	const struct ir_model *m = pb->ir;
+	int N = pb->N;
+	double val = 0;
+	if (g)
+		memset(g, 0, sizeof(double) * (size_t)N);
+	if (pb->C) {
+		double *Cv = pb->tmp;
+		val = quad(pb, pb->C, v, Cv);
+		if (g)
+			memcpy(g, Cv, sizeof(double) * (size_t)pb->n);
+	}
+	if (m->dissipation) {
+		struct vm_input in = { 0, NULL, v, NULL, NULL, zd, m->table, pb->hint };
+		vm_eval(m->dissipation->prog, pb->reg_psi, &in, pb->out_psi);
+		val += pb->out_psi[0];
+		if (g)
+			for (int k = 0; k < N; k++)
+				g[k] += pb->out_psi[1 + k];
+	}
+	return val;
+}
+
+void problem_add_hess_psi(struct rt_problem *pb, const double *cr, const double *cc, double *J, int ld)
+{
+	if (pb->C)
+		add_matrix(pb->n, pb->C, cr, cc, J, ld);
+	if (pb->ir->dissipation)
+		add_hess(pb->ir->dissipation, pb->out_psi + 1 + pb->N, cr, cc, J, ld);
+}
+
+static void eval_kinetic(struct rt_problem *pb, const double *u, const double *v)
+{
+	const struct ir_model *m = pb->ir;
+	struct vm_input in = { 0, u, v, NULL, NULL, NULL, m->table, pb->hint };
+	vm_eval(m->kinetic->prog, pb->reg_kin, &in, pb->out_kin);
+}
+
+void problem_mass(struct rt_problem *pb, const double *u, double *Mu)
+{
+	int n = pb->n;
+	memcpy(Mu, pb->M, sizeof(double) * (size_t)n * (size_t)n);
+	if (!pb->varmass)
+		return;
+	/* M(u) does not depend on v: evaluate with v = 0 */
+	memset(pb->tmp, 0, sizeof(double) * (size_t)n);
+	eval_kinetic(pb, u, pb->tmp);
+	const struct ir_kinetic *k = pb->ir->kinetic;
+	for (int e = 0; e < k->nnz; e++)
+		Mu[k->row[e] + (size_t)k->col[e] * n] += pb->out_kin[1 + n + e];
+}
+
+double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, double *p, double *dTdu)
+{
+	int n = pb->n;
+	double *Mv = p ? p : pb->tmp;
+	double T = quad(pb, pb->M, v, Mv);
+	if (dTdu)
+		memset(dTdu, 0, sizeof(double) * (size_t)n);
+	if (!pb->varmass)
+		return T;
+	eval_kinetic(pb, u, v);
+	const struct ir_kinetic *k = pb->ir->kinetic;
+	T += pb->out_kin[0];
+	if (dTdu)
+		for (int i = 0; i < n; i++)
+			dTdu[i] = pb->out_kin[1 + i];
+	if (p)
+		for (int e = 0; e < k->nnz; e++)
+			p[k->row[e]] += pb->out_kin[1 + n + e] * v[k->col[e]];
+	return T;
+}

@@ -1,0 +1,57 @@
+/* problem.h — the problem as the steppers see it: constant operators,
+ * energies with their derivatives (evaluated by the VM), loads.
+ *
+ * Unknowns are numbered u (n dofs) then z (m internal variables), N in
+ * all.  The potential here includes ½uᵀKu of a stiffness matrix, the
+ * dissipation ½vᵀCv of a damping matrix, so that a nonlinear stepper sees
+ * one Φ and one Ψ (DESIGN.md, "The problem class": matrices are the
+ * quadratic special case). */
+#ifndef DYN_PROBLEM_H
+#define DYN_PROBLEM_H
+
+#include "run.h"
+
+struct rt_problem {
+	const struct ir_run *plan;
+	const struct ir_model *ir;
+	int n, m, N;
+	const char **name;          /* N names, dofs then internal variables */
+	const double *M, *C, *K;    /* constant n×n operators; C may be NULL */
+	double *Cbuf;               /* C of modal damping, owned */
+	int kl, ku, banded;         /* band of M, C, K (linear fast path) */
+	int linear;                 /* matrices only: the linear fast path applies */
+	const double *sigma;        /* m coefficients of σ_j |z_j'| */
+	int varmass;                /* M depends on u (kinetic energy) */
+
+	/* VM scratch and outputs, allocated once */
+	double *reg_f, *reg_s, *md;
+	int *hint;
+	double *reg_phi, *out_phi;
+	double *reg_psi, *out_psi;
+	double *reg_kin, *out_kin;
+	double *tmp;                /* n */
+};
+
+int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_error *err);
+void problem_free(struct rt_problem *pb);
+
+/* Loads at t: f (n entries, support included) then g (m entries). */
+void problem_load(struct rt_problem *pb, double t, double *f);
+
+/* Φ(u, z) + ½uᵀKu.  With g non-NULL, its gradient (N entries).  The
+ * Hessian of the last call is added by problem_add_hess_phi as
+ * J[i + j ld] += cr[i] cc[j] H_ij, with row and column weights per
+ * unknown (NULL: 1). */
+double problem_phi(struct rt_problem *pb, const double *u, const double *z, double *g);
+void problem_add_hess_phi(struct rt_problem *pb, const double *cr, const double *cc, double *J, int ld);
+
+/* Ψ(v, ż) (smooth part) + ½vᵀCv, likewise. */
+double problem_psi(struct rt_problem *pb, const double *v, const double *zd, double *g);
+void problem_add_hess_psi(struct rt_problem *pb, const double *cr, const double *cc, double *J, int ld);
+
+/* T(u, v); p = M(u) v (n) and dTdu = ∂T/∂u (n) when non-NULL. */
+double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, double *p, double *dTdu);
+/* M(u) into Mu (n×n, column-major). */
+void problem_mass(struct rt_problem *pb, const double *u, double *Mu);
+
+#endif

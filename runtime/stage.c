@@ -1,0 +1,204 @@
+/* stage.c — residual and Jacobian of a nonlinear stage (stage.h), solved
+ * by Newton (newton.c). */
+#include <config.h>
+
+#include "stage.h"
+#include "la.h"
+#include "newton.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int stage_alloc(struct stage *s, struct rt_problem *pb)
+{
+	memset(s, 0, sizeof *s);
+	s->pb = pb;
+	s->n = pb->n;
+	s->m = pb->m;
+	s->N = pb->N;
+	size_t N = (size_t)s->N + 1;
+	s->e = calloc(N, sizeof(double));
+	s->x = calloc(N, sizeof(double));
+	s->u = calloc(N, sizeof(double));
+	s->v = calloc(N, sizeof(double));
+	s->z = calloc(N, sizeof(double));
+	s->zd = calloc(N, sizeof(double));
+	s->gphi = calloc(N, sizeof(double));
+	s->gpsi = calloc(N, sizeof(double));
+	s->xi = calloc(N, sizeof(double));
+	s->Mi = calloc(N, sizeof(double));
+	s->cr = calloc(N, sizeof(double));
+	s->cc = calloc(N, sizeof(double));
+	s->ccpsi = calloc(N, sizeof(double));
+	s->ue = calloc(N, sizeof(double));
+	s->ze = calloc(N, sizeof(double));
+	s->pc = calloc(N, sizeof(double));
+	s->rbuf = calloc(N, sizeof(double));
+	s->nw = newton_alloc(s->N);
+	s->solve_u = s->solve_z = 1;
+	s->wu = 1;
+	s->tol = 1e-13;
+	s->maxit = 25;
+	if (!s->e || !s->x || !s->u || !s->v || !s->z || !s->zd || !s->gphi || !s->gpsi || !s->xi ||
+	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->nw) {
+		stage_free(s);
+		return -1;
+	}
+	return 0;
+}
+
+void stage_free(struct stage *s)
+{
+	free(s->e); free(s->x); free(s->u); free(s->v); free(s->z); free(s->zd);
+	free(s->gphi); free(s->gpsi); free(s->xi); free(s->Mi); free(s->cr); free(s->cc);
+	free(s->ccpsi); free(s->ue); free(s->ze); free(s->pc); free(s->rbuf);
+	newton_free(s->nw);
+	s->nw = NULL;
+}
+
+/* soft thresholding S_λ(x) = sign(x) max(|x| − λ, 0) */
+static double soft(double x, double lambda)
+{
+	return x > lambda ? x - lambda : x < -lambda ? x + lambda : 0;
+}
+
+static int residual(void *ctx, const double *x, double *R, double *J)
+{
+	struct stage *s = ctx;
+	struct rt_problem *pb = s->pb;
+	int n = s->n, m = s->m, N = s->N;
+	const double *y = x, *zeta = x + n;
+	for (int i = 0; i < n; i++) {
+		s->u[i] = s->u0[i] + (s->solve_u ? s->cu * y[i] : 0);
+		s->v[i] = s->v0[i] + (s->solve_u ? s->cv * y[i] : 0);
+	}
+	for (int j = 0; j < m; j++) {
+		s->z[j] = s->z0[j] + (s->solve_z ? s->cz * zeta[j] : 0);
+		s->zd[j] = s->zd0[j] + (s->solve_z ? s->czd * zeta[j] : 0);
+	}
+	s->phi = problem_phi(pb, s->u, s->z, s->gphi);
+	if (s->dg) {
+		/* Gonzalez (1996): DΦ = ∇Φ(x^½) + [Φ(xᵏ) − Φ(xᵏ⁻¹) − ∇Φ(x^½)·Δx] Δx/|Δx|²
+		 * (DESIGN.md, "Schemes", discrete_gradient) */
+		double dot = 0, dd = 0, xx = 0;
+		for (int i = 0; i < n; i++) {
+			double d = 2 * (s->u[i] - s->uprev[i]);
+			s->ue[i] = s->uprev[i] + d;
+			dot += s->gphi[i] * d;
+			dd += d * d;
+			xx += s->u[i] * s->u[i];
+		}
+		for (int j = 0; j < m; j++) {
+			double d = 2 * (s->z[j] - s->zprev[j]);
+			s->ze[j] = s->zprev[j] + d;
+			dot += s->gphi[n + j] * d;
+			dd += d * d;
+			xx += s->z[j] * s->z[j];
+		}
+		/* keep ∇Φ(x^½) in the Hessian's bookkeeping: evaluate Φ(xᵏ)
+		 * without the gradient, then restore the midpoint Hessian by
+		 * re-evaluating at the midpoint below when J is needed */
+		if (dd > 1e-28 * (1 + xx)) {
+			double *g = s->gphi;
+			double phimid = s->phi;
+			double phiend = problem_phi(pb, s->ue, s->ze, NULL);
+			double c = (phiend - s->phiprev - dot) / dd;
+			for (int i = 0; i < n; i++)
+				g[i] += c * 2 * (s->u[i] - s->uprev[i]);
+			for (int j = 0; j < m; j++)
+				g[n + j] += c * 2 * (s->z[j] - s->zprev[j]);
+			if (J)   /* the Jacobian uses the midpoint Hessian */
+				problem_phi(pb, s->u, s->z, NULL);
+			s->phi = phimid;
+		}
+	}
+	s->psi = problem_psi(pb, s->v, s->zd, s->gpsi);
+
+	/* R_u */
+	if (s->solve_u) {
+		for (int i = 0; i < n; i++)
+			s->ue[i] = (s->in0 ? s->in0[i] : 0) + s->cm * y[i];
+		la_gemv(n, pb->M, s->ue, s->Mi);
+		for (int i = 0; i < n; i++)
+			R[i] = s->Mi[i] + s->wu * (s->gphi[i] + s->gpsi[i]) + s->e[i];
+	} else {
+		for (int i = 0; i < n; i++)
+			R[i] = y[i];
+	}
+	/* R_z */
+	for (int j = 0; j < m; j++)
+		R[n + j] = s->solve_z ? s->gphi[n + j] + s->gpsi[n + j] + s->e[n + j] : zeta[j];
+
+	if (J) {
+		for (int i = 0; i < n; i++) {
+			s->cr[i] = s->solve_u ? s->wu : 0;
+			s->cc[i] = s->solve_u ? s->cu : 0;
+			s->ccpsi[i] = s->solve_u ? s->cv : 0;
+		}
+		for (int j = 0; j < m; j++) {
+			s->cr[n + j] = s->solve_z ? 1 : 0;
+			s->cc[n + j] = s->solve_z ? s->cz : 0;
+			s->ccpsi[n + j] = s->solve_z ? s->czd : 0;
+		}
+		problem_add_hess_phi(pb, s->cr, s->cc, J, N);
+		problem_add_hess_psi(pb, s->cr, s->ccpsi, J, N);
+		if (s->solve_u) {
+			for (int j = 0; j < n; j++)
+				for (int i = 0; i < n; i++)
+					J[i + (size_t)j * N] += s->cm * pb->M[i + (size_t)j * n];
+		} else {
+			for (int i = 0; i < n; i++)
+				J[i + (size_t)i * N] = 1;
+		}
+		if (!s->solve_z)
+			for (int j = 0; j < m; j++)
+				J[n + j + (size_t)(n + j) * N] = 1;
+	}
+
+	/* the σ_j |ż_j| inclusions, as soft-thresholding fixed points */
+	for (int j = 0; j < m && s->solve_z; j++) {
+		double sg = pb->sigma[j];
+		if (!(sg > 0)) {
+			s->xi[j] = 0;
+			continue;
+		}
+		int r = n + j;
+		/* c scales the row like the identity; any c > 0 has the same
+		 * solutions, so residual-only calls reuse the last Jacobian's */
+		double c = s->pc[j] > 0 ? s->pc[j] : 1;
+		if (J) {
+			double djj = J[r + (size_t)r * N];
+			c = fabs(djj) > 1e-300 ? s->czd / fabs(djj) : 1;
+			s->pc[j] = c;
+		}
+		double q = s->zd[j] - c * R[r];
+		int plastic = fabs(q) > c * sg;
+		s->xi[j] = -R[r];
+		R[r] = s->zd[j] - soft(q, c * sg);
+		if (J) {
+			if (plastic) {
+				for (int k = 0; k < N; k++)
+					J[r + (size_t)k * N] *= c;
+			} else {
+				for (int k = 0; k < N; k++)
+					J[r + (size_t)k * N] = 0;
+				J[r + (size_t)r * N] = s->czd;
+			}
+		}
+	}
+	return 0;
+}
+
+int stage_solve(struct stage *s, double scale, int *iters, double *res)
+{
+	struct newton_report rep;
+	for (int j = 0; j < s->m; j++)
+		s->pc[j] = 0;
+	int rc = newton_solve(s->nw, residual, s, s->x, s->tol, scale, s->maxit, &rep);
+	*iters = rep.iterations;
+	*res = scale > 0 ? rep.residual / scale : rep.residual;
+	/* leave the quantities of the final x */
+	residual(s, s->x, s->rbuf, NULL);
+	return rc;
+}

@@ -1,0 +1,57 @@
+/* stage.h — one implicit solve of a nonlinear step, the building block of
+ * every nonlinear scheme.
+ *
+ * The unknowns are x = (y ∈ Rⁿ, ζ ∈ Rᵐ); the scheme fixes affine maps
+ *   u = u0 + cu y,  v = v0 + cv y,  z = z0 + cz ζ,  ż = zd0 + czd ζ
+ * and the residual
+ *   R_u = M (in0 + cm y) + wu [∇ᵤΦ(u, z) + ∇ᵥΨ(v, ż)] + e_u
+ *   R_z = ∇_zΦ(u, z) + ∇_żΨ(v, ż) + e_z   (0 ∈ R_z + σ ∂|ż|)
+ * e.g. Newmark: y = aᵏ, cu = βτ², cv = γτ; midpoint: y = v^{k−½}, cu = τ/2.
+ * The inclusion of the 1-homogeneous terms σ_j|ż_j| is solved exactly,
+ * as the fixed point ż_j = S_{cσ_j}(ż_j − c R_zj) of soft thresholding
+ * (the return mapping), by semismooth Newton (seed 003, eq. 4 and 12). */
+#ifndef DYN_STAGE_H
+#define DYN_STAGE_H
+
+#include "problem.h"
+
+struct newton;
+
+struct stage {
+	struct rt_problem *pb;
+	int n, m, N;
+	const double *u0, *v0, *z0, *zd0, *in0;   /* in0 may be NULL (zero) */
+	double cu, cv, cz, czd, cm, wu;
+	double *e;            /* N: the constant part of the residual */
+	int solve_u, solve_z; /* the other block is frozen (y or ζ = 0) */
+	/* discrete gradient: ∇Φ(x^½) → Gonzalez's DΦ with x^{k-1} below and
+	 * xᵏ = x^{k-1} + 2 (x^½ − x^{k-1}) */
+	int dg;
+	const double *uprev, *zprev;
+	double phiprev;
+
+	/* at the solution */
+	double *x;            /* N */
+	double *u, *v, *z, *zd;
+	double *gphi, *gpsi;  /* gradients (N) at (u, z), (v, ż); gphi is DΦ for dg */
+	double *xi;           /* m: the σ parts of the dissipative forces */
+	double phi, psi;
+	/* workspace */
+	double *Mi, *cr, *cc, *ccpsi, *ue, *ze;
+	double *pc;           /* m: the scale c of each soft-thresholding row */
+	double *rbuf;         /* N */
+	struct newton *nw;
+	double tol;
+	int maxit;
+};
+
+int stage_alloc(struct stage *s, struct rt_problem *pb);
+void stage_free(struct stage *s);
+
+/* Solve from the initial guess in s->x; on success the solution's
+ * quantities are filled in.  scale: the magnitude of the forces, for the
+ * relative tolerance.  Returns 0, or -1 (Newton did not converge: *res the
+ * residual, *iters the iterations) or -2 (singular Jacobian). */
+int stage_solve(struct stage *s, double scale, int *iters, double *res);
+
+#endif
