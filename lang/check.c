@@ -196,7 +196,7 @@ static void model_scope(struct checker *c, struct ast_model *m)
 				expr(c, d->value);
 				define(c, d->name, B_VALUE, d->loc);
 			}
-		else if (it->kind == AST_ITEM_DOF)
+		else if (it->kind == AST_ITEM_DOF || it->kind == AST_ITEM_INTERNAL)
 			for (int k = 0; k < it->names.n; k++) {
 				struct ast_expr *d = it->names.v[k];
 				struct ast_expr *nm = d->kind == AST_INDEX ? d->lhs : d;
@@ -216,6 +216,7 @@ static void model(struct checker *c, struct ast_model *m)
 		switch (it->kind) {
 		case AST_ITEM_PARAM:
 		case AST_ITEM_DOF:
+		case AST_ITEM_INTERNAL:
 			break;
 		case AST_ITEM_FORCE:
 		case AST_ITEM_INIT:

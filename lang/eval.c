@@ -362,11 +362,12 @@ static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
 	struct value v;
 	if (eval_expr(ev, base, &v))
 		return -1;
-	if (v.kind == VAL_HIST && v.ser.kind == SER_DOF) {
+	if (v.kind == VAL_HIST && (v.ser.kind == SER_DOF || v.ser.kind == SER_INT)) {
 		*out = v;
 		out->ser.deriv += e->primes;
-		if (out->ser.deriv > 2)
-			return eval_error(ev, e->loc, "only u, u' and u'' are kept");
+		if (out->ser.deriv > (v.ser.kind == SER_INT ? 1 : 2))
+			return eval_error(ev, e->loc, v.ser.kind == SER_INT ? "only z and z' are kept"
+			                                                    : "only u, u' and u'' are kept");
 		out->ser.label = arena_printf(ev->a, "%s%s", v.ser.label, e->primes == 1 ? "'" : "''");
 		return 0;
 	}
@@ -401,15 +402,21 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 			out->ser.index = i;
 			return 0;
 		}
-	/* A dof: scalar "u", or a vector "x" to be indexed. */
+	/* A dof or an internal variable: scalar "u", or a vector "x" to be
+	 * indexed. */
 	size_t len = strlen(name);
-	int first = -1, count = 0;
-	for (int i = 0; i < m->ndof; i++) {
-		const char *dn = m->dof[i].name;
-		if (strcmp(dn, name) == 0 || (strncmp(dn, name, len) == 0 && dn[len] == '[')) {
-			if (first < 0)
-				first = i;
-			count++;
+	int first = -1, count = 0, internal = 0;
+	for (int pass = 0; pass < 2 && first < 0; pass++) {
+		const struct ir_dof *list = pass ? m->intvar : m->dof;
+		int nl = pass ? m->nint : m->ndof;
+		for (int i = 0; i < nl; i++) {
+			const char *dn = list[i].name;
+			if (strcmp(dn, name) == 0 || (strncmp(dn, name, len) == 0 && dn[len] == '[')) {
+				if (first < 0)
+					first = i;
+				count++;
+				internal = pass;
+			}
 		}
 	}
 	if (first < 0) {
@@ -426,11 +433,11 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 		return eval_error(ev, e->loc, "run %s has no quantity '%s' (dofs: %s; also t, energies and recorded names)",
 		                  run->name, name, list);
 	}
-	out->ser.kind = SER_DOF;
+	out->ser.kind = internal ? SER_INT : SER_DOF;
 	out->ser.index = first;
 	out->ser.deriv = 0;
 	out->rows = count;   /* a vector dof keeps its size until indexed */
-	if (count > 1 || strchr(m->dof[first].name, '['))
+	if (count > 1 || strchr((internal ? m->intvar : m->dof)[first].name, '['))
 		out->cols = -1;  /* marks "needs an index" */
 	return 0;
 }
@@ -440,7 +447,7 @@ static int hist_available(struct eval *ev, const struct value *h, struct loc loc
 	const struct rt_result *r = h->run->res;
 	if (h->cols == -1)
 		return eval_error(ev, loc, "%s is a vector dof: index it, as %s[1]", h->ser.label, h->ser.label);
-	if (h->ser.kind == SER_DOF && !r->u[h->ser.index])
+	if ((h->ser.kind == SER_DOF && !r->u[h->ser.index]) || (h->ser.kind == SER_INT && !r->z[h->ser.index]))
 		return eval_error(ev, loc,
 		                  "%s was not kept: the history of every dof (%.3g MB) exceeds the run's budget "
 		                  "(history_budget = %.3g MB), so only recorded quantities are kept; record it",
@@ -475,6 +482,7 @@ static int hist_at(struct eval *ev, struct ast_expr *call, struct value *h, stru
 	switch (h->ser.kind) {
 	case SER_T: y = T; break;
 	case SER_DOF: y = rt_result_dof(r, h->ser.index, h->ser.deriv, T); break;
+	case SER_INT: y = rt_result_series(r, (h->ser.deriv ? r->zd : r->z)[h->ser.index], T); break;
 	case SER_ENERGY: y = rt_result_series(r, r->energy[h->ser.index], T); break;
 	case SER_COL: y = rt_result_series(r, r->col[h->ser.index], T); break;
 	}
@@ -489,7 +497,7 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 	const struct rt_result *r = h->run->res;
 	if (h->cols == -1)
 		return eval_error(ev, loc, "%s is a vector dof: index it, as %s[1]", h->ser.label, h->ser.label);
-	if (h->ser.kind == SER_DOF && !r->u[h->ser.index])
+	if ((h->ser.kind == SER_DOF && !r->u[h->ser.index]) || (h->ser.kind == SER_INT && !r->z[h->ser.index]))
 		return eval_error(ev, loc, "%s was not kept (the history exceeds the run's budget); record it",
 		                  h->ser.label);
 	*n = r->nstep + 1;
@@ -498,6 +506,7 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 	case SER_DOF:
 		*y = h->ser.deriv == 0 ? r->u[h->ser.index] : h->ser.deriv == 1 ? r->v[h->ser.index] : r->a[h->ser.index];
 		break;
+	case SER_INT: *y = (h->ser.deriv ? r->zd : r->z)[h->ser.index]; break;
 	case SER_ENERGY: *y = r->energy[h->ser.index]; break;
 	case SER_COL: *y = r->col[h->ser.index]; break;
 	}
@@ -589,7 +598,7 @@ static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 	long i;
 	if (eval_int(ev, e->rhs, &i, "an index"))
 		return -1;
-	if (base.kind == VAL_HIST && base.ser.kind == SER_DOF && base.cols == -1) {
+	if (base.kind == VAL_HIST && (base.ser.kind == SER_DOF || base.ser.kind == SER_INT) && base.cols == -1) {
 		if (i < 1 || i > base.rows)
 			return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d", i, base.rows);
 		*out = base;

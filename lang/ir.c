@@ -74,6 +74,8 @@ static int same(const struct ir_insn *x, const struct ir_insn *y)
 static void rehash(struct ir_prog_ext *x)
 {
 	int cap = x->hcap ? 2 * x->hcap : 64;
+	while (cap < 2 * (x->p.n + 1))
+		cap *= 2;
 	x->hash = arena_alloc(x->arena, sizeof(int) * (size_t)cap);
 	for (int i = 0; i < cap; i++)
 		x->hash[i] = -1;
@@ -247,6 +249,68 @@ void ir_prog_add_output(struct ir_prog *p, int reg)
 		memcpy(out, p->out, sizeof(int) * (size_t)p->nout);
 	out[p->nout++] = reg;
 	p->out = out;
+}
+
+/* Dead-code elimination: keep the instructions the outputs need, in
+ * order, renumbered.  Differentiation leaves unused adjoints behind, and
+ * the VM runs every instruction it is given. */
+void ir_prog_compact(struct ir_prog *p)
+{
+	struct ir_prog_ext *x = (struct ir_prog_ext *)p;
+	if (p->n == 0)
+		return;
+	int *map = arena_alloc(x->arena, sizeof(int) * (size_t)p->n);
+	char *live = arena_alloc(x->arena, (size_t)p->n);
+	for (int j = 0; j < p->nout; j++)
+		live[p->out[j]] = 1;
+	for (int i = p->n - 1; i >= 0; i--) {
+		if (!live[i])
+			continue;
+		const struct ir_insn *in = &p->insn[i];
+		int ar = ir_op_arity[in->op];
+		if (in->op == IR_DOF || in->op == IR_VEL || in->op == IR_ACC || in->op == IR_INT ||
+		    in->op == IR_INTVEL || in->op == IR_CONST || in->op == IR_TIME)
+			ar = 0;
+		if (ar >= 1)
+			live[in->a] = 1;
+		if (ar >= 2)
+			live[in->b] = 1;
+		if (ar >= 3)
+			live[in->c] = 1;
+	}
+	int n = 0;
+	p->uses = 0;
+	for (int i = 0; i < p->n; i++) {
+		if (!live[i])
+			continue;
+		struct ir_insn in = p->insn[i];
+		int ar = ir_op_arity[in.op];
+		if (in.op == IR_DOF || in.op == IR_VEL || in.op == IR_ACC || in.op == IR_INT ||
+		    in.op == IR_INTVEL || in.op == IR_CONST || in.op == IR_TIME)
+			ar = 0;
+		if (ar >= 1)
+			in.a = map[in.a];
+		if (ar >= 2)
+			in.b = map[in.b];
+		if (ar >= 3)
+			in.c = map[in.c];
+		switch (in.op) {
+		case IR_TIME: p->uses |= IR_USES_T; break;
+		case IR_DOF: p->uses |= IR_USES_U; break;
+		case IR_VEL: p->uses |= IR_USES_V; break;
+		case IR_ACC: p->uses |= IR_USES_A; break;
+		case IR_INT: p->uses |= IR_USES_Z; break;
+		case IR_INTVEL: p->uses |= IR_USES_ZD; break;
+		default: break;
+		}
+		map[i] = n;
+		p->insn[n++] = in;
+	}
+	p->n = n;
+	for (int j = 0; j < p->nout; j++)
+		p->out[j] = map[p->out[j]];
+	x->hcap = 0;   /* the CSE table is rebuilt if anything is emitted again */
+	x->hash = NULL;
 }
 
 /* ---- printing (--dump-ir) ---- */

@@ -232,6 +232,8 @@ int ir_emit_const(struct ir_prog *p, double k, struct ir_loc loc);
 int ir_emit_input(struct ir_prog *p, enum ir_op op, int index, struct ir_loc loc);
 void ir_prog_add_output(struct ir_prog *p, int reg);
 int ir_is_const(const struct ir_prog *p, int reg, double *k);
+/* Drop the instructions no output needs (after the last output is added). */
+void ir_prog_compact(struct ir_prog *p);
 
 void ir_dump_prog(FILE *f, const struct ir_prog *p, const char *indent);
 void ir_dump_run(FILE *f, const struct ir_run *r);

@@ -61,13 +61,15 @@ static int family_args(struct eval *ev, struct ast_expr *e, int fam, struct ir_s
 	out->family = (enum ir_family)fam;
 	struct loc loc = e->loc;
 	const double *p = out->p;
-	if (fam == IR_NEWMARK || fam == IR_GENERALIZED_ALPHA) {
-		double beta = fam == IR_NEWMARK ? p[0] : p[2], gamma = fam == IR_NEWMARK ? p[1] : p[3];
-		if (beta < 0 || beta > 0.5)
-			return eval_error(ev, loc, "%s: beta must lie in [0, 1/2], got %g", f->name, beta);
-		if (gamma < 0 || gamma > 1)
-			return eval_error(ev, loc, "%s: gamma must lie in [0, 1], got %g", f->name, gamma);
+	if (fam == IR_NEWMARK) {
+		if (p[0] < 0 || p[0] > 0.5)
+			return eval_error(ev, loc, "newmark: beta must lie in [0, 1/2], got %g", p[0]);
+		if (p[1] < 0 || p[1] > 1)
+			return eval_error(ev, loc, "newmark: gamma must lie in [0, 1], got %g", p[1]);
 	}
+	if (fam == IR_GENERALIZED_ALPHA && (p[2] < 0 || p[3] < 0))
+		return eval_error(ev, loc, "generalized_alpha: beta and gamma must be non-negative, got %g and %g",
+		                  p[2], p[3]);
 	if (fam == IR_GENERALIZED_ALPHA && (!(p[0] < 1) || p[1] < 0 || !(p[1] < 1)))
 		return eval_error(ev, loc, "generalized_alpha: alpha_m must be below 1 and alpha_f in [0, 1), got %g and %g",
 		                  p[0], p[1]);
@@ -593,8 +595,11 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	if (fp) {
 		for (int j = 0; j < nf; j++)
 			ir_prog_add_output(fp, f[j]);
+		ir_prog_compact(fp);
 		m->force = fp;
 	}
+	if (m->support)
+		ir_prog_compact(m->support);
 	bandwidth(n, m->mass.a, &m->kl, &m->ku);
 	bandwidth(n, m->damping.a, &m->kl, &m->ku);
 	bandwidth(n, m->stiffness.a, &m->kl, &m->ku);
@@ -644,6 +649,7 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 		if (v.kind != VAL_NUM)
 			return eval_error(ev, e->loc, "a recorded expression must be a number, not %s", value_kind_name(&v));
 		ir_prog_add_output(ev->prog, v.reg);
+		ir_prog_compact(ev->prog);
 		r.kind = IR_REC_EXPR;
 		r.name = it->name;
 		r.expr = ev->prog;

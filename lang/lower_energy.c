@@ -120,6 +120,7 @@ static int derive(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, int 
 		ir_prog_add_output(p, reg[k]);
 	}
 	f->nonsmooth = ir_depends(p, w, value, nonsmooth_ops) > 0;
+	ir_prog_compact(p);
 	free(grad);
 	free(row); free(col); free(reg);
 	*out = f;
@@ -263,6 +264,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				ir_prog_add_output(q, mreg[k]);
 			free(gu);
 			free(mreg);
+			ir_prog_compact(q);
 			kin->prog = q;
 			kin->nnz = fv->nnz;
 			kin->row = fv->row;

@@ -98,14 +98,21 @@ static void list_schemes(struct session *s)
 	puts("Families (built in):");
 	for (int i = 0; i < step_nregistry; i++) {
 		const struct step_entry *e = &step_registry[i];
-		const struct stepper_type *t = *e->type;
-		printf("  %-20s order %d, %s%s%s%s\n", e->name, t->order,
-		       t->flags & STEP_IMPLICIT ? "implicit" : "explicit",
-		       t->flags & STEP_CONSERVING ? ", energy-conserving" : "",
-		       t->flags & STEP_DISSIPATIVE ? ", dissipative" : "",
-		       t->flags & STEP_CONDITIONAL ? ", conditionally stable" : "");
-		if (e->params[0])
-			printf("  %-20s (%s)\n", "", e->params);
+		const struct ir_family_info *fi = &ir_family_info[e->family];
+		printf("  %-20s order %d, %s%s%s%s\n", fi->name, e->order,
+		       e->flags & STEP_IMPLICIT ? "implicit" : "explicit",
+		       e->flags & STEP_CONSERVING ? ", energy-conserving" : "",
+		       e->flags & STEP_DISSIPATIVE ? ", dissipative" : "",
+		       e->flags & STEP_CONDITIONAL ? ", conditionally stable" : "");
+		if (fi->nparam) {
+			printf("  %-20s (", "");
+			for (int k = 0; k < fi->nparam; k++) {
+				char num[32];
+				value_format_num(fi->dflt[k], num);
+				printf("%s%s = %s", k ? ", " : "", fi->param[k], num);
+			}
+			puts(")");
+		}
 		printf("  %-20s %s\n", "", e->summary);
 	}
 	/* Named schemes: declared in the language (stdlib/schemes.dyn). */

@@ -83,14 +83,24 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
 		la_solve(nw->f, nw->dx);
 		/* backtracking: accept the first α with a sufficient decrease */
 		double alpha = 1, rt = INFINITY;
+		int decreased = 0;
 		for (int k = 0; k < 13; k++) {
 			for (int i = 0; i < N; i++)
 				nw->xt[i] = x[i] - alpha * nw->dx[i];
 			fn(ctx, nw->xt, nw->rt, NULL);
 			rt = norm_inf(N, nw->rt);
-			if (rt <= (1 - 1e-4 * alpha) * res || k == 12)
+			if (rt <= (1 - 1e-4 * alpha) * res) {
+				decreased = 1;
 				break;
+			}
 			alpha *= 0.5;
+		}
+		/* No direction decreases a residual this small: it is at the noise
+		 * level of its evaluation (e.g. the cancellation in a discrete
+		 * gradient), so x is as converged as it can be. */
+		if (!decreased && res <= 1e3 * tol * scale) {
+			rep->residual = res;
+			return 0;
 		}
 		double dxn = alpha * norm_inf(N, nw->dx), xn = norm_inf(N, x);
 		memcpy(x, nw->xt, sizeof(double) * (size_t)N);

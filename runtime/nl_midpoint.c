@@ -167,7 +167,10 @@ static void up_residual(struct midpoint *s, const double *X, double *R)
 		if (dd > 1e-28 * (1 + xx)) {
 			double Hk = hamiltonian(s, uk, pk, s->ve);
 			double H0 = hamiltonian(s, s->u0, s->p0, s->ve);
-			double c = (Hk - H0 - dot) / dd;
+			/* below the rounding of H the bracket is noise (stage.c) */
+			double num = Hk - H0 - dot;
+			double noise = 8 * 2.2e-16 * (fabs(Hk) + fabs(H0) + fabs(dot));
+			double c = fabs(num) > noise ? num / dd : 0;
 			for (int i = 0; i < n; i++) {
 				s->gp[i] += c * (uk[i] - s->u0[i]);
 				s->vh[i] += c * (pk[i] - s->p0[i]);

@@ -52,10 +52,10 @@ const struct stepper_type *step_lookup(enum ir_family family);
 
 /* The registry, for --list-schemes. */
 struct step_entry {
-	const char *name;
 	enum ir_family family;
-	const struct stepper_type *const *type;
-	const char *params;     /* "beta, gamma" */
+	const struct stepper_type *const *linear;   /* fast path, or NULL */
+	int order;
+	unsigned flags;
 	const char *summary;
 };
 extern const struct step_entry step_registry[];
