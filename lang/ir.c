@@ -386,6 +386,18 @@ const struct ir_family_info ir_family_info[IR_NFAMILY] = {
 #undef FAMILY
 };
 
+/* An energy with its derived programs: value, gradient, Hessian pattern. */
+static void dump_func(FILE *f, const char *what, const struct ir_func *fn)
+{
+	fprintf(f, "  %s: %s%s; outputs value, %d gradient entries, %d Hessian entries:",
+	        what, fn->quadratic ? "quadratic" : "nonlinear", fn->nonsmooth ? ", nonsmooth" : "",
+	        fn->nvar, fn->nnz);
+	for (int k = 0; k < fn->nnz && k < 32; k++)
+		fprintf(f, " (%d,%d)", fn->row[k] + 1, fn->col[k] + 1);
+	fputs(fn->nnz > 32 ? " ...\n" : "\n", f);
+	ir_dump_prog(f, fn->prog, "    ");
+}
+
 void ir_dump_run(FILE *f, const struct ir_run *r)
 {
 	const struct ir_model *m = r->model;
@@ -418,6 +430,28 @@ void ir_dump_run(FILE *f, const struct ir_run *r)
 		fputs("]:\n", f);
 		ir_dump_prog(f, m->support, "    ");
 	}
+	if (m->nint) {
+		fputs("  internal:", f);
+		for (int j = 0; j < m->nint; j++)
+			fprintf(f, " %s", m->intvar[j].name);
+		fputc('\n', f);
+	}
+	if (m->potential)
+		dump_func(f, "potential", m->potential);
+	if (m->dissipation)
+		dump_func(f, "dissipation", m->dissipation);
+	for (int j = 0; j < m->nint; j++)
+		if (m->sigma[j] > 0) {
+			fputs("  rate-independent dissipation: ", f);
+			print_num(f, m->sigma[j]);
+			fprintf(f, " |%s'|\n", m->intvar[j].name);
+		}
+	if (m->kinetic) {
+		fprintf(f, "  kinetic (mass depending on u): outputs T, dT/du, %d entries of M(u)\n", m->kinetic->nnz);
+		ir_dump_prog(f, m->kinetic->prog, "    ");
+	}
+	if (m->init_equilibrium)
+		fputs("  init equilibrium\n", f);
 	for (int i = 0; i < m->ntable; i++)
 		fprintf(f, "  table #%d: %s, %d rows\n", i, m->table[i].path, m->table[i].n);
 	fputs("  init u =", f);

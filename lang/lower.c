@@ -97,10 +97,18 @@ static int resolve_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme 
 		size_t n = 0;
 		for (int i = 0; i < IR_NFAMILY; i++)
 			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", ir_family_info[i].name);
-		for (struct scope *sc = ev->s->globals; sc; sc = sc->parent)
-			for (struct binding *x = sc->head; x; x = x->next)
-				if (x->kind == B_SCHEME && n < sizeof list - 64)
-					n += (size_t)snprintf(list + n, sizeof list - n, ", %s", x->name);
+		/* then the declared schemes, alphabetically */
+		const char *prev = "";
+		for (;;) {
+			const char *next = NULL;
+			for (struct binding *x = ev->s->globals->head; x; x = x->next)
+				if (x->kind == B_SCHEME && strcmp(x->name, prev) > 0 && (!next || strcmp(x->name, next) < 0))
+					next = x->name;
+			if (!next || n >= sizeof list - 64)
+				break;
+			n += (size_t)snprintf(list + n, sizeof list - n, ", %s", next);
+			prev = next;
+		}
 		return eval_error(ev, callee->loc, "unknown scheme '%s' (schemes: %s)", name, list);
 	}
 	if (b->kind != B_SCHEME)
