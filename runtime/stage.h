@@ -39,7 +39,7 @@ struct stage {
 	/* workspace */
 	double *Mi, *cr, *cc, *ccpsi, *ue, *ze;
 	double *pc;           /* m: the scale c of each soft-thresholding row */
-	double *rbuf;         /* N */
+	double *rbuf, *gq;    /* N */
 	struct newton *nw;
 	double tol;
 	int maxit;
