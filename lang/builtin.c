@@ -31,7 +31,7 @@ const char *const builtin_names[] = {
 	"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
 	"exp", "log", "log10", "sqrt", "abs", "sign", "floor", "ceil", "atan2",
 	"hypot", "mod", "min", "max", "diag", "eye", "zeros", "ones",
-	"transpose", "table", "maxabs", "matrix", "vector", NULL
+	"transpose", "table", "maxabs", "matrix", "vector", "spectral_radius", NULL
 };
 
 int builtin_exists(const char *name)
@@ -207,6 +207,33 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 		return 0;
 	}
 
+	if (strcmp(name, "spectral_radius") == 0) {
+		/* spectral_radius(SCHEME, omega_tau): of the one-step amplification
+		 * matrix on the undamped oscillator */
+		*status = -1;
+		if (positional(ev, call, name))
+			return 0;
+		if (call->args.n != 2) {
+			arity_error(ev, call, name, "2 arguments (a scheme, omega*tau)");
+			return 0;
+		}
+		struct ir_scheme sch;
+		double wt, rho;
+		if (lower_scheme(ev, arg(call, 0), &sch) || eval_number(ev, arg(call, 1), &wt, "omega*tau"))
+			return 0;
+		if (!(wt >= 0) || !isfinite(wt)) {
+			eval_error(ev, arg(call, 1)->loc, "omega*tau must be a finite non-negative number");
+			return 0;
+		}
+		struct rt_error err;
+		if (rt_spectral_radius(&sch, wt, &rho, &err)) {
+			eval_error(ev, call->loc, "%s", err.msg);
+			return 0;
+		}
+		*out = value_num(ev, rho, call->loc);
+		*status = 0;
+		return 0;
+	}
 	if (strcmp(name, "table") == 0) {
 		*status = table_call(ev, call, out);
 		return 0;

@@ -127,6 +127,17 @@ static void expr(struct checker *c, struct ast_expr *e)
 			if (!lookup(c->scope, n) && !builtin_exists(n) && strcmp(n, "rayleigh") != 0 &&
 			    strcmp(n, "modal") != 0)
 				undefined(c, e->lhs->loc, "function", n);
+			/* spectral_radius(SCHEME, wt): the scheme is resolved later */
+			if (strcmp(n, "spectral_radius") == 0) {
+				for (int i = 0; i < e->args.n; i++) {
+					struct ast_expr *a = ((struct ast_arg *)e->args.v[i])->value;
+					if (i == 0 && a->kind == AST_CALL)
+						args(c, &a->args);
+					else if (i > 0)
+						expr(c, a);
+				}
+				return;
+			}
 			/* matrix(r, c, f) and vector(n, f) take a function's name */
 			if (strcmp(n, "matrix") == 0 || strcmp(n, "vector") == 0) {
 				for (int i = 0; i < e->args.n; i++) {

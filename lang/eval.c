@@ -203,6 +203,7 @@ static int binary_scalar(struct eval *ev, enum ast_op op, int x, int y, struct l
 static int binary(struct eval *ev, enum ast_op op, struct value *l, struct value *r,
                   struct loc loc, struct value *out)
 {
+	memset(out, 0, sizeof *out);
 	if (l->kind == VAL_NUM && r->kind == VAL_NUM) {
 		out->kind = VAL_NUM;
 		return binary_scalar(ev, op, l->reg, r->reg, loc, &out->reg);

@@ -94,6 +94,7 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am);
 
 /* Runs (lower.c). */
+int lower_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme *out);
 int lower_run(struct eval *ev, struct ast_run *run, struct ir_run **out);
 int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct value *out);
 

@@ -179,6 +179,18 @@ static int resolve_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme 
 	return rc;
 }
 
+/* A scheme expression as an IR scheme (for spectral_radius and runs). */
+int lower_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme *out)
+{
+	memset(out, 0, sizeof *out);
+	if (resolve_scheme(ev, e, out, 0))
+		return -1;
+	struct ast_expr *sn = e->kind == AST_CALL ? e->lhs : e;
+	out->name = sn->kind == AST_NAME ? sn->name : "scheme";
+	out->loc = ir_loc_of(e->loc);
+	return 0;
+}
+
 /* ---- models ---- */
 
 /* A constant n×n matrix (column-major) from a value: a scalar s means s·I. */

@@ -50,4 +50,8 @@ double rt_result_dof(const struct rt_result *r, int dof, int deriv, double T);
  * variable). */
 double rt_result_series(const struct rt_result *r, const double *y, double T);
 
+/* The spectral radius of the one-step amplification matrix of a scheme on
+ * the undamped oscillator at ωτ = omega_tau (amplification.c). */
+int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double *rho, struct rt_error *err);
+
 #endif

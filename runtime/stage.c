@@ -127,20 +127,28 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 	}
 	s->psi = problem_psi(pb, s->v, s->zd, s->gpsi);
 
-	/* R_u */
+	/* R_u; mag is the size of the terms that cancel in it, which bounds
+	 * the residual rounding allows */
+	s->mag = 0;
 	if (s->solve_u) {
 		for (int i = 0; i < n; i++)
 			s->ue[i] = (s->in0 ? s->in0[i] : 0) + s->cm * y[i];
 		la_gemv(n, pb->M, s->ue, s->Mi);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
 			R[i] = s->Mi[i] + s->wu * (s->gphi[i] + s->gpsi[i]) + s->e[i];
+			s->mag = fmax(s->mag, fabs(s->Mi[i]) + fabs(s->wu * s->gphi[i]) + fabs(s->wu * s->gpsi[i]) +
+			                      fabs(s->e[i]));
+		}
 	} else {
 		for (int i = 0; i < n; i++)
 			R[i] = y[i];
 	}
 	/* R_z */
-	for (int j = 0; j < m; j++)
+	for (int j = 0; j < m; j++) {
 		R[n + j] = s->solve_z ? s->gphi[n + j] + s->gpsi[n + j] + s->e[n + j] : zeta[j];
+		if (s->solve_z)
+			s->mag = fmax(s->mag, fabs(s->gphi[n + j]) + fabs(s->gpsi[n + j]) + fabs(s->e[n + j]));
+	}
 
 	if (J) {
 		for (int i = 0; i < n; i++) {
@@ -207,6 +215,8 @@ int stage_solve(struct stage *s, double scale, int *iters, double *res)
 	struct newton_report rep;
 	for (int j = 0; j < s->m; j++)
 		s->pc[j] = 0;
+	residual(s, s->x, s->rbuf, NULL);
+	scale = fmax(scale, s->mag);
 	int rc = newton_solve(s->nw, residual, s, s->x, s->tol, scale, s->maxit, &rep);
 	*iters = rep.iterations;
 	*res = scale > 0 ? rep.residual / scale : rep.residual;

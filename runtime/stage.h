@@ -36,6 +36,7 @@ struct stage {
 	double *gphi, *gpsi;  /* gradients (N) at (u, z), (v, ż); gphi is DΦ for dg */
 	double *xi;           /* m: the σ parts of the dissipative forces */
 	double phi, psi;
+	double mag;           /* the size of the residual's terms */
 	/* workspace */
 	double *Mi, *cr, *cc, *ccpsi, *ue, *ze;
 	double *pc;           /* m: the scale c of each soft-thresholding row */

@@ -1,0 +1,112 @@
+/* amplification.c — the one-step amplification matrix of a scheme on the
+ * undamped oscillator ü + ω²u = 0 (unit mass, τ = 1, so ωτ = ω), built by
+ * stepping the unit states of (u, τu', τ²u''), and its spectral radius
+ * (LAPACK dgeev).  The measure of a scheme's numerical dissipation: for
+ * generalized-α it tends to ρ∞ as ωτ → ∞ (Chung & Hulbert 1993). */
+#include <config.h>
+
+#include "run.h"
+#include "nlstep.h"
+#include "problem.h"
+#include "stepper.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static void zero_load(void *ctx, double t, double *f)
+{
+	(void)ctx;
+	(void)t;
+	f[0] = 0;
+}
+
+int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double *rho, struct rt_error *err)
+{
+	memset(err, 0, sizeof *err);
+	double m = 1, k = omega_tau * omega_tau, u0 = 0, v0 = 0, z0 = 0, sigma = 0;
+	struct ir_dof dof = { "u", { NULL, 0, 0 } };
+	struct ir_model model = { 0 };
+	model.name = "oscillator";
+	model.ndof = 1;
+	model.dof = &dof;
+	model.mass.a = &m;
+	model.stiffness.a = &k;
+	model.u0 = &u0;
+	model.v0 = &v0;
+	model.z0 = &z0;
+	model.sigma = &sigma;
+	struct ir_run plan = { 0 };
+	plan.model = &model;
+	plan.scheme = *scheme;
+	plan.t0 = 0;
+	plan.t1 = 1;
+	plan.dt = 1;
+	plan.nstep = 1;
+	plan.solver = IR_SOLVER_DENSE;
+	plan.tolerance = 1e-14;
+	plan.max_iterations = 50;
+
+	struct rt_problem pb;
+	if (problem_init(&pb, &plan, err)) {
+		problem_free(&pb);
+		return -1;
+	}
+	double A[9];
+	int rc = 0;
+	const struct stepper_type *lin = step_lookup(scheme->family);
+	double q[4];
+	const struct nl_stepper_type *nl = lin ? NULL : nl_lookup(scheme->family, scheme->p, q);
+	void *st = NULL;
+	struct nl_options opt = { plan.tolerance, plan.max_iterations };
+	struct rt_system sys = { 1, &m, NULL, &k, 0, 0, 0, NULL, NULL, NULL };
+	const char *name = "u";
+	sys.dof_name = &name;
+	sys.load = zero_load;
+	if (lin) {
+		st = lin->alloc(&sys, scheme->p, err);
+		if (st && lin->set_step(st, 1, err)) {
+			/* the critical step does not apply here: report it as ρ = ∞ */
+			lin->free(st);
+			problem_free(&pb);
+			*rho = INFINITY;
+			return 0;
+		}
+	} else if (nl) {
+		st = nl->alloc(&pb, q, &opt, err);
+	}
+	if (!st) {
+		if (!err->msg[0])
+			snprintf(err->msg, sizeof err->msg, "scheme %s cannot be analysed", scheme->name);
+		problem_free(&pb);
+		return -1;
+	}
+	for (int c = 0; c < 3 && rc == 0; c++) {
+		double u = c == 0, v = c == 1, a = c == 2, z = 0, zd = 0, dW, dD;
+		struct rt_state x = { &u, &v, &a, &z, &zd };
+		if (lin)
+			rc = lin->step(st, 1, 1, &u, &v, &a, err);
+		else
+			rc = nl->step(st, 0, 1, 1, &x, &dW, &dD, err);
+		A[0 + 3 * c] = u;
+		A[1 + 3 * c] = v;
+		A[2 + 3 * c] = a;
+	}
+	if (lin)
+		lin->free(st);
+	else
+		nl->free(st);
+	problem_free(&pb);
+	if (rc)
+		return -1;
+	double wr[3], wi[3], vl, vr;
+	if (LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'N', 3, A, 3, wr, wi, &vl, 1, &vr, 1) != 0) {
+		snprintf(err->msg, sizeof err->msg, "the eigenvalues of the amplification matrix failed");
+		return -1;
+	}
+	*rho = 0;
+	for (int i = 0; i < 3; i++)
+		*rho = fmax(*rho, hypot(wr[i], wi[i]));
+	return 0;
+}
