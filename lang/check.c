@@ -37,6 +37,7 @@ struct checker {
 	int in_model;           /* t is defined */
 	int allow_redefine;
 	int errors;
+	int depth;
 };
 
 static struct cname *lookup(struct cscope *sc, const char *name)
@@ -97,10 +98,21 @@ static void args(struct checker *c, struct ast_vec *v)
 		expr(c, ((struct ast_arg *)v->v[i])->value);
 }
 
+static void expr1(struct checker *c, struct ast_expr *e);
+
+/* Expressions nest as deep as they are long: past the evaluator's limit
+ * the evaluator reports it, so the checker stops descending there. */
 static void expr(struct checker *c, struct ast_expr *e)
 {
-	if (!e)
+	if (!e || c->depth > 5000)
 		return;
+	c->depth++;
+	expr1(c, e);
+	c->depth--;
+}
+
+static void expr1(struct checker *c, struct ast_expr *e)
+{
 	switch (e->kind) {
 	case AST_NUM:
 	case AST_STR:

@@ -214,6 +214,15 @@ static int binary(struct eval *ev, enum ast_op op, struct value *l, struct value
 	/* Scalar with matrix: elementwise for * and /, and + - as elementwise
 	 * too (a scalar shift), never for comparisons. */
 	if (op == AST_OP_MUL && l->kind == VAL_MAT && r->kind == VAL_MAT) {
+		/* [1, 0] and [1; 0] are both vectors: a row vector on the right
+		 * of a matrix is read as a column */
+		struct value rc;
+		if (r->rows == 1 && l->cols == r->cols && l->cols > 1) {
+			rc = *r;
+			rc.rows = r->cols;
+			rc.cols = 1;
+			r = &rc;
+		}
 		if (l->cols != r->rows)
 			return eval_error(ev, loc, "matrix product of %dx%d and %dx%d: inner sizes differ",
 			                  l->rows, l->cols, r->rows, r->cols);
@@ -684,9 +693,86 @@ static int eval_sum(struct eval *ev, struct ast_expr *e, struct value *out)
 	return rc;
 }
 
+static int eval_expr1(struct eval *ev, struct ast_expr *e, struct value *out);
+
+/* The cases of eval_expr with values on the stack, kept out of its frame:
+ * expressions nest as deep as they are long (1 + 1 + ... is left-deep), so
+ * eval_expr's own frame must stay small. */
+__attribute__((noinline))
+static int eval_field(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	struct value base;
+	if (eval_expr(ev, e->lhs, &base))
+		return -1;
+	if (base.kind != VAL_RUN)
+		return eval_error(ev, e->loc, "only runs have fields (r.u); this is %s", value_kind_name(&base));
+	return run_field(ev, e, base.run, out);
+}
+
+__attribute__((noinline))
+static int eval_unary(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	struct value x;
+	if (eval_expr(ev, e->lhs, &x))
+		return -1;
+	enum ir_op op = e->op == AST_OP_NEG ? IR_NEG : IR_NOT;
+	if (x.kind == VAL_NUM) {
+		out->kind = VAL_NUM;
+		return emit_checked(ev, op, x.reg, 0, 0, e->loc, &out->reg);
+	}
+	if (x.kind == VAL_MAT && op == IR_NEG) {
+		*out = value_mat(ev, x.rows, x.cols);
+		for (int i = 0; i < x.rows * x.cols; i++)
+			out->m[i] = ir_emit(ev->prog, IR_NEG, x.m[i], 0, 0, ir_loc_of(e->loc));
+		return 0;
+	}
+	return eval_error(ev, e->loc, "'%s' needs a number, not %s", ast_op_text[e->op], value_kind_name(&x));
+}
+
+__attribute__((noinline))
+static int eval_binary(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	struct value l, r;
+	if (eval_expr(ev, e->lhs, &l) || eval_expr(ev, e->rhs, &r))
+		return -1;
+	return binary(ev, e->op, &l, &r, e->loc, out);
+}
+
+__attribute__((noinline))
+static int eval_if(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	struct value c, a, b;
+	if (eval_expr(ev, e->cond, &c))
+		return -1;
+	if (c.kind != VAL_NUM)
+		return eval_error(ev, e->cond->loc, "the condition must be a number, not %s", value_kind_name(&c));
+	double k;
+	if (ir_is_const(ev->prog, c.reg, &k))
+		return eval_expr(ev, k != 0 ? e->lhs : e->rhs, out);
+	if (eval_expr(ev, e->lhs, &a) || eval_expr(ev, e->rhs, &b))
+		return -1;
+	if (a.kind != VAL_NUM || b.kind != VAL_NUM)
+		return eval_error(ev, e->loc, "both branches of a time-dependent 'if' must be numbers");
+	out->kind = VAL_NUM;
+	out->reg = ir_emit(ev->prog, IR_SELECT, c.reg, a.reg, b.reg, ir_loc_of(e->loc));
+	return 0;
+}
+
 int eval_expr(struct eval *ev, struct ast_expr *e, struct value *out)
 {
 	memset(out, 0, sizeof *out);
+	/* the C stack bounds the depth (about 600 bytes a level) */
+	if (ev->nesting > 5000)
+		return eval_error(ev, e->loc, "expression nested too deeply (more than 5000 levels): "
+		                  "use sum(i in a..b) for long sums");
+	ev->nesting++;
+	int rc = eval_expr1(ev, e, out);
+	ev->nesting--;
+	return rc;
+}
+
+static int eval_expr1(struct eval *ev, struct ast_expr *e, struct value *out)
+{
 	switch (e->kind) {
 	case AST_NUM:
 		*out = value_num(ev, e->num, e->loc);
@@ -699,58 +785,18 @@ int eval_expr(struct eval *ev, struct ast_expr *e, struct value *out)
 		return eval_name(ev, e, out);
 	case AST_PRIME:
 		return eval_prime(ev, e, out);
-	case AST_UNARY: {
-		struct value x;
-		if (eval_expr(ev, e->lhs, &x))
-			return -1;
-		enum ir_op op = e->op == AST_OP_NEG ? IR_NEG : IR_NOT;
-		if (x.kind == VAL_NUM) {
-			out->kind = VAL_NUM;
-			return emit_checked(ev, op, x.reg, 0, 0, e->loc, &out->reg);
-		}
-		if (x.kind == VAL_MAT && op == IR_NEG) {
-			*out = value_mat(ev, x.rows, x.cols);
-			for (int i = 0; i < x.rows * x.cols; i++)
-				out->m[i] = ir_emit(ev->prog, IR_NEG, x.m[i], 0, 0, ir_loc_of(e->loc));
-			return 0;
-		}
-		return eval_error(ev, e->loc, "'%s' needs a number, not %s", ast_op_text[e->op], value_kind_name(&x));
-	}
-	case AST_BINARY: {
-		struct value l, r;
-		if (eval_expr(ev, e->lhs, &l) || eval_expr(ev, e->rhs, &r))
-			return -1;
-		return binary(ev, e->op, &l, &r, e->loc, out);
-	}
-	case AST_IF: {
-		struct value c, a, b;
-		if (eval_expr(ev, e->cond, &c))
-			return -1;
-		if (c.kind != VAL_NUM)
-			return eval_error(ev, e->cond->loc, "the condition must be a number, not %s", value_kind_name(&c));
-		double k;
-		if (ir_is_const(ev->prog, c.reg, &k))
-			return eval_expr(ev, k != 0 ? e->lhs : e->rhs, out);
-		if (eval_expr(ev, e->lhs, &a) || eval_expr(ev, e->rhs, &b))
-			return -1;
-		if (a.kind != VAL_NUM || b.kind != VAL_NUM)
-			return eval_error(ev, e->loc, "both branches of a time-dependent 'if' must be numbers");
-		out->kind = VAL_NUM;
-		out->reg = ir_emit(ev->prog, IR_SELECT, c.reg, a.reg, b.reg, ir_loc_of(e->loc));
-		return 0;
-	}
+	case AST_UNARY:
+		return eval_unary(ev, e, out);
+	case AST_BINARY:
+		return eval_binary(ev, e, out);
+	case AST_IF:
+		return eval_if(ev, e, out);
 	case AST_CALL:
 		return eval_call(ev, e, out);
 	case AST_INDEX:
 		return eval_index(ev, e, out);
-	case AST_FIELD: {
-		struct value base;
-		if (eval_expr(ev, e->lhs, &base))
-			return -1;
-		if (base.kind != VAL_RUN)
-			return eval_error(ev, e->loc, "only runs have fields (r.u); this is %s", value_kind_name(&base));
-		return run_field(ev, e, base.run, out);
-	}
+	case AST_FIELD:
+		return eval_field(ev, e, out);
 	case AST_MATRIX:
 		return eval_matrix(ev, e, out);
 	case AST_SUM:

@@ -57,7 +57,8 @@ static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc
 		return 0;
 	case VAL_RUN: {
 		const struct ir_run *p = v->run->plan;
-		fprintf(f, "<run of %s with %s, %d steps>", p->model->name, p->scheme.name, v->run->res->nstep);
+		fprintf(f, "<run of %s with %s, %d step%s>", p->model->name, p->scheme.name, v->run->res->nstep,
+		        v->run->res->nstep == 1 ? "" : "s");
 		return 0;
 	}
 	case VAL_HIST:

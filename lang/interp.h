@@ -61,6 +61,7 @@ struct eval {
 	struct ir_prog *prog;   /* where scalars are emitted */
 	struct model_ctx *mc;   /* NULL outside model lowering */
 	int depth;              /* function-call depth (recursion guard) */
+	int nesting;            /* expression nesting (stack guard) */
 	const char *script_dir;
 };
 

@@ -476,7 +476,7 @@ void ir_dump_run(FILE *f, const struct ir_run *r)
 	print_num(f, r->t1);
 	fputs(" step ", f);
 	print_num(f, r->dt);
-	fprintf(f, " (%d steps), solver %s\n", r->nstep,
+	fprintf(f, " (%d step%s), solver %s\n", r->nstep, r->nstep == 1 ? "" : "s",
 	        r->solver == IR_SOLVER_BANDED ? "banded" : "dense");
 	for (int o = 0; o < r->noutput; o++) {
 		const struct ir_output *out = &r->output[o];

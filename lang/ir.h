@@ -216,6 +216,8 @@ struct ir_run {
 	int halvings;           /* on_failure = halve(N): retries with halved steps */
 	double t0, t1, dt;
 	int nstep;              /* n = ceil((t1 - t0)/dt - 1e-9); t_n = t1 */
+	double last_dt;         /* the last step: dt, or shorter when the run's
+	                           length is not a multiple of dt */
 	struct ir_loc loc, step_loc;
 	enum ir_solver { IR_SOLVER_AUTO, IR_SOLVER_DENSE, IR_SOLVER_BANDED } solver;
 	int noutput;

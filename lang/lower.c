@@ -866,10 +866,15 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	if (steps > 2e9)
 		return eval_error(ev, ar->dt->loc, "%.3g steps are too many; take a larger step", steps);
 	run->nstep = steps < 1 ? 1 : (int)steps;
-	double last = run->t1 - (run->t0 + (run->nstep - 1) * run->dt);
-	if (fabs(last - run->dt) > 1e-9 * run->dt) {
+	/* The last step is shortened when (T1 − T0)/τ falls short of n by more
+	 * than the 1e-9 of the grid's definition plus the rounding of the
+	 * division, which grows with n. */
+	double ratio = (run->t1 - run->t0) / run->dt;
+	run->last_dt = run->dt;
+	if (ratio < run->nstep - (1e-9 + 8 * 2.2e-16 * run->nstep)) {
+		run->last_dt = run->t1 - (run->t0 + (run->nstep - 1) * run->dt);
 		diag_warning(ev->d, ar->dt->loc, "the last step is shortened to %.6g: the run's length is not a multiple of the step %.6g",
-		             last, run->dt);
+		             run->last_dt, run->dt);
 	}
 	if (resolve_scheme(ev, ar->scheme, &run->scheme, 0))
 		return -1;

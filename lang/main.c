@@ -76,7 +76,8 @@ static int parse_set(struct session *s, const char *arg)
 	char *end;
 	errno = 0;
 	double v = strtod(eq + 1, &end);
-	if (end == eq + 1 || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+	/* underflow to zero or a subnormal is a number; overflow is not */
+	if (end == eq + 1 || *end != '\0' || (errno == ERANGE && fabs(v) > 1) || !isfinite(v)) {
 		fprintf(stderr, "dyn: --set %s: '%s' is not a number\n", arg, eq + 1);
 		return -1;
 	}
@@ -257,8 +258,9 @@ out:
 	for (int i = 0; i < s.nset; i++)
 		free((char *)s.set[i].name);
 	session_free(&s);
-	fflush(stdout);
-	if (ferror(stdout) && status == 0)
+	if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
+		fprintf(stderr, "dyn: error writing the standard output: %s\n", strerror(errno));
 		status = EXIT_INPUT;
+	}
 	return status;
 }

@@ -2,6 +2,8 @@
  * whole text is kept so that diagnostics can quote any line of it). */
 #include <config.h>
 
+#include <string.h>
+
 #include "arena.h"
 #include "parse.h"
 #include "parser.h"
@@ -20,6 +22,12 @@ struct ast_program *parse_text(struct arena *a, struct diag *d, const char *file
 	ctx.diag = d;
 	ctx.file = arena_strdup(a, file);
 	ctx.prog = arena_alloc(a, sizeof *ctx.prog);
+	/* a UTF-8 byte-order mark, as some editors write, is not part of the
+	 * program */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		text += 3;
+		len -= 3;
+	}
 	diag_add_source(d, ctx.file, text, len);
 	if (len > (size_t)1 << 30) {
 		struct loc loc = { ctx.file, 1, 1, 1 };

@@ -442,5 +442,7 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *scanner, struct p
 static void yyerror(YYLTYPE *lloc, void *scanner, struct parse_ctx *ctx, const char *msg)
 {
 	(void)scanner;
+	if (strcmp(msg, "memory exhausted") == 0)
+		msg = "expression nested too deeply";
 	diag_error(ctx->diag, loc_of(ctx, lloc), "%s", msg);
 }

@@ -43,6 +43,7 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	plan.t0 = 0;
 	plan.t1 = 1;
 	plan.dt = 1;
+	plan.last_dt = 1;
 	plan.nstep = 1;
 	plan.solver = IR_SOLVER_DENSE;
 	plan.tolerance = 1e-14;

@@ -557,9 +557,7 @@ int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *
 		/* step k → k + 1 on the grid tₖ = t₀ + kτ, t_N = T1 */
 		k++;
 		double tk = k == N ? plan->t1 : plan->t0 + k * plan->dt;
-		double tau = tk - s.t;
-		if (!(k == N && fabs(tau - plan->dt) > 1e-9 * plan->dt))
-			tau = plan->dt;
+		double tau = k == N ? plan->last_dt : plan->dt;
 		double dW = 0, dD = 0;
 		if (engine_step(&eng, s.t, tk, tau, &x, &dW, &dD, err)) {
 			char msg[sizeof err->msg];
