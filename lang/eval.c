@@ -602,7 +602,23 @@ static int eval_call(struct eval *ev, struct ast_expr *e, struct value *out)
 static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 {
 	struct value base;
-	/* x[i] on a vector dof inside a model */
+	/* x[i] of a dof vector: the one input, not the whole vector (a sum
+	 * over 10⁵ dofs would otherwise build 10⁵ vectors of 10⁵) */
+	if (e->lhs->kind == AST_NAME) {
+		struct binding *b = scope_lookup(ev->scope, e->lhs->name);
+		if (b && b->kind == B_DOF && b->group->vector && ev->mc && ev->mc->allow_state) {
+			long i;
+			if (eval_int(ev, e->rhs, &i, "an index"))
+				return -1;
+			const struct dof_group *g = b->group;
+			if (i < 1 || i > g->size)
+				return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d of %s", i, g->size, g->name);
+			out->kind = VAL_NUM;
+			out->reg = ir_emit_input(ev->prog, g->internal ? IR_INT : IR_DOF, g->first + (int)i - 1,
+			                         ir_loc_of(e->loc));
+			return 0;
+		}
+	}
 	if (eval_expr(ev, e->lhs, &base))
 		return -1;
 	long i;

@@ -37,6 +37,7 @@ struct ir_prog_ext {
 	struct arena *arena;
 	int *hash;        /* open addressing, -1 empty */
 	int hcap;
+	int outcap;
 };
 
 struct ir_prog *ir_prog_new(struct arena *a)
@@ -244,11 +245,12 @@ int ir_emit(struct ir_prog *p, enum ir_op op, int a, int b, int c, struct ir_loc
 void ir_prog_add_output(struct ir_prog *p, int reg)
 {
 	struct ir_prog_ext *x = (struct ir_prog_ext *)p;
-	int *out = arena_alloc(x->arena, sizeof(int) * (size_t)(p->nout + 1));
-	if (p->nout)
-		memcpy(out, p->out, sizeof(int) * (size_t)p->nout);
-	out[p->nout++] = reg;
-	p->out = out;
+	if (p->nout >= x->outcap) {
+		int cap = x->outcap ? 2 * x->outcap : 8;
+		p->out = arena_grow(x->arena, p->out, sizeof(int) * (size_t)p->nout, sizeof(int) * (size_t)cap);
+		x->outcap = cap;
+	}
+	p->out[p->nout++] = reg;
 }
 
 /* Dead-code elimination: keep the instructions the outputs need, in
@@ -364,6 +366,8 @@ static void dump_matrix(FILE *f, const char *name, int n, const double *a)
 		fprintf(f, "  %s: none\n", name);
 		return;
 	}
+	if (n > IR_DENSE_MAX)
+		return;
 	fprintf(f, "  %s: %d x %d\n", name, n, n);
 	int show = n <= 12 ? n : 12;
 	for (int i = 0; i < show; i++) {
@@ -406,7 +410,10 @@ void ir_dump_run(FILE *f, const struct ir_run *r)
 	for (int i = 0; i < m->ndof; i++)
 		fprintf(f, " %s", m->dof[i].name);
 	fputc('\n', f);
-	dump_matrix(f, "mass", m->ndof, m->mass.a);
+	if (m->mass.a)
+		dump_matrix(f, "mass", m->ndof, m->mass.a);
+	else
+		fprintf(f, "  mass: %d x %d, %d nonzero entries (sparse)\n", m->ndof, m->ndof, m->mass.nnz);
 	if (m->damping_kind == IR_DAMP_MODAL) {
 		fputs("  damping: modal xi = ", f);
 		print_num(f, m->modal_xi);

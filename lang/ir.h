@@ -72,11 +72,19 @@ struct ir_table {
 	double *x, *y;
 };
 
-/* A constant n×n operator, column-major (LAPACK layout). */
+/* A constant n×n operator, column-major (LAPACK layout).  Beyond
+ * IR_DENSE_MAX dofs, a mass derived from a kinetic energy is kept as its
+ * nonzero entries only (the runtime refuses such models for now, but they
+ * lower and dump in time linear in their size). */
 struct ir_matrix {
 	double *a;           /* NULL when the model does not declare it */
+	int nnz;             /* sparse form when a is NULL and nnz > 0 */
+	int *row, *col;
+	double *val;
 	struct ir_loc loc;   /* the declaration */
 };
+
+enum { IR_DENSE_MAX = 4000 };
 
 enum ir_damping {
 	IR_DAMP_NONE,

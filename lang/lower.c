@@ -538,14 +538,14 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	}
 	if (lower_energies(ev, mc, am))
 		return -1;
-	if (!m->mass.a && !m->kinetic)
+	if (!m->mass.a && !m->kinetic && !m->mass.nnz)
 		return eval_error(ev, am->loc, "model %s has no mass (add e.g. 'mass [1]' or a kinetic energy)", am->name);
-	if (!m->mass.a) {
+	if (!m->mass.a && !m->mass.nnz) {
 		/* all of the mass depends on u */
 		m->mass.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 		m->mass.loc = m->kinetic->loc;
 	}
-	if (!m->stiffness.a) {
+	if (!m->stiffness.a && n <= IR_DENSE_MAX) {
 		/* no stiffness: a free body (K = 0) */
 		m->stiffness.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 		m->stiffness.loc = m->loc;

@@ -226,7 +226,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				           m->dof[fv->row[k]].name);
 				goto out;
 			}
-		if (fv->quadratic) {
+		if (fv->quadratic && (n <= IR_DENSE_MAX || m->mass.a)) {
 			/* a constant mass: add it to the mass matrix */
 			if (!m->mass.a) {
 				m->mass.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
@@ -237,6 +237,15 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				ir_is_const(p, p->out[1 + n + k], &kv);
 				m->mass.a[fv->row[k] + (size_t)fv->col[k] * n] += kv;
 			}
+		} else if (fv->quadratic) {
+			/* a large constant mass: its entries only */
+			m->mass.nnz = fv->nnz;
+			m->mass.row = fv->row;
+			m->mass.col = fv->col;
+			m->mass.val = arena_alloc(ev->a, sizeof(double) * (size_t)(fv->nnz + 1));
+			for (int k = 0; k < fv->nnz; k++)
+				ir_is_const(p, p->out[1 + n + k], &m->mass.val[k]);
+			m->mass.loc = ir_loc_of(where);
 		} else {
 			/* u-dependent mass: keep T, ∂T/∂u and the entries of M(u) */
 			struct ir_kinetic *kin = arena_alloc(ev->a, sizeof *kin);

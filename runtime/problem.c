@@ -106,6 +106,9 @@ int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_err
 	pb->n = m->ndof;
 	pb->m = m->nint;
 	pb->N = pb->n + pb->m;
+	if (!m->mass.a || !m->stiffness.a)
+		return fail(err, m->loc, "model %s has %d dofs: the runtime stores operators densely and "
+		            "handles up to %d dofs for now", m->name, m->ndof, (int)IR_DENSE_MAX);
 	int n = pb->n, N = pb->N;
 	pb->M = m->mass.a;
 	pb->K = m->stiffness.a;
