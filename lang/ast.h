@@ -68,10 +68,15 @@ struct ast_record_item {
 	struct loc loc;
 };
 
+struct ast_stmt;
+
+/* A clause of a run's block: record ..., or plot ... of the run's own
+ * quantities (plot != NULL). */
 struct ast_record {
 	struct ast_vec items;     /* struct ast_record_item * */
 	struct ast_expr *path;    /* string expression, or NULL */
 	struct ast_expr *every;   /* or NULL */
+	struct ast_stmt *plot;
 	struct loc loc;
 };
 

@@ -282,6 +282,8 @@ static void run(struct checker *c, struct ast_run *r)
 		struct ast_record *rec = r->records.v[k];
 		expr(c, rec->path);
 		expr(c, rec->every);
+		if (rec->plot)
+			expr(c, rec->plot->path);   /* its series are the run's names */
 	}
 	if (!m->model)
 		return;   /* a model of an earlier REPL input: lowering checks it */
@@ -291,7 +293,7 @@ static void run(struct checker *c, struct ast_run *r)
 	c->in_model = 1;
 	for (int k = 0; k < r->records.n; k++) {
 		struct ast_record *rec = r->records.v[k];
-		for (int i = 0; i < rec->items.n; i++) {
+		for (int i = 0; i < rec->items.n && !rec->plot; i++) {
 			struct ast_record_item *it = rec->items.v[i];
 			if (it->name)
 				expr(c, it->expr);

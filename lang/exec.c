@@ -210,6 +210,61 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 
 /* ---- runs ---- */
 
+/* A plot inside a run's block names the run's quantities directly
+ * (plot sigma vs u): each name becomes a field of the run, bound to a
+ * name no program can spell. */
+static struct ast_expr *rebase(struct eval *ev, struct ast_expr *e)
+{
+	struct ast_expr *c;
+	switch (e->kind) {
+	case AST_NAME:
+		c = ast_expr_new(ev->a, AST_FIELD, e->loc);
+		c->lhs = ast_expr_new(ev->a, AST_NAME, e->loc);
+		c->lhs->name = "$run";
+		c->name = e->name;
+		return c;
+	case AST_PRIME:
+	case AST_INDEX:
+	case AST_PAIR:
+		c = ast_expr_new(ev->a, e->kind, e->loc);
+		*c = *e;
+		c->lhs = rebase(ev, e->lhs);
+		if (e->kind == AST_PAIR)
+			c->rhs = rebase(ev, e->rhs);
+		return c;
+	default:
+		return e;
+	}
+}
+
+static int run_plots(struct eval *ev, struct ast_run *ast, struct run_value *rv)
+{
+	for (int k = 0; k < ast->records.n; k++) {
+		struct ast_record *rec = ast->records.v[k];
+		if (!rec->plot)
+			continue;
+		struct scope *saved = ev->scope;
+		ev->scope = scope_new(ev->a, saved);
+		struct binding *b = arena_alloc(ev->a, sizeof *b);
+		b->name = "$run";
+		b->kind = B_VALUE;
+		b->val.kind = VAL_RUN;
+		b->val.run = rv;
+		ev->scope->head = b;
+		struct ast_stmt st = *rec->plot;
+		st.exprs.n = 0;
+		st.exprs.cap = 0;
+		st.exprs.v = NULL;
+		for (int i = 0; i < rec->plot->exprs.n; i++)
+			ast_vec_push(ev->a, &st.exprs, rebase(ev, rec->plot->exprs.v[i]));
+		int rc = exec_plot(ev, &st);
+		ev->scope = saved;
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct value *out)
 {
 	struct ir_run *plan;
@@ -244,7 +299,7 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 	memset(out, 0, sizeof *out);
 	out->kind = VAL_RUN;
 	out->run = rv;
-	return 0;
+	return run_plots(ev, ast, rv);
 }
 
 /* ---- statements ---- */

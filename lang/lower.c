@@ -725,10 +725,13 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 
 static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *ar, struct ir_run *run)
 {
-	run->noutput = ar->records.n;
+	run->noutput = 0;
 	run->output = arena_alloc(ev->a, sizeof *run->output * (size_t)(ar->records.n + 1));
-	for (int k = 0; k < ar->records.n; k++) {
-		struct ast_record *rec = ar->records.v[k];
+	for (int kk = 0; kk < ar->records.n; kk++) {
+		struct ast_record *rec = ar->records.v[kk];
+		if (rec->plot)
+			continue;   /* plots run after the run (exec.c) */
+		int k = run->noutput++;
 		struct ir_output *o = &run->output[k];
 		int cap = 0;
 		o->loc = ir_loc_of(rec->loc);

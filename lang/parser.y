@@ -307,6 +307,10 @@ records:
 record:
 	RECORD record_items record_to record_every {
 		$$ = arena_alloc(A, sizeof *$$); $$->loc = L(@1); $$->items = $2; $$->path = $3; $$->every = $4; }
+	| PLOT plot_items TO expr {
+		/* a plot of this run's quantities: plot sigma vs u to "h.svg" */
+		$$ = arena_alloc(A, sizeof *$$); $$->loc = L(@1);
+		$$->plot = ast_stmt_new(A, AST_STMT_PLOT, L(@1)); $$->plot->exprs = $2; $$->plot->path = $4; }
 	;
 
 record_items:
