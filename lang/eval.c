@@ -494,6 +494,7 @@ static int hist_at(struct eval *ev, struct ast_expr *call, struct value *h, stru
 	case SER_DOF: y = rt_result_dof(r, h->ser.index, h->ser.deriv, T); break;
 	case SER_INT: y = rt_result_series(r, (h->ser.deriv ? r->zd : r->z)[h->ser.index], T); break;
 	case SER_ENERGY: y = rt_result_series(r, r->energy[h->ser.index], T); break;
+	case SER_DTERM: y = rt_result_series(r, r->dterm[h->ser.index], T); break;
 	case SER_COL: y = rt_result_series(r, r->col[h->ser.index], T); break;
 	}
 	*out = value_num(ev, y, call->loc);
@@ -518,6 +519,7 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 		break;
 	case SER_INT: *y = (h->ser.deriv ? r->zd : r->z)[h->ser.index]; break;
 	case SER_ENERGY: *y = r->energy[h->ser.index]; break;
+	case SER_DTERM: *y = r->dterm[h->ser.index]; break;
 	case SER_COL: *y = r->col[h->ser.index]; break;
 	}
 	return 0;
@@ -624,6 +626,18 @@ static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 	long i;
 	if (eval_int(ev, e->rhs, &i, "an index"))
 		return -1;
+	if (base.kind == VAL_HIST && base.ser.kind == SER_ENERGY && base.ser.index == 2) {
+		/* r.dissipated[k]: the k-th term */
+		int nterm = base.run->res->nterm;
+		if (i < 1 || i > nterm)
+			return eval_error(ev, e->rhs->loc, "run %s has %d dissipation term%s, not %ld", base.run->name,
+			                  nterm, nterm == 1 ? "" : "s", i);
+		*out = base;
+		out->ser.kind = SER_DTERM;
+		out->ser.index = (int)i - 1;
+		out->ser.label = arena_printf(ev->a, "%s[%ld]", base.ser.label, i);
+		return 0;
+	}
 	if (base.kind == VAL_HIST && (base.ser.kind == SER_DOF || base.ser.kind == SER_INT) && base.cols == -1) {
 		if (i < 1 || i > base.rows)
 			return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d", i, base.rows);

@@ -315,6 +315,18 @@ void ir_prog_compact(struct ir_prog *p)
 	x->hash = NULL;
 }
 
+struct ir_prog *ir_prog_copy(struct arena *a, const struct ir_prog *p)
+{
+	struct ir_prog *q = ir_prog_new(a);
+	q->insn = arena_alloc(a, sizeof *q->insn * (size_t)(p->n + 1));
+	memcpy(q->insn, p->insn, sizeof *q->insn * (size_t)p->n);
+	q->n = q->cap = p->n;
+	for (int j = 0; j < p->nout; j++)
+		ir_prog_add_output(q, p->out[j]);
+	q->uses = p->uses;
+	return q;
+}
+
 /* ---- printing (--dump-ir) ---- */
 
 static void print_num(FILE *f, double k)

@@ -149,6 +149,11 @@ struct ir_model {
 	struct ir_func *potential;    /* Φ(u, z), or NULL */
 	struct ir_func *dissipation;  /* smooth part of Ψ(v, ż), or NULL */
 	double *sigma;                /* [nint] σ_j of the terms σ_j |z_j'| */
+	int *sigma_term;              /* [nint] the dissipation statement of σ_j */
+	int ndissipation;             /* `dissipation` statements: ledger terms
+	                                 1..n, the damping matrix is term n + 1 */
+	struct ir_prog *dissipation_terms;   /* per statement, the gradient of its
+	                                        smooth part (ndof + nint outputs each) */
 	struct ir_kinetic *kinetic;   /* u-dependent mass, or NULL */
 	int init_equilibrium;         /* solve the static equilibrium at t₀ */
 	struct ir_loc init_loc;
@@ -195,6 +200,7 @@ enum ir_record_kind {
 	IR_REC_DISSIPATED,
 	IR_REC_WORK,
 	IR_REC_RESIDUAL,
+	IR_REC_DTERM,           /* dof = k: dissipated by term k (0-based) */
 	IR_REC_EXPR             /* expr: a program of t, u, v, a with one output */
 };
 
@@ -244,6 +250,8 @@ void ir_prog_add_output(struct ir_prog *p, int reg);
 int ir_is_const(const struct ir_prog *p, int reg, double *k);
 /* Drop the instructions no output needs (after the last output is added). */
 void ir_prog_compact(struct ir_prog *p);
+/* A copy of a program (instructions and outputs). */
+struct ir_prog *ir_prog_copy(struct arena *a, const struct ir_prog *p);
 
 void ir_dump_prog(FILE *f, const struct ir_prog *p, const char *indent);
 void ir_dump_run(FILE *f, const struct ir_run *r);

@@ -697,6 +697,20 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 				return add_record(ev, o, cap, r);
 			}
 	}
+	/* dissipated[k]: the k-th term of the ledger's dissipation */
+	if (e->kind == AST_INDEX && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, "dissipated") == 0) {
+		long k;
+		int nterm = mc->m->ndissipation + (mc->m->damping_kind != IR_DAMP_NONE);
+		if (eval_int(ev, e->rhs, &k, "a dissipation term"))
+			return -1;
+		if (k < 1 || k > nterm)
+			return eval_error(ev, e->rhs->loc, "model %s has %d dissipation term%s (its dissipation statements, "
+			                  "then its damping matrix), not %ld", mc->m->name, nterm, nterm == 1 ? "" : "s", k);
+		r.kind = IR_REC_DTERM;
+		r.dof = (int)k - 1;
+		r.name = arena_printf(ev->a, "dissipated[%ld]", k);
+		return add_record(ev, o, cap, r);
+	}
 	struct ast_expr *base = e->kind == AST_PRIME ? e->lhs : e;
 	struct ast_expr *nm = base->kind == AST_INDEX ? base->lhs : base;
 	struct binding *b = nm->kind == AST_NAME ? scope_lookup(ev->scope, nm->name) : NULL;

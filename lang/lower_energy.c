@@ -283,43 +283,107 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		}
 	}
 
-	/* dissipation Ψ(v, ż): σ_j |z_j'| apart, the rest smooth */
-	r = sum_items(ev, mc, am, AST_ITEM_DISSIPATION, "the dissipation", &p, &where);
-	if (r == -2)
-		goto out;
+	/* dissipation Ψ(v, ż): σ_j |z_j'| apart, the rest smooth; each
+	 * `dissipation` statement is a term of the ledger */
 	m->sigma = arena_alloc(ev->a, sizeof(double) * (size_t)(nz + 1));
-	if (r >= 0) {
-		if (ir_depends(p, w, r, states | OPBIT(IR_ACC))) {
-			eval_error(ev, where, "the dissipation is a function of the rates u' and z' only");
-			goto out;
-		}
+	m->sigma_term = arena_alloc(ev->a, sizeof(int) * (size_t)(nz + 1));
+	int nitem = 0;
+	for (int i = 0; i < am->items.n; i++)
+		nitem += ((struct ast_item *)am->items.v[i])->kind == AST_ITEM_DISSIPATION;
+	m->ndissipation = nitem;
+	if (nitem > 0) {
+		p = ir_prog_new(ev->a);
+		ev->prog = p;
+		mc->what = "the dissipation";
+		mc->allow_t = 0;
+		mc->allow_state = 1;
+		int *smooth_of = arena_alloc(ev->a, sizeof(int) * (size_t)nitem);
+		int smooth = -1, k = 0;
 		enum { MAXTERMS = 4096 };
-		int *t = malloc(sizeof(int) * MAXTERMS), *sg = malloc(sizeof(int) * MAXTERMS), nt = 0;
+		int *t = malloc(sizeof(int) * MAXTERMS), *sg = malloc(sizeof(int) * MAXTERMS);
 		if (!t || !sg) {
 			free(t);
 			free(sg);
-			eval_error(ev, where, "out of memory");
+			eval_error(ev, am->loc, "out of memory");
 			goto out;
 		}
-		terms(p, r, 1, t, sg, &nt, MAXTERMS);
-		int smooth = -1;
-		for (int k = 0; k < nt; k++) {
-			int j;
-			double c = sg[k] > 0 ? one_homogeneous(p, t[k], &j) : 0;
-			if (c > 0) {
-				m->sigma[j] += c;
+		for (int i = 0; i < am->items.n; i++) {
+			struct ast_item *it = am->items.v[i];
+			if (it->kind != AST_ITEM_DISSIPATION)
 				continue;
+			struct value v;
+			if (eval_expr(ev, it->value, &v)) {
+				free(t);
+				free(sg);
+				goto out;
 			}
-			int term = sg[k] > 0 ? t[k] : ir_emit(p, IR_NEG, t[k], 0, 0, ir_loc_of(where));
-			smooth = smooth < 0 ? term : ir_emit(p, IR_ADD, smooth, term, 0, ir_loc_of(where));
+			if (v.kind != VAL_NUM || ir_depends(p, w, v.reg, states | OPBIT(IR_ACC))) {
+				free(t);
+				free(sg);
+				eval_error(ev, it->value->loc, v.kind != VAL_NUM ? "the dissipation must be a number"
+				           : "the dissipation is a function of the rates u' and z' only");
+				goto out;
+			}
+			int nt = 0, mine = -1;
+			terms(p, v.reg, 1, t, sg, &nt, MAXTERMS);
+			for (int q = 0; q < nt; q++) {
+				int j;
+				double c = sg[q] > 0 ? one_homogeneous(p, t[q], &j) : 0;
+				if (c > 0) {
+					m->sigma[j] += c;
+					m->sigma_term[j] = k;
+					continue;
+				}
+				int term = sg[q] > 0 ? t[q] : ir_emit(p, IR_NEG, t[q], 0, 0, ir_loc_of(it->loc));
+				mine = mine < 0 ? term : ir_emit(p, IR_ADD, mine, term, 0, ir_loc_of(it->loc));
+			}
+			if (k == 0)
+				where = it->loc;
+			smooth_of[k++] = mine;
+			if (mine >= 0)
+				smooth = smooth < 0 ? mine : ir_emit(p, IR_ADD, smooth, mine, 0, ir_loc_of(it->loc));
 		}
 		free(t);
 		free(sg);
-		if (smooth >= 0 && !ir_is_const(p, smooth, NULL)) {
-			struct ir_diff_inputs in = { n + nz, 2, { { IR_VEL, 0 }, { IR_INTVEL, n } } };
+		struct ir_diff_inputs in = { n + nz, 2, { { IR_VEL, 0 }, { IR_INTVEL, n } } };
+		/* the gradients of each statement's smooth part, for the ledger's
+		 * per-term dissipation */
+		{
+			struct ir_prog *q = p;
+			int *grad = malloc(sizeof(int) * (size_t)(n + nz + 1));
+			int *outs = malloc(sizeof(int) * ((size_t)nitem * (size_t)(n + nz) + 1));
+			if (!grad || !outs) {
+				free(grad);
+				free(outs);
+				eval_error(ev, am->loc, "out of memory");
+				goto out;
+			}
+			int zero = ir_emit_const(q, 0, ir_loc_of(where));
+			for (int i = 0; i < nitem; i++) {
+				for (int c = 0; c < n + nz; c++)
+					grad[c] = zero;
+				if (smooth_of[i] >= 0 && !ir_is_const(q, smooth_of[i], NULL) && ir_gradient(q, w, smooth_of[i], &in, grad)) {
+					free(grad);
+					free(outs);
+					eval_error(ev, am->loc, "out of memory");
+					goto out;
+				}
+				memcpy(outs + (size_t)i * (size_t)(n + nz), grad, sizeof(int) * (size_t)(n + nz));
+			}
+			/* a program of its own: a copy of p's instructions with these
+			 * outputs, compacted (derive below compacts p for its own) */
+			struct ir_prog *terms_prog = ir_prog_copy(ev->a, q);
+			terms_prog->nout = 0;
+			for (size_t c = 0; c < (size_t)nitem * (size_t)(n + nz); c++)
+				ir_prog_add_output(terms_prog, outs[c]);
+			ir_prog_compact(terms_prog);
+			m->dissipation_terms = terms_prog;
+			free(grad);
+			free(outs);
+		}
+		if (smooth >= 0 && !ir_is_const(p, smooth, NULL))
 			if (derive(ev, w, p, smooth, &in, where, &m->dissipation))
 				goto out;
-		}
 	}
 	rc = 0;
 out:

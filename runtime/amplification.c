@@ -84,12 +84,12 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 		return -1;
 	}
 	for (int c = 0; c < 3 && rc == 0; c++) {
-		double u = c == 0, v = c == 1, a = c == 2, z = 0, zd = 0, dW, dD;
+		double u = c == 0, v = c == 1, a = c == 2, z = 0, zd = 0, dW, dD, dterm[2] = { 0, 0 };
 		struct rt_state x = { &u, &v, &a, &z, &zd };
 		if (lin)
 			rc = lin->step(st, 1, 1, &u, &v, &a, err);
 		else
-			rc = nl->step(st, 0, 1, 1, &x, &dW, &dD, err);
+			rc = nl->step(st, 0, 1, 1, &x, &dW, &dD, dterm, err);
 		A[0 + 3 * c] = u;
 		A[1 + 3 * c] = v;
 		A[2 + 3 * c] = a;

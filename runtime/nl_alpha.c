@@ -24,7 +24,7 @@ struct alpha {
 	struct nl_common c;
 	struct stage st;
 	double am, af, beta, gamma;
-	double *ut, *vt, *in0, *Fprev, *gpsiprev, *zprev, *uprev, *zero, *fa;
+	double *ut, *vt, *in0, *Fprev, *gpsiprev, *zprev, *uprev, *zero, *fa, *vprev, *zdprev, *du, *dz;
 };
 
 static void al_free(void *p)
@@ -35,7 +35,8 @@ static void al_free(void *p)
 	nl_common_free(&s->c);
 	stage_free(&s->st);
 	free(s->ut); free(s->vt); free(s->in0); free(s->Fprev); free(s->gpsiprev);
-	free(s->zprev); free(s->uprev); free(s->zero); free(s->fa);
+	free(s->zprev); free(s->uprev); free(s->zero); free(s->fa); free(s->vprev); free(s->zdprev); free(s->du);
+	free(s->dz);
 	free(s);
 }
 
@@ -65,7 +66,11 @@ static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	s->uprev = calloc(N, sizeof(double));
 	s->zero = calloc(N, sizeof(double));
 	s->fa = calloc(N, sizeof(double));
-	if (!s->ut || !s->vt || !s->in0 || !s->Fprev || !s->gpsiprev || !s->zprev || !s->uprev || !s->zero ||
+	s->vprev = calloc(N, sizeof(double));
+	s->zdprev = calloc(N, sizeof(double));
+	s->du = calloc(N, sizeof(double));
+	s->dz = calloc(N, sizeof(double));
+	if (!s->vprev || !s->zdprev || !s->du || !s->dz || !s->ut || !s->vt || !s->in0 || !s->Fprev || !s->gpsiprev || !s->zprev || !s->uprev || !s->zero ||
 	    !s->fa || nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		al_free(s);
 		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
@@ -86,7 +91,7 @@ static double maxabs(int n, const double *x)
 	return m;
 }
 
-static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, struct rt_error *err)
+static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, double *dterm, struct rt_error *err)
 {
 	struct alpha *s = p;
 	struct rt_problem *pb = s->pb;
@@ -149,9 +154,12 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	if (rc)
 		return nl_fail(err, iters, res, rc);
 
+	memcpy(s->vprev, x->v, sizeof(double) * (size_t)n);
+	memcpy(s->zdprev, x->zd, sizeof(double) * (size_t)m);
 	double w = 0, d = 0;
 	for (int i = 0; i < n; i++) {
 		double du = st->u[i] - x->u[i];
+		s->du[i] = du;
 		w += du * 0.5 * (s->c.f0[i] + s->c.f1[i]);
 		d += du * 0.5 * (s->gpsiprev[i] + st->gpsi[i]);
 		x->a[i] = st->x[i];
@@ -160,12 +168,17 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	}
 	for (int j = 0; j < m; j++) {
 		double dz = st->z[j] - x->z[j];
+		s->dz[j] = dz;
 		w += dz * 0.5 * (s->c.f0[n + j] + s->c.f1[n + j]);
 		d += dz * st->gpsi[n + j];
 		x->z[j] = st->z[j];
 		x->zd[j] = st->zd[j];
 	}
 	d += nl_sigma_dissipation(pb, s->zprev, x->z);
+	/* per term, in the same pairing */
+	problem_dissipation_terms(pb, s->vprev, s->zdprev, 0.5, 0, s->du, s->dz, dterm);
+	problem_dissipation_terms(pb, x->v, x->zd, 0.5, 1, s->du, s->dz, dterm);
+	problem_sigma_terms(pb, s->dz, dterm);
 	*dW = w;
 	*dD = d;
 	return 0;

@@ -21,7 +21,7 @@ struct euler {
 	struct rt_problem *pb;
 	struct nl_common c;
 	struct stage st;
-	double *in0, *zero, *uprev, *zprev, *vprev;
+	double *in0, *zero, *uprev, *zprev, *vprev, *du, *dz;
 };
 
 static void be_free(void *p)
@@ -31,7 +31,7 @@ static void be_free(void *p)
 		return;
 	nl_common_free(&s->c);
 	stage_free(&s->st);
-	free(s->in0); free(s->zero); free(s->uprev); free(s->zprev); free(s->vprev);
+	free(s->in0); free(s->zero); free(s->uprev); free(s->zprev); free(s->vprev); free(s->du); free(s->dz);
 	free(s);
 }
 
@@ -54,7 +54,9 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	s->uprev = calloc(N, sizeof(double));
 	s->zprev = calloc(N, sizeof(double));
 	s->vprev = calloc(N, sizeof(double));
-	if (!s->in0 || !s->zero || !s->uprev || !s->zprev || !s->vprev ||
+	s->du = calloc(N, sizeof(double));
+	s->dz = calloc(N, sizeof(double));
+	if (!s->du || !s->dz || !s->in0 || !s->zero || !s->uprev || !s->zprev || !s->vprev ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		be_free(s);
 		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
@@ -75,7 +77,7 @@ static double maxabs(int n, const double *x)
 	return m;
 }
 
-static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, struct rt_error *err)
+static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, double *dterm, struct rt_error *err)
 {
 	struct euler *s = p;
 	struct rt_problem *pb = s->pb;
@@ -117,6 +119,7 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	double w = 0, d = 0;
 	for (int i = 0; i < n; i++) {
 		double du = st->u[i] - s->uprev[i];
+		s->du[i] = du;
 		w += du * s->c.f1[i];
 		d += du * st->gpsi[i];
 		x->u[i] = st->u[i];
@@ -125,12 +128,15 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	}
 	for (int j = 0; j < m; j++) {
 		double dz = st->z[j] - s->zprev[j];
+		s->dz[j] = dz;
 		w += dz * s->c.f1[n + j];
 		d += dz * st->gpsi[n + j];
 		x->z[j] = st->z[j];
 		x->zd[j] = st->zd[j];
 	}
 	d += nl_sigma_dissipation(pb, s->zprev, x->z);
+	problem_dissipation_terms(pb, x->v, x->zd, 1, 1, s->du, s->dz, dterm);
+	problem_sigma_terms(pb, s->dz, dterm);
 	*dW = w;
 	*dD = d;
 	return 0;

@@ -31,7 +31,7 @@ struct midpoint {
 	struct nl_common c;
 	struct stage st;
 	int dg;
-	double *in0, *zero, *uprev, *zprev, *vprev;
+	double *in0, *zero, *uprev, *zprev, *vprev, *du, *dz;
 	/* (u, p) form */
 	struct newton *nw;
 	double *X, *R0, *R1, *Xp, *p0, *u0, *uh, *ph, *vh, *dT, *gp, *gs, *Mh, *ue, *ve, *pe, *gq;
@@ -49,7 +49,7 @@ static void mp_free(void *p)
 	stage_free(&s->st);
 	newton_free(s->nw);
 	la_factor_free(s->mf);
-	free(s->in0); free(s->zero); free(s->uprev); free(s->zprev); free(s->vprev);
+	free(s->in0); free(s->zero); free(s->uprev); free(s->zprev); free(s->vprev); free(s->du); free(s->dz);
 	free(s->X); free(s->R0); free(s->R1); free(s->Xp); free(s->p0); free(s->u0); free(s->uh);
 	free(s->ph); free(s->vh); free(s->dT); free(s->gp); free(s->gs); free(s->Mh); free(s->ue);
 	free(s->ve); free(s->pe); free(s->gq);
@@ -76,7 +76,9 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 	s->uprev = calloc(N, sizeof(double));
 	s->zprev = calloc(N, sizeof(double));
 	s->vprev = calloc(N, sizeof(double));
-	int bad = !s->in0 || !s->zero || !s->uprev || !s->zprev || !s->vprev ||
+	s->du = calloc(N, sizeof(double));
+	s->dz = calloc(N, sizeof(double));
+	int bad = !s->du || !s->dz || !s->in0 || !s->zero || !s->uprev || !s->zprev || !s->vprev ||
 	          nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb);
 	if (!bad && pb->varmass) {
 		double **v[] = { &s->X, &s->R0, &s->R1, &s->Xp };
@@ -215,7 +217,7 @@ static int up_fn(void *ctx, const double *X, double *R, double *J)
 }
 
 static int up_step(struct midpoint *s, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
-                   struct rt_error *err)
+                   double *dterm, struct rt_error *err)
 {
 	struct rt_problem *pb = s->pb;
 	int n = pb->n;
@@ -243,9 +245,11 @@ static int up_step(struct midpoint *s, double t0, double t1, double tau, struct 
 	double w = 0, d = 0;
 	for (int i = 0; i < n; i++) {
 		double du = s->X[i] - x->u[i];
+		s->du[i] = du;
 		w += du * s->c.fm[i];
 		d += du * s->gs[i];
 	}
+	problem_dissipation_terms(pb, s->vh, s->zero, 1, 0, s->du, s->zero, dterm);
 	memcpy(s->vprev, x->v, sizeof(double) * (size_t)n);
 	memcpy(x->u, s->X, sizeof(double) * (size_t)n);
 	velocity(s, x->u, s->X + n, x->v);
@@ -256,12 +260,12 @@ static int up_step(struct midpoint *s, double t0, double t1, double tau, struct 
 	return 0;
 }
 
-static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, struct rt_error *err)
+static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, double *dterm, struct rt_error *err)
 {
 	struct midpoint *s = p;
 	struct rt_problem *pb = s->pb;
 	if (pb->varmass)
-		return up_step(s, t0, t1, tau, x, dW, dD, err);
+		return up_step(s, t0, t1, tau, x, dW, dD, dterm, err);
 	struct stage *st = &s->st;
 	int n = pb->n, m = pb->m;
 	problem_load(pb, t0, s->c.f0);
@@ -308,6 +312,7 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	double w = 0, d = 0;
 	for (int i = 0; i < n; i++) {
 		double du = tau * st->x[i];
+		s->du[i] = du;
 		w += du * s->c.fm[i];
 		d += du * st->gpsi[i];
 		x->u[i] = s->uprev[i] + du;
@@ -315,12 +320,16 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	}
 	for (int j = 0; j < m; j++) {
 		double dz = tau * st->x[n + j];
+		s->dz[j] = dz;
 		w += dz * s->c.fm[n + j];
 		d += dz * st->gpsi[n + j];
 		x->z[j] = s->zprev[j] + dz;
 		x->zd[j] = st->x[n + j];
 	}
 	d += nl_sigma_dissipation(pb, s->zprev, x->z);
+	/* per term at the midpoint rates (st->x holds y = v^½, ζ = ż^½) */
+	problem_dissipation_terms(pb, st->x, st->x + n, 1, 1, s->du, s->dz, dterm);
+	problem_sigma_terms(pb, s->dz, dterm);
 	/* the acceleration at tₖ from the equation of motion there */
 	nl_acceleration(&s->c, t1, x);
 	*dW = w;

@@ -20,7 +20,7 @@ struct staggered {
 	struct nl_common c;
 	struct stage st;
 	int symmetric;
-	double *in0, *zero, *uprev, *vprev, *zprev, *vh;
+	double *in0, *zero, *uprev, *vprev, *zprev, *vh, *du, *dz, *dterm;
 };
 
 static void sg_free(void *p)
@@ -30,7 +30,8 @@ static void sg_free(void *p)
 		return;
 	nl_common_free(&s->c);
 	stage_free(&s->st);
-	free(s->in0); free(s->zero); free(s->uprev); free(s->vprev); free(s->zprev); free(s->vh);
+	free(s->in0); free(s->zero); free(s->uprev); free(s->vprev); free(s->zprev); free(s->vh); free(s->du);
+	free(s->dz);
 	free(s);
 }
 
@@ -54,7 +55,9 @@ static void *sg_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	s->vprev = calloc(N, sizeof(double));
 	s->zprev = calloc(N, sizeof(double));
 	s->vh = calloc(N, sizeof(double));
-	if (!s->in0 || !s->zero || !s->uprev || !s->vprev || !s->zprev || !s->vh ||
+	s->du = calloc(N, sizeof(double));
+	s->dz = calloc(N, sizeof(double));
+	if (!s->du || !s->dz || !s->in0 || !s->zero || !s->uprev || !s->vprev || !s->zprev || !s->vh ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		sg_free(s);
 		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
@@ -125,12 +128,15 @@ static int z_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 		return nl_fail(err, iters, res, rc);
 	for (int j = 0; j < m; j++) {
 		double dz = h * st->x[n + j];
+		s->dz[j] = dz;
 		*w += dz * s->c.fm[n + j];
 		*d += dz * st->gpsi[n + j];
 		x->z[j] = s->zprev[j] + dz;
 		x->zd[j] = st->x[n + j];
 	}
 	*d += nl_sigma_dissipation(pb, s->zprev, x->z);
+	problem_dissipation_terms(pb, s->vh, x->zd, 0, 1, s->zero, s->dz, s->dterm);
+	problem_sigma_terms(pb, s->dz, s->dterm);
 	return 0;
 }
 
@@ -176,20 +182,23 @@ static int u_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 		return nl_fail(err, iters, res, rc);
 	for (int i = 0; i < n; i++) {
 		double du = h * st->x[i];
+		s->du[i] = du;
 		*w += du * s->c.fm[i];
 		*d += du * st->gpsi[i];
 		s->vh[i] = st->x[i];
 		x->u[i] = s->uprev[i] + du;
 		x->v[i] = 2 * st->x[i] - s->vprev[i];
 	}
+	problem_dissipation_terms(pb, s->vh, x->zd, 1, 0, s->du, s->zero, s->dterm);
 	return 0;
 }
 
-static int sg_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, struct rt_error *err)
+static int sg_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, double *dterm, struct rt_error *err)
 {
 	struct staggered *s = p;
 	double w = 0, d = 0;
 	int rc;
+	s->dterm = dterm;
 	memcpy(s->vh, x->v, sizeof(double) * (size_t)s->pb->n);
 	if (s->symmetric)
 		rc = z_step(s, t0, t0 + tau / 2, x, &w, &d, err) || u_step(s, t0, t1, x, &w, &d, err) ||

@@ -21,9 +21,11 @@ struct nl_options {
 struct nl_stepper_type {
 	const char *name;
 	void *(*alloc)(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err);
-	/* Advance s from t0 to t0 + tau.  On a Newton failure returns -1 with
+	/* Advance s from t0 to t1 = t0 + tau.  dW and dD receive the step's
+	 * work and dissipation, dterm[k] (zeroed by the caller) the
+	 * dissipation of each term.  On a Newton failure returns -1 with
 	 * err->msg saying so; s is then unspecified (the driver restores it). */
-	int (*step)(void *st, double t0, double t1, double tau, struct rt_state *s, double *dW, double *dD, struct rt_error *err);
+	int (*step)(void *st, double t0, double t1, double tau, struct rt_state *s, double *dW, double *dD, double *dterm, struct rt_error *err);
 	void (*free)(void *st);
 };
 

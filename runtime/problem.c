@@ -137,6 +137,12 @@ int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_err
 		pb->reg_kin = scratch((size_t)m->kinetic->prog->n);
 		pb->out_kin = scratch((size_t)m->kinetic->prog->nout);
 	}
+	if (m->dissipation_terms) {
+		pb->reg_dt = scratch((size_t)m->dissipation_terms->n);
+		pb->out_dt = scratch((size_t)m->dissipation_terms->nout);
+		if (!pb->reg_dt || !pb->out_dt)
+			return fail(err, m->loc, "out of memory");
+	}
 	if (!pb->name || !pb->reg_f || !pb->reg_s || !pb->md || !pb->hint || !pb->tmp ||
 	    (m->potential && (!pb->reg_phi || !pb->out_phi)) ||
 	    (m->dissipation && (!pb->reg_psi || !pb->out_psi)) ||
@@ -181,6 +187,8 @@ void problem_free(struct rt_problem *pb)
 	free(pb->out_psi);
 	free(pb->reg_kin);
 	free(pb->out_kin);
+	free(pb->reg_dt);
+	free(pb->out_dt);
 	memset(pb, 0, sizeof *pb);
 }
 
@@ -330,4 +338,43 @@ double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, 
 		for (int e = 0; e < k->nnz; e++)
 			p[k->row[e]] += pb->out_kin[1 + n + e] * v[k->col[e]];
 	return T;
+}
+
+int problem_nterm(const struct rt_problem *pb)
+{
+	return pb->ir->ndissipation + (pb->C ? 1 : 0);
+}
+
+void problem_dissipation_terms(struct rt_problem *pb, const double *v, const double *zd, double wu, double wz,
+                               const double *du, const double *dz, double *dterm)
+{
+	const struct ir_model *m = pb->ir;
+	int n = pb->n, N = pb->N;
+	if (m->dissipation_terms) {
+		struct vm_input in = { 0, NULL, v, NULL, NULL, zd, m->table, pb->hint };
+		vm_eval(m->dissipation_terms, pb->reg_dt, &in, pb->out_dt);
+		for (int k = 0; k < m->ndissipation; k++) {
+			const double *g = pb->out_dt + (size_t)k * (size_t)N;
+			double d = 0;
+			for (int i = 0; i < n; i++)
+				d += wu * du[i] * g[i];
+			for (int j = 0; j < pb->m; j++)
+				d += wz * dz[j] * g[n + j];
+			dterm[k] += d;
+		}
+	}
+	if (pb->C) {
+		la_gemv_band(n, pb->kl, pb->ku, pb->C, v, pb->tmp);
+		double d = 0;
+		for (int i = 0; i < n; i++)
+			d += wu * du[i] * pb->tmp[i];
+		dterm[m->ndissipation] += d;
+	}
+}
+
+void problem_sigma_terms(struct rt_problem *pb, const double *dz, double *dterm)
+{
+	for (int j = 0; j < pb->m; j++)
+		if (pb->sigma[j] > 0)
+			dterm[pb->ir->sigma_term[j]] += pb->sigma[j] * fabs(dz[j]);
 }

@@ -29,6 +29,7 @@ struct rt_problem {
 	double *reg_phi, *out_phi;
 	double *reg_psi, *out_psi;
 	double *reg_kin, *out_kin;
+	double *reg_dt, *out_dt;    /* per-term dissipation gradients */
 	double *tmp;                /* n */
 };
 
@@ -48,6 +49,15 @@ void problem_add_hess_phi(struct rt_problem *pb, const double *cr, const double 
 /* Ψ(v, ż) (smooth part) + ½vᵀCv, likewise. */
 double problem_psi(struct rt_problem *pb, const double *v, const double *zd, double *g);
 void problem_add_hess_psi(struct rt_problem *pb, const double *cr, const double *cc, double *J, int ld);
+
+/* The ledger's dissipation per term (DESIGN.md, "Energy ledger"): adds to
+ * dterm[k] the pairing wu Δu·∇ᵥΨ_k(v, ż) + wz Δz·∇_żΨ_k(v, ż) of each
+ * term k (the `dissipation` statements, then the damping matrix). */
+void problem_dissipation_terms(struct rt_problem *pb, const double *v, const double *zd, double wu, double wz,
+                               const double *du, const double *dz, double *dterm);
+/* adds σ_j |Δz_j| to the term of σ_j */
+void problem_sigma_terms(struct rt_problem *pb, const double *dz, double *dterm);
+int problem_nterm(const struct rt_problem *pb);
 
 /* T(u, v); p = M(u) v (n) and dTdu = ∂T/∂u (n) when non-NULL. */
 double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, double *p, double *dTdu);

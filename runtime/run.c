@@ -69,6 +69,7 @@ struct state {
 	double *u, *v, *a, *z, *zd;
 	double energy[RT_NENERGY];
 	double t;
+	const double *dterm;   /* dissipated per term so far */
 };
 
 static double column_value(const struct state *s, struct output *out, int j, const struct ir_table *tables, int *hint)
@@ -78,6 +79,7 @@ static double column_value(const struct state *s, struct output *out, int j, con
 	case IR_REC_T: return s->t;
 	case IR_REC_U: return (r->deriv == 0 ? s->u : r->deriv == 1 ? s->v : s->a)[r->dof];
 	case IR_REC_Z: return (r->deriv == 0 ? s->z : s->zd)[r->dof];
+	case IR_REC_DTERM: return s->dterm[r->dof];
 	case IR_REC_KINETIC: case IR_REC_STORED: case IR_REC_DISSIPATED:
 	case IR_REC_WORK: case IR_REC_RESIDUAL:
 		return s->energy[r->kind - IR_REC_KINETIC];
@@ -126,6 +128,9 @@ void rt_result_free(struct rt_result *r)
 	free(r->zd);
 	for (int i = 0; i < RT_NENERGY; i++)
 		free(r->energy[i]);
+	for (int k = 0; k < r->nterm && r->dterm; k++)
+		free(r->dterm[k]);
+	free(r->dterm);
 	for (int i = 0; i < r->ncol; i++)
 		free(r->col[i]);
 	free(r->col);
@@ -197,7 +202,7 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
  * the step is retried as two half steps, recursively (the steppers start
  * every step from the one-step state (u, v, a, z, ż)). */
 static int nl_advance(struct engine *e, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
-                      struct rt_error *err, int level)
+                      double *dterm, struct rt_error *err, int level)
 {
 	struct rt_problem *pb = e->pb;
 	int n = pb->n, m = pb->m;
@@ -207,7 +212,10 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 	memcpy(sv + 2 * n, x->a, sizeof(double) * (size_t)n);
 	memcpy(sv + 3 * n, x->z, sizeof(double) * (size_t)m);
 	memcpy(sv + 3 * n + m, x->zd, sizeof(double) * (size_t)m);
-	int rc = e->nl->step(e->nst, t0, t1, tau, x, dW, dD, err);
+	int nt = problem_nterm(pb);
+	double *dsave = sv + 3 * n + 2 * m;
+	memcpy(dsave, dterm, sizeof(double) * (size_t)nt);
+	int rc = e->nl->step(e->nst, t0, t1, tau, x, dW, dD, dterm, err);
 	for (int i = 0; i < n && rc == 0; i++)
 		if (!isfinite(x->u[i]) || !isfinite(x->v[i])) {
 			snprintf(err->msg, sizeof err->msg, "the solution is not finite (dof %s)", pb->name[i]);
@@ -220,10 +228,11 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 	memcpy(x->a, sv + 2 * n, sizeof(double) * (size_t)n);
 	memcpy(x->z, sv + 3 * n, sizeof(double) * (size_t)m);
 	memcpy(x->zd, sv + 3 * n + m, sizeof(double) * (size_t)m);
+	memcpy(dterm, dsave, sizeof(double) * (size_t)nt);
 	double w1, d1, w2, d2;
 	double tm = t0 + tau / 2;
-	if (nl_advance(e, t0, tm, tau / 2, x, &w1, &d1, err, level + 1) ||
-	    nl_advance(e, tm, t1, tau / 2, x, &w2, &d2, err, level + 1))
+	if (nl_advance(e, t0, tm, tau / 2, x, &w1, &d1, dterm, err, level + 1) ||
+	    nl_advance(e, tm, t1, tau / 2, x, &w2, &d2, dterm, err, level + 1))
 		return -1;
 	*dW = w1 + w2;
 	*dD = d1 + d2;
@@ -334,7 +343,7 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 	if (!e->save)
 		return fail(err, 3, plan->loc, "out of memory");
 	for (int k = 0; k <= e->halvings; k++)
-		if (!(e->save[k] = calloc((size_t)(3 * n + 2 * pb->m) + 1, sizeof(double))))
+		if (!(e->save[k] = calloc((size_t)(3 * n + 2 * pb->m + problem_nterm(pb)) + 1, sizeof(double))))
 			return fail(err, 3, plan->loc, "out of memory");
 	return 0;
 }
@@ -342,11 +351,16 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 /* One step from t0 to t1 = t₀ + kτ (computed by the caller, never
  * accumulated); tau is τ except on a shortened last step. */
 static int engine_step(struct engine *e, double t0, double t1, double tau, struct rt_state *x, double *dW,
-                       double *dD, struct rt_error *err)
+                       double *dD, double *dterm, struct rt_error *err)
 {
-	if (e->lin)
-		return lin_step(e, t0, t1, tau, x, dW, dD, err);
-	return nl_advance(e, t0, t1, tau, x, dW, dD, err, 0);
+	if (e->lin) {
+		/* matrices only: the damping matrix is the one term */
+		int rc = lin_step(e, t0, t1, tau, x, dW, dD, err);
+		if (rc == 0 && problem_nterm(e->pb) > 0)
+			dterm[problem_nterm(e->pb) - 1] += *dD;
+		return rc;
+	}
+	return nl_advance(e, t0, t1, tau, x, dW, dD, dterm, err, 0);
 }
 
 /* init equilibrium: ∇ᵤΦ(u, z₀) + ∇ᵥΨ(0) = f(t₀) by Newton, z and v at rest. */
@@ -428,6 +442,10 @@ static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n
 			bad = !(res->z[j] = malloc(len)) || !(res->zd[j] = malloc(len));
 	for (int e = 0; e < RT_NENERGY && !bad; e++)
 		bad = !(res->energy[e] = malloc(len));
+	res->dterm = calloc((size_t)res->nterm + 1, sizeof(double *));
+	bad |= !res->dterm;
+	for (int k = 0; k < res->nterm && !bad; k++)
+		bad = !(res->dterm[k] = malloc(len));
 	free(keep);
 	if (bad)
 		return fail(err, 3, plan->model->loc, "out of memory for the history of %d steps: "
@@ -487,6 +505,7 @@ int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *
 	struct rt_result *res = calloc(1, sizeof *res);
 	struct output *outs = calloc((size_t)plan->noutput + 1, sizeof *outs);
 	*resp = res;
+	double *s_dterm = NULL, *s_dterm_step = NULL;
 	if ((status = problem_init(&pb, plan, err)) != 0) {
 		status = 3;
 		goto done_problem;
@@ -504,6 +523,16 @@ int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *
 	memcpy(x.v, m->v0, sizeof(double) * (size_t)n);
 	memcpy(x.z, m->z0, sizeof(double) * (size_t)nz);
 
+	res->nterm = problem_nterm(&pb);
+	double *dterm = calloc((size_t)res->nterm + 1, sizeof(double)), *Dterm = calloc((size_t)res->nterm + 1, sizeof(double));
+	if (!dterm || !Dterm) {
+		free(dterm);
+		free(Dterm);
+		status = fail(err, 3, m->loc, "out of memory");
+		goto done;
+	}
+	s_dterm = Dterm;
+	s_dterm_step = dterm;
 	if ((status = alloc_history(res, plan, n, nz, N, err)) || (status = open_outputs(outs, plan, err)))
 		goto done;
 	if (m->init_equilibrium && (status = equilibrium(&pb, &x, err)))
@@ -518,7 +547,7 @@ int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *
 	}
 	nl_acceleration(&nc, plan->t0, &x);
 
-	struct state s = { plan, n, x.u, x.v, x.a, x.z, x.zd, { 0 }, plan->t0 };
+	struct state s = { plan, n, x.u, x.v, x.a, x.z, x.zd, { 0 }, plan->t0, Dterm };
 	double T0 = problem_kinetic(&pb, x.u, x.v, NULL, NULL), P0 = problem_phi(&pb, x.u, x.z, NULL);
 	double D = 0, W = 0;
 	s.energy[0] = T0;
@@ -540,6 +569,8 @@ int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *
 			}
 		for (int e = 0; e < RT_NENERGY; e++)
 			res->energy[e][k] = s.energy[e];
+		for (int q = 0; q < res->nterm; q++)
+			res->dterm[q][k] = Dterm[q];
 		int c = 0;
 		for (int o = 0; o < plan->noutput; o++) {
 			struct output row = outs[o];
@@ -559,7 +590,8 @@ int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *
 		double tk = k == N ? plan->t1 : plan->t0 + k * plan->dt;
 		double tau = k == N ? plan->last_dt : plan->dt;
 		double dW = 0, dD = 0;
-		if (engine_step(&eng, s.t, tk, tau, &x, &dW, &dD, err)) {
+		memset(dterm, 0, sizeof(double) * (size_t)res->nterm);
+		if (engine_step(&eng, s.t, tk, tau, &x, &dW, &dD, dterm, err)) {
 			char msg[sizeof err->msg];
 			snprintf(msg, sizeof msg, "%s", err->msg);
 			status = fail(err, 4, plan->loc, "t = %.10g (step %d): %s; try a smaller step%s", tk, k, msg,
@@ -578,6 +610,8 @@ int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *
 			}
 		W += dW;
 		D += dD;
+		for (int q = 0; q < res->nterm; q++)
+			Dterm[q] += dterm[q];
 		s.t = tk;
 		s.energy[0] = problem_kinetic(&pb, x.u, x.v, NULL, NULL);
 		s.energy[1] = problem_phi(&pb, x.u, x.z, NULL);
@@ -604,6 +638,8 @@ done:
 	engine_free(&eng);
 	nl_common_free(&nc);
 	free(buf);
+	free(s_dterm);
+	free(s_dterm_step);
 done_problem:
 	free(outs);
 	problem_free(&pb);

@@ -29,6 +29,9 @@ struct rt_result {
 	int nint;             /* internal variables: z and ż, or NULL when not kept */
 	double **z, **zd;
 	double *energy[RT_NENERGY];
+	int nterm;            /* dissipation per term: the `dissipation`
+	                         statements, then the damping matrix */
+	double **dterm;
 	int ncol;             /* recorded expressions (IR_REC_EXPR), by name */
 	const char **col_name;
 	double **col;
