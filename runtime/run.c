@@ -16,6 +16,7 @@
 #include "stage.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -493,157 +494,216 @@ static int open_outputs(struct output *outs, const struct ir_run *plan, struct r
 	return 0;
 }
 
-int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *err)
+/* A run in progress: everything rt_run needs between steps, so that the
+ * REPL can advance a run a few steps at a time (:step, :run). */
+struct rt_stepper_run {
+	const struct ir_run *plan;
+	struct rt_problem pb;
+	int pb_ok;
+	struct engine eng;
+	struct nl_common nc;
+	struct rt_result *res;
+	struct output *outs;
+	double *buf, *dterm, *Dterm;
+	struct rt_state x;
+	struct state s;
+	double T0, P0, D, W;
+	int k, status, done;
+};
+
+volatile sig_atomic_t rt_interrupted;
+
+/* store row k of the histories and write it to the records */
+static void store_row(struct rt_stepper_run *r)
+{
+	const struct ir_run *plan = r->plan;
+	struct rt_result *res = r->res;
+	int k = r->k, n = r->pb.n, nz = r->pb.m, N = plan->nstep;
+	res->t[k] = r->s.t;
+	for (int i = 0; i < n; i++)
+		if (res->u[i]) {
+			res->u[i][k] = r->x.u[i];
+			res->v[i][k] = r->x.v[i];
+			res->a[i][k] = r->x.a[i];
+		}
+	for (int j = 0; j < nz; j++)
+		if (res->z[j]) {
+			res->z[j][k] = r->x.z[j];
+			res->zd[j][k] = r->x.zd[j];
+		}
+	for (int e = 0; e < RT_NENERGY; e++)
+		res->energy[e][k] = r->s.energy[e];
+	for (int q = 0; q < res->nterm; q++)
+		res->dterm[q][k] = r->Dterm[q];
+	int c = 0;
+	for (int o = 0; o < plan->noutput; o++) {
+		struct output row = r->outs[o];
+		if (!(k == 0 || k == N || k % r->outs[o].o->every == 0))
+			row.f = NULL;
+		write_row(&r->s, &row, plan->model->table, r->pb.hint);
+		for (int j = 0; j < r->outs[o].o->nrecord; j++)
+			if (r->outs[o].o->record[j].kind == IR_REC_EXPR)
+				res->col[c++][k] = r->outs[o].val[j];
+	}
+	res->nstep = k;
+}
+
+struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **resp, struct rt_error *err)
 {
 	const struct ir_model *m = plan->model;
 	int N = plan->nstep;
-	int status = 0;
 	memset(err, 0, sizeof *err);
-	struct rt_problem pb;
-	struct engine eng;
-	memset(&eng, 0, sizeof eng);
+	struct rt_stepper_run *r = calloc(1, sizeof *r);
 	struct rt_result *res = calloc(1, sizeof *res);
-	struct output *outs = calloc((size_t)plan->noutput + 1, sizeof *outs);
 	*resp = res;
-	double *s_dterm = NULL, *s_dterm_step = NULL;
-	if ((status = problem_init(&pb, plan, err)) != 0) {
-		status = 3;
-		goto done_problem;
+	if (!r || !res) {
+		free(r);
+		fail(err, 3, m->loc, "out of memory");
+		return NULL;
 	}
-	int n = pb.n, nz = pb.m;
-	double *buf = calloc((size_t)(3 * n + 2 * nz) + 1, sizeof(double));
-	struct nl_common nc;
-	memset(&nc, 0, sizeof nc);
-	if (!res || !outs || !buf) {
-		status = fail(err, 3, m->loc, "out of memory");
-		goto done;
+	r->plan = plan;
+	r->res = res;
+	r->outs = calloc((size_t)plan->noutput + 1, sizeof *r->outs);
+	if (problem_init(&r->pb, plan, err) != 0) {
+		r->status = 3;
+		return r;
 	}
-	struct rt_state x = { buf, buf + n, buf + 2 * n, buf + 3 * n, buf + 3 * n + nz };
+	r->pb_ok = 1;
+	int n = r->pb.n, nz = r->pb.m;
+	r->buf = calloc((size_t)(3 * n + 2 * nz) + 1, sizeof(double));
+	res->nterm = problem_nterm(&r->pb);
+	r->dterm = calloc((size_t)res->nterm + 1, sizeof(double));
+	r->Dterm = calloc((size_t)res->nterm + 1, sizeof(double));
+	if (!r->outs || !r->buf || !r->dterm || !r->Dterm) {
+		r->status = fail(err, 3, m->loc, "out of memory");
+		return r;
+	}
+	struct rt_state x = { r->buf, r->buf + n, r->buf + 2 * n, r->buf + 3 * n, r->buf + 3 * n + nz };
+	r->x = x;
 	memcpy(x.u, m->u0, sizeof(double) * (size_t)n);
 	memcpy(x.v, m->v0, sizeof(double) * (size_t)n);
 	memcpy(x.z, m->z0, sizeof(double) * (size_t)nz);
-
-	res->nterm = problem_nterm(&pb);
-	double *dterm = calloc((size_t)res->nterm + 1, sizeof(double)), *Dterm = calloc((size_t)res->nterm + 1, sizeof(double));
-	if (!dterm || !Dterm) {
-		free(dterm);
-		free(Dterm);
-		status = fail(err, 3, m->loc, "out of memory");
-		goto done;
-	}
-	s_dterm = Dterm;
-	s_dterm_step = dterm;
-	if ((status = alloc_history(res, plan, n, nz, N, err)) || (status = open_outputs(outs, plan, err)))
-		goto done;
-	if (m->init_equilibrium && (status = equilibrium(&pb, &x, err)))
-		goto done;
-	if ((status = engine_init(&eng, &pb, &x, err)))
-		goto done;
-
+	if ((r->status = alloc_history(res, plan, n, nz, N, err)) || (r->status = open_outputs(r->outs, plan, err)))
+		return r;
+	if (m->init_equilibrium && (r->status = equilibrium(&r->pb, &r->x, err)))
+		return r;
+	if ((r->status = engine_init(&r->eng, &r->pb, &r->x, err)))
+		return r;
 	/* The initial acceleration solves the equation of motion at t₀. */
-	if (nl_common_alloc(&nc, &pb)) {
-		status = fail(err, 3, m->loc, "out of memory");
-		goto done;
+	if (nl_common_alloc(&r->nc, &r->pb)) {
+		r->status = fail(err, 3, m->loc, "out of memory");
+		return r;
 	}
-	nl_acceleration(&nc, plan->t0, &x);
+	nl_acceleration(&r->nc, plan->t0, &r->x);
+	struct state s = { plan, n, x.u, x.v, x.a, x.z, x.zd, { 0 }, plan->t0, r->Dterm };
+	r->s = s;
+	r->T0 = problem_kinetic(&r->pb, x.u, x.v, NULL, NULL);
+	r->P0 = problem_phi(&r->pb, x.u, x.z, NULL);
+	r->s.energy[0] = r->T0;
+	r->s.energy[1] = r->P0;
+	r->k = 0;
+	store_row(r);
+	r->done = N == 0;
+	return r;
+}
 
-	struct state s = { plan, n, x.u, x.v, x.a, x.z, x.zd, { 0 }, plan->t0, Dterm };
-	double T0 = problem_kinetic(&pb, x.u, x.v, NULL, NULL), P0 = problem_phi(&pb, x.u, x.z, NULL);
-	double D = 0, W = 0;
-	s.energy[0] = T0;
-	s.energy[1] = P0;
-
-	int k = 0;
-	for (;;) {
-		res->t[k] = s.t;
-		for (int i = 0; i < n; i++)
-			if (res->u[i]) {
-				res->u[i][k] = x.u[i];
-				res->v[i][k] = x.v[i];
-				res->a[i][k] = x.a[i];
-			}
-		for (int j = 0; j < nz; j++)
-			if (res->z[j]) {
-				res->z[j][k] = x.z[j];
-				res->zd[j][k] = x.zd[j];
-			}
-		for (int e = 0; e < RT_NENERGY; e++)
-			res->energy[e][k] = s.energy[e];
-		for (int q = 0; q < res->nterm; q++)
-			res->dterm[q][k] = Dterm[q];
-		int c = 0;
-		for (int o = 0; o < plan->noutput; o++) {
-			struct output row = outs[o];
-			if (!(k == 0 || k == N || k % outs[o].o->every == 0))
-				row.f = NULL;
-			write_row(&s, &row, m->table, pb.hint);
-			for (int j = 0; j < outs[o].o->nrecord; j++)
-				if (outs[o].o->record[j].kind == IR_REC_EXPR)
-					res->col[c++][k] = outs[o].val[j];
+int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
+{
+	const struct ir_run *plan = r->plan;
+	const struct ir_model *m = plan->model;
+	int N = plan->nstep, n = r->pb.n;
+	if (r->status)
+		return r->status;
+	for (int step = 0; step < nsteps && !r->done; step++) {
+		if (rt_interrupted) {
+			rt_interrupted = 0;
+			return r->status = fail(err, 130, plan->loc, "interrupted at t = %.10g (step %d of %d)",
+			                        r->s.t, r->k, N);
 		}
-		res->nstep = k;
-		if (k == N)
-			break;
-
 		/* step k → k + 1 on the grid tₖ = t₀ + kτ, t_N = T1 */
-		k++;
+		int k = r->k + 1;
 		double tk = k == N ? plan->t1 : plan->t0 + k * plan->dt;
 		double tau = k == N ? plan->last_dt : plan->dt;
 		double dW = 0, dD = 0;
-		memset(dterm, 0, sizeof(double) * (size_t)res->nterm);
-		if (engine_step(&eng, s.t, tk, tau, &x, &dW, &dD, dterm, err)) {
+		memset(r->dterm, 0, sizeof(double) * (size_t)r->res->nterm);
+		if (engine_step(&r->eng, r->s.t, tk, tau, &r->x, &dW, &dD, r->dterm, err)) {
 			char msg[sizeof err->msg];
 			snprintf(msg, sizeof msg, "%s", err->msg);
-			status = fail(err, 4, plan->loc, "t = %.10g (step %d): %s; try a smaller step%s", tk, k, msg,
-			              eng.nl && eng.halvings == 0 ? " or on_failure = halve(4)" : "");
-			goto done;
+			return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): %s; try a smaller step%s", tk, k, msg,
+			                        r->eng.nl && r->eng.halvings == 0 ? " or on_failure = halve(4)" : "");
 		}
 		for (int i = 0; i < n; i++)
-			if (!isfinite(x.u[i]) || !isfinite(x.v[i])) {
-				double bad = !isfinite(x.u[i]) ? x.u[i] : x.v[i];
-				status = fail(err, 4, plan->loc,
-				              "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "
-				              "the scheme is unstable at this step: try a smaller step",
-				              tk, k, !isfinite(x.u[i]) ? "the displacement" : "the velocity",
-				              m->dof[i].name, isnan(bad) ? "NaN" : "infinite");
-				goto done;
+			if (!isfinite(r->x.u[i]) || !isfinite(r->x.v[i])) {
+				double bad = !isfinite(r->x.u[i]) ? r->x.u[i] : r->x.v[i];
+				return r->status = fail(err, 4, plan->loc,
+				                        "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "
+				                        "the scheme is unstable at this step: try a smaller step",
+				                        tk, k, !isfinite(r->x.u[i]) ? "the displacement" : "the velocity",
+				                        m->dof[i].name, isnan(bad) ? "NaN" : "infinite");
 			}
-		W += dW;
-		D += dD;
-		for (int q = 0; q < res->nterm; q++)
-			Dterm[q] += dterm[q];
-		s.t = tk;
-		s.energy[0] = problem_kinetic(&pb, x.u, x.v, NULL, NULL);
-		s.energy[1] = problem_phi(&pb, x.u, x.z, NULL);
-		s.energy[2] = D;
-		s.energy[3] = W;
-		s.energy[4] = s.energy[0] + s.energy[1] + D - W - (T0 + P0);
+		r->W += dW;
+		r->D += dD;
+		for (int q = 0; q < r->res->nterm; q++)
+			r->Dterm[q] += r->dterm[q];
+		r->s.t = tk;
+		r->s.energy[0] = problem_kinetic(&r->pb, r->x.u, r->x.v, NULL, NULL);
+		r->s.energy[1] = problem_phi(&r->pb, r->x.u, r->x.z, NULL);
+		r->s.energy[2] = r->D;
+		r->s.energy[3] = r->W;
+		r->s.energy[4] = r->s.energy[0] + r->s.energy[1] + r->D - r->W - (r->T0 + r->P0);
+		r->k = k;
+		store_row(r);
+		if (k == N)
+			r->done = 1;
 	}
+	return 0;
+}
 
-done:
-	for (int o = 0; o < plan->noutput && outs; o++) {
-		if (outs[o].f) {
-			int bad = ferror(outs[o].f);
-			if (fclose(outs[o].f) != 0 || bad) {
+int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep)
+{
+	*t = r->s.t;
+	*k = r->k;
+	*nstep = r->plan->nstep;
+	return r->done;
+}
+
+int rt_end(struct rt_stepper_run *r, struct rt_error *err)
+{
+	if (!r)
+		return err->code ? err->code : 3;
+	int status = r->status;
+	for (int o = 0; o < r->plan->noutput && r->outs; o++) {
+		if (r->outs[o].f) {
+			int bad = ferror(r->outs[o].f);
+			if (fclose(r->outs[o].f) != 0 || bad) {
 				if (!status)
-					status = fail(err, 3, outs[o].o->loc, "error writing '%s': %s", outs[o].o->path, strerror(errno));
+					status = fail(err, 3, r->outs[o].o->loc, "error writing '%s': %s", r->outs[o].o->path,
+					              strerror(errno));
 			}
 		}
-		if (outs[o].reg)
-			for (int j = 0; j < outs[o].o->nrecord; j++)
-				free(outs[o].reg[j]);
-		free(outs[o].reg);
-		free(outs[o].val);
+		if (r->outs[o].reg)
+			for (int j = 0; j < r->outs[o].o->nrecord; j++)
+				free(r->outs[o].reg[j]);
+		free(r->outs[o].reg);
+		free(r->outs[o].val);
 	}
-	engine_free(&eng);
-	nl_common_free(&nc);
-	free(buf);
-	free(s_dterm);
-	free(s_dterm_step);
-done_problem:
-	free(outs);
-	problem_free(&pb);
+	engine_free(&r->eng);
+	nl_common_free(&r->nc);
+	free(r->buf);
+	free(r->dterm);
+	free(r->Dterm);
+	free(r->outs);
+	problem_free(&r->pb);
+	free(r);
 	return status;
+}
+
+int rt_run(const struct ir_run *plan, struct rt_result **resp, struct rt_error *err)
+{
+	struct rt_stepper_run *r = rt_begin(plan, resp, err);
+	if (r && !r->status)
+		rt_advance(r, plan->nstep, err);
+	return rt_end(r, err);
 }
 
 /* ---- reading results ---- */
