@@ -34,6 +34,12 @@ struct session {
 	int status;                  /* worst exit status so far: 0, 3 or 4 */
 	struct run_value *runs;
 	const char *stdlib_dir;      /* where `import NAME` looks first */
+	int progress;                /* --progress: always show the bar */
+	/* REPL: a run prepared by :start, advanced by :step and :run */
+	int prepare_only;
+	struct rt_stepper_run *pending;
+	struct run_value *pending_run;
+	struct run_value *last_run;
 };
 
 void session_init(struct session *s);

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int exec_stmts(struct eval *ev, struct ast_vec *stmts);
@@ -210,6 +211,42 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 
 /* ---- runs ---- */
 
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Advance a run to its end in chunks, drawing a progress bar with elapsed
+ * and remaining time on stderr when it is a terminal, for --progress or a
+ * run that lasts more than a second. */
+static void run_with_progress(struct eval *ev, struct rt_stepper_run *r, struct rt_error *err)
+{
+	double t, start = now(), last = start;
+	int k, n, shown = 0;
+	int tty = isatty(2);
+	rt_position(r, &t, &k, &n);
+	int chunk = n / 1000 > 0 ? n / 1000 : 1;
+	while (!rt_position(r, &t, &k, &n)) {
+		if (rt_advance(r, chunk, err))
+			break;
+		double tn = now();
+		if (tty && !ev->s->quiet && (ev->s->progress || tn - start > 1) && tn - last > 0.1) {
+			rt_position(r, &t, &k, &n);
+			double el = tn - start, rem = k > 0 ? el * (n - k) / k : 0;
+			int w = 30, fill = n > 0 ? (int)((double)w * k / n) : w;
+			fprintf(stderr, "\r[%.*s%*s] %3d%%  t = %-10.4g elapsed %.1fs, remaining %.1fs ", fill,
+			        "##############################", w - fill, "", n > 0 ? (int)(100.0 * k / n) : 100, t, el, rem);
+			fflush(stderr);
+			last = tn;
+			shown = 1;
+		}
+	}
+	if (shown)
+		fputs("\r\033[K", stderr);
+}
+
 /* A plot inside a run's block names the run's quantities directly
  * (plot sigma vs u): each name becomes a field of the run, bound to a
  * name no program can spell. */
@@ -281,25 +318,38 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 		return 1;
 	struct rt_result *res = NULL;
 	struct rt_error err = { 0 };
-	int status = rt_run(plan, &res, &err);
+	struct rt_stepper_run *r = rt_begin(plan, &res, &err);
 	struct run_value *rv = arena_alloc(ev->a, sizeof *rv);
 	rv->name = name;
 	rv->plan = plan;
 	rv->res = res;
 	rv->next = ev->s->runs;
 	ev->s->runs = rv;
+	ev->s->last_run = rv;
+	int status = 0;
+	if (r && ev->s->prepare_only && rt_advance(r, 0, &err) == 0) {
+		/* :start — the REPL advances it with :step and :run */
+		ev->s->pending = r;
+		ev->s->pending_run = rv;
+	} else {
+		if (r && rt_advance(r, 0, &err) == 0)
+			run_with_progress(ev, r, &err);
+		status = rt_end(r, &err);
+	}
 	if (status) {
 		struct loc loc = { err.loc.file, err.loc.line, err.loc.col, 1 };
 		if (!loc.file)
 			loc = ast->loc;
 		diag_error(ev->d, loc, "%s", err.msg);
 		ev->s->status = status;
-		return -1;
+		/* at the REPL an interrupted run keeps what it computed */
+		if (!(status == 130 && ev->s->interactive))
+			return -1;
 	}
 	memset(out, 0, sizeof *out);
 	out->kind = VAL_RUN;
 	out->run = rv;
-	return run_plots(ev, ast, rv);
+	return status ? 0 : run_plots(ev, ast, rv);
 }
 
 /* ---- statements ---- */

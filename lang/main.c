@@ -5,10 +5,12 @@
 #include "eval.h"
 #include "interp.h"
 #include "stepper.h"
+#include "run.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +31,9 @@ static void usage(FILE *f)
 	      "      --dump-ir          print the IR of the first run instead of running it\n"
 	      "      --list-schemes     list the scheme families and named schemes\n"
 	      "  -o, --output DIR       write recorded files and plots under DIR\n"
-	      "  -q, --quiet            no warnings\n"
+	      "  -q, --quiet            no warnings, no progress bar\n"
+	      "      --progress         show a progress bar on a terminal (automatic for\n"
+	      "                         runs longer than a second)\n"
 	      "  -h, --help             show this help and exit\n"
 	      "  -V, --version          show the version and exit\n"
 	      "\n"
@@ -143,10 +147,23 @@ static void list_schemes(struct session *s)
 	}
 }
 
+/* Ctrl-C stops the run in progress after its current step: its records
+ * are complete, and the script exits with 130 (the REPL continues). */
+static void on_sigint(int sig)
+{
+	(void)sig;
+	rt_interrupted = 1;
+}
+
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
 
 	struct session s;
 	session_init(&s);
@@ -160,6 +177,7 @@ int main(int argc, char **argv)
 		{ "list-schemes", no_argument, NULL, 'L' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -178,6 +196,7 @@ int main(int argc, char **argv)
 		case 'L': list = 1; break;
 		case 'o': s.outdir = optarg; break;
 		case 'q': s.quiet = 1; break;
+		case 'P': s.progress = 1; break;
 		case 'h': usage(stdout); goto out;
 		case 'V': printf("dyn %s\n", PACKAGE_VERSION); goto out;
 		default:

@@ -672,6 +672,11 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 	if (!r)
 		return err->code ? err->code : 3;
 	int status = r->status;
+	/* a run stopped early still ends its records with its last step */
+	if (r->pb_ok && r->k > 0 && r->k < r->plan->nstep && r->s.u)
+		for (int o = 0; o < r->plan->noutput && r->outs; o++)
+			if (r->outs[o].f && r->k % r->outs[o].o->every != 0)
+				write_row(&r->s, &r->outs[o], r->plan->model->table, r->pb.hint);
 	for (int o = 0; o < r->plan->noutput && r->outs; o++) {
 		if (r->outs[o].f) {
 			int bad = ferror(r->outs[o].f);

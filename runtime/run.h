@@ -3,6 +3,7 @@
 #ifndef DYN_RUN_H
 #define DYN_RUN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include "ir.h"
 
@@ -43,6 +44,21 @@ struct rt_result {
  * returns in *res whatever was computed (rows 0..nstep), which the caller
  * frees.  Recorded files are complete and parseable in both cases. */
 int rt_run(const struct ir_run *run, struct rt_result **res, struct rt_error *err);
+
+/* The same in steps, for the REPL (:step, :run): rt_begin prepares the run
+ * and records row 0 (NULL only when out of memory); rt_advance takes up to
+ * nsteps steps (0, or the error status); rt_end closes the records and
+ * frees the run, returning the run's status.  *res stays valid after. */
+struct rt_stepper_run;
+struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **res, struct rt_error *err);
+int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err);
+int rt_end(struct rt_stepper_run *r, struct rt_error *err);
+/* Where a run is: returns 1 when it has reached its end time. */
+int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep);
+
+/* Set from a signal handler: the run in progress stops after its current
+ * step with status 130, its records complete. */
+extern volatile sig_atomic_t rt_interrupted;
 void rt_result_free(struct rt_result *r);
 
 /* The value at time T of dof i's u (deriv 0), u' (1) or u'' (2): exact at
