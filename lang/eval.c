@@ -376,8 +376,8 @@ static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
 		*out = v;
 		out->ser.deriv += e->primes;
 		if (out->ser.deriv > (v.ser.kind == SER_INT ? 1 : 2))
-			return eval_error(ev, e->loc, v.ser.kind == SER_INT ? "only z and z' are kept"
-			                                                    : "only u, u' and u'' are kept");
+			return eval_error(ev, e->loc, v.ser.kind == SER_INT ? "an internal variable's value and rate are kept, "
+			                  "not its second derivative" : "only u, u' and u'' are kept");
 		out->ser.label = arena_printf(ev->a, "%s%s", v.ser.label, e->primes == 1 ? "'" : "''");
 		return 0;
 	}

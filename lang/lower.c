@@ -45,8 +45,11 @@ static int family_args(struct eval *ev, struct ast_expr *e, int fam, struct ir_s
 			if (slot < 0) {
 				if (f->nparam == 0)
 					return eval_error(ev, g->loc, "%s has no parameters", f->name);
-				return eval_error(ev, g->loc, "%s has no parameter '%s' (parameters: %s%s%s)", f->name,
-				                  g->name, f->param[0], f->nparam > 1 ? ", " : "", f->nparam > 1 ? f->param[1] : "");
+				char list[128] = "";
+				size_t len = 0;
+				for (int j = 0; j < f->nparam; j++)
+					len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", f->param[j]);
+				return eval_error(ev, g->loc, "%s has no parameter '%s' (parameters: %s)", f->name, g->name, list);
 			}
 		} else if (slot >= f->nparam) {
 			return eval_error(ev, g->loc, "%s takes %d parameter%s, %d given", f->name, f->nparam,
@@ -724,7 +727,8 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 	if (target_dofs(ev, e, &first, &count, &primes, &internal))
 		return -1;
 	if (primes > 2 || (internal && primes > 1))
-		return eval_error(ev, e->loc, internal ? "only z and z' can be recorded" : "only u, u' and u'' can be recorded");
+		return eval_error(ev, e->loc, internal ? "an internal variable has a value and a rate (z and z'): "
+		                  "its second derivative cannot be recorded" : "only u, u' and u'' can be recorded");
 	for (int i = 0; i < count; i++) {
 		r.kind = internal ? IR_REC_Z : IR_REC_U;
 		r.dof = first + i;

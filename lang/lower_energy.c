@@ -49,6 +49,14 @@ static int sum_items(struct eval *ev, struct model_ctx *mc, struct ast_model *am
 			return -2;
 		if (v.kind != VAL_NUM)
 			return eval_error(ev, it->value->loc, "%s must be a number, not %s", what, value_kind_name(&v)), -2;
+		if (v.reg >= 0 && (*prog)->insn[v.reg].op != IR_CONST) {
+			struct ir_diff_ws *w = ir_diff_ws_new();
+			int uses_t = w && ir_depends(*prog, w, v.reg, OPBIT(IR_TIME)) > 0;
+			ir_diff_ws_free(w);
+			if (uses_t)
+				return eval_error(ev, it->loc, "%s does not depend on t: a time-dependent load "
+				                  "belongs in a force", what), -2;
+		}
 		if (total < 0) {
 			total = v.reg;
 			*where = it->loc;
@@ -317,11 +325,12 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				free(sg);
 				goto out;
 			}
-			if (v.kind != VAL_NUM || ir_depends(p, w, v.reg, states | OPBIT(IR_ACC))) {
+			if (v.kind != VAL_NUM || ir_depends(p, w, v.reg, states | OPBIT(IR_ACC) | OPBIT(IR_TIME))) {
 				free(t);
 				free(sg);
-				eval_error(ev, it->value->loc, v.kind != VAL_NUM ? "the dissipation must be a number"
-				           : "the dissipation is a function of the rates u' and z' only");
+				eval_error(ev, it->loc, v.kind != VAL_NUM ? "the dissipation must be a number, not %s"
+				           : "the dissipation is a function of the rates u' and z' only%s",
+				           v.kind != VAL_NUM ? value_kind_name(&v) : "");
 				goto out;
 			}
 			int nt = 0, mine = -1;
@@ -384,6 +393,20 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		if (smooth >= 0 && !ir_is_const(p, smooth, NULL))
 			if (derive(ev, w, p, smooth, &in, where, &m->dissipation))
 				goto out;
+	}
+	/* an internal variable no energy mentions has no equation */
+	for (int j = 0; j < nz; j++) {
+		int used = m->sigma[j] > 0;
+		if (m->potential && !ir_is_const(m->potential->prog, m->potential->prog->out[1 + n + j], NULL))
+			used = 1;
+		if (m->dissipation && !ir_is_const(m->dissipation->prog, m->dissipation->prog->out[1 + n + j], NULL))
+			used = 1;
+		if (!used) {
+			struct loc l = { m->intvar[j].loc.file, m->intvar[j].loc.line, m->intvar[j].loc.col, 1 };
+			eval_error(ev, l, "internal variable %s appears in no potential or dissipation: "
+			           "it has no equation", m->intvar[j].name);
+			goto out;
+		}
 	}
 	rc = 0;
 out:

@@ -92,7 +92,7 @@ int nl_fail(struct rt_error *err, int iters, double res, int rc)
 		snprintf(err->msg, sizeof err->msg, "the Jacobian of the step is singular");
 	else
 		snprintf(err->msg, sizeof err->msg,
-		         "Newton did not converge in %d iterations, residual %.2g", iters, res);
+		         "Newton did not converge in %d iteration%s, residual %.2g", iters, iters == 1 ? "" : "s", res);
 	return -1;
 }
 

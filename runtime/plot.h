@@ -23,4 +23,8 @@ struct plot_spec {
  * writing failed (errno set). */
 int plot_svg_write(FILE *f, const struct plot_spec *spec);
 
+/* The same drawn in a terminal: cols × rows characters of Unicode
+ * braille, ranges labelled (the REPL's :plot). */
+int plot_term_write(FILE *f, const struct plot_spec *spec, int cols, int rows);
+
 #endif

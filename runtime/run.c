@@ -401,10 +401,15 @@ static int equilibrium(struct rt_problem *pb, struct rt_state *x, struct rt_erro
 	}
 	stage_free(&st);
 	free(zero);
+	if (rc == -2)
+		return fail(err, 3, plan->model->init_loc,
+		            "init equilibrium: the stiffness is singular at the start (after %d iteration%s)",
+		            iters, iters == 1 ? "" : "s");
 	if (rc)
 		return fail(err, 3, plan->model->init_loc,
-		            "init equilibrium: Newton did not converge in %d iterations, residual %.2g "
-		            "(is the model stable under the loads at t0?)", iters, res);
+		            "init equilibrium: Newton %s after %d iteration%s, residual %.2g "
+		            "(is the model stable under the loads at t0?)", isfinite(res) ? "did not converge" : "diverged",
+		            iters, iters == 1 ? "" : "s", res);
 	return 0;
 }
 
