@@ -54,7 +54,7 @@ static int sum_items(struct eval *ev, struct model_ctx *mc, struct ast_model *am
 			int uses_t = w && ir_depends(*prog, w, v.reg, OPBIT(IR_TIME)) > 0;
 			ir_diff_ws_free(w);
 			if (uses_t)
-				return eval_error(ev, it->loc, "%s does not depend on t: a time-dependent load "
+				return eval_error(ev, it->loc, "%s must not depend on t: a time-dependent load "
 				                  "belongs in a force", what), -2;
 		}
 		if (total < 0) {
