@@ -186,6 +186,16 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 	const char *path;
 	if (eval_string(ev, st->path, &path, "the file name"))
 		return -1;
+	if (strcmp(path, "$terminal") == 0) {
+		/* the REPL's :plot */
+		struct plot_spec spec = { 0 };
+		spec.xlabel = xlabel;
+		spec.ylabel = n == 1 ? ser[0].label : "";
+		spec.nseries = n;
+		spec.series = ser;
+		plot_term_write(stdout, &spec, 64, 16);
+		return 0;
+	}
 	size_t len = strlen(path);
 	if (len < 4 || strcmp(path + len - 4, ".svg") != 0) {
 		if (len >= 4 && strcmp(path + len - 4, ".png") == 0)
@@ -536,6 +546,16 @@ void session_free(struct session *s)
 struct ast_program *session_parse(struct session *s, const char *file, const char *text, size_t len)
 {
 	return parse_text(s->arena, &s->diag, file, text, len);
+}
+
+void session_eval_init(struct session *s, struct eval *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->s = s;
+	ev->a = s->arena;
+	ev->d = &s->diag;
+	ev->scope = s->globals;
+	ev->prog = ir_prog_new(s->arena);
 }
 
 int session_exec_program(struct session *s, struct ast_program *prog)

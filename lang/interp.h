@@ -95,6 +95,7 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am);
 
 /* Runs (lower.c). */
+int lower_model_named(struct eval *ev, const char *name, struct loc loc, struct ir_model **out);
 int lower_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme *out);
 int lower_run(struct eval *ev, struct ast_run *run, struct ir_run **out);
 int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct value *out);
@@ -102,6 +103,9 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 /* Errors: report and return -1. */
 int eval_error(struct eval *ev, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* An evaluator over the session's globals (exec.c), for the REPL. */
+void session_eval_init(struct session *s, struct eval *ev);
 
 /* Find and parse the module of an import statement (kept on it). */
 int import_module(struct session *s, struct ast_stmt *st);

@@ -402,6 +402,8 @@ const struct ir_family_info ir_family_info[IR_NFAMILY] = {
 #undef FAMILY
 };
 
+static void dump_run_plan(FILE *f, const struct ir_run *r);
+
 /* An energy with its derived programs: value, gradient, Hessian pattern. */
 static void dump_func(FILE *f, const char *what, const struct ir_func *fn)
 {
@@ -417,6 +419,12 @@ static void dump_func(FILE *f, const char *what, const struct ir_func *fn)
 void ir_dump_run(FILE *f, const struct ir_run *r)
 {
 	const struct ir_model *m = r->model;
+	ir_dump_model(f, m);
+	dump_run_plan(f, r);
+}
+
+void ir_dump_model(FILE *f, const struct ir_model *m)
+{
 	fprintf(f, "model %s: %d dof\n", m->name, m->ndof);
 	fputs("  dofs:", f);
 	for (int i = 0; i < m->ndof; i++)
@@ -483,6 +491,11 @@ void ir_dump_run(FILE *f, const struct ir_run *r)
 		fputc(' ', f);
 		print_num(f, m->v0[i]);
 	}
+}
+
+static void dump_run_plan(FILE *f, const struct ir_run *r)
+{
+	const struct ir_model *m = r->model;
 	const struct ir_family_info *fi = &ir_family_info[r->scheme.family];
 	fprintf(f, "\nrun %s with %s (%s", m->name, r->scheme.name, fi->name);
 	for (int i = 0; i < fi->nparam; i++) {

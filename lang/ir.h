@@ -255,5 +255,6 @@ struct ir_prog *ir_prog_copy(struct arena *a, const struct ir_prog *p);
 
 void ir_dump_prog(FILE *f, const struct ir_prog *p, const char *indent);
 void ir_dump_run(FILE *f, const struct ir_run *r);
+void ir_dump_model(FILE *f, const struct ir_model *m);
 
 #endif

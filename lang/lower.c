@@ -630,6 +630,23 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	return 0;
 }
 
+/* The IR of a model by its name, without a run (the REPL's :show, :ir,
+ * :eig); its names are bound in a scope of their own. */
+int lower_model_named(struct eval *ev, const char *name, struct loc loc, struct ir_model **out)
+{
+	struct binding *b = scope_lookup(ev->scope, name);
+	if (!b)
+		return eval_error(ev, loc, "undefined model '%s'", name);
+	if (b->kind != B_MODEL)
+		return eval_error(ev, loc, "'%s' is not a model", name);
+	struct scope *saved = ev->scope;
+	struct model_ctx *mc = arena_alloc(ev->a, sizeof *mc);
+	int rc = lower_model(ev, b, out, mc);
+	ev->scope = saved;
+	ev->mc = NULL;
+	return rc;
+}
+
 /* ---- records ---- */
 
 static int add_record(struct eval *ev, struct ir_output *o, int *cap, struct ir_record r)

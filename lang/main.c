@@ -6,6 +6,7 @@
 #include "interp.h"
 #include "stepper.h"
 #include "run.h"
+#include "repl.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -23,7 +24,8 @@ static void usage(FILE *f)
 {
 	fputs("Usage: dyn [OPTION]... [FILE]\n"
 	      "Run a dyn script: a mechanical dynamics problem and its time integration.\n"
-	      "With no FILE, or when FILE is -, read statements from standard input.\n"
+	      "With no FILE on a terminal, start an interactive session; otherwise, with no\n"
+	      "FILE or when FILE is -, read statements from standard input.\n"
 	      "\n"
 	      "  -s, --set NAME=VALUE   override a param (MODEL.NAME for a model's own);\n"
 	      "                         may be repeated\n"
@@ -34,6 +36,8 @@ static void usage(FILE *f)
 	      "  -q, --quiet            no warnings, no progress bar\n"
 	      "      --progress         show a progress bar on a terminal (automatic for\n"
 	      "                         runs longer than a second)\n"
+	      "  -i, --interactive FILE run FILE, then read commands and statements\n"
+	      "                         (dyn alone on a terminal starts the same prompt)\n"
 	      "  -h, --help             show this help and exit\n"
 	      "  -V, --version          show the version and exit\n"
 	      "\n"
@@ -180,10 +184,12 @@ int main(int argc, char **argv)
 		{ "progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "interactive", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int list = 0, c, status = 0;
-	while ((c = getopt_long(argc, argv, "s:co:qhV", opts, NULL)) != -1) {
+	const char *interactive = NULL;
+	while ((c = getopt_long(argc, argv, "s:co:qhVi:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_set(&s, optarg)) {
@@ -197,6 +203,7 @@ int main(int argc, char **argv)
 		case 'o': s.outdir = optarg; break;
 		case 'q': s.quiet = 1; break;
 		case 'P': s.progress = 1; break;
+		case 'i': interactive = optarg; break;
 		case 'h': usage(stdout); goto out;
 		case 'V': printf("dyn %s\n", PACKAGE_VERSION); goto out;
 		default:
@@ -240,6 +247,16 @@ int main(int argc, char **argv)
 		free(p);
 	}
 
+	/* the REPL: dyn -i FILE, or dyn alone on a terminal */
+	if (interactive || (optind == argc && isatty(0) && isatty(1))) {
+		if (optind < argc) {
+			fprintf(stderr, "dyn: -i takes the script itself (got '%s' too)\n", argv[optind]);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		status = repl_main(&s, interactive);
+		goto out;
+	}
 	const char *file = optind < argc ? argv[optind] : "-";
 	FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
 	if (!in) {

@@ -17,7 +17,14 @@ void yyset_lineno(int line, yyscan_t scanner);
 struct ast_program *parse_text(struct arena *a, struct diag *d, const char *file,
                                const char *text, size_t len)
 {
+	return parse_text_at(a, d, file, text, len, 1, NULL, 0);
+}
+
+struct ast_program *parse_text_at(struct arena *a, struct diag *d, const char *file, const char *text,
+                                  size_t len, int first_line, const char *whole, size_t whole_len)
+{
 	struct parse_ctx ctx = { 0 };
+	ctx.first_line = first_line;
 	ctx.arena = a;
 	ctx.diag = d;
 	ctx.file = arena_strdup(a, file);
@@ -28,7 +35,10 @@ struct ast_program *parse_text(struct arena *a, struct diag *d, const char *file
 		text += 3;
 		len -= 3;
 	}
-	diag_add_source(d, ctx.file, text, len);
+	if (whole)
+		diag_add_source(d, ctx.file, whole, whole_len);
+	else
+		diag_add_source(d, ctx.file, text, len);
 	if (len > (size_t)1 << 30) {
 		struct loc loc = { ctx.file, 1, 1, 1 };
 		diag_error(d, loc, "file too large (%zu bytes)", len);

@@ -21,11 +21,18 @@ struct parse_ctx {
 	int depth;
 	int last;
 	int eof_sent;
+	int first_line;     /* the line number of the text's first line */
 };
 
 /* Parse text (len bytes, any content) as the named file.  Returns the
  * program, or NULL after reporting errors through diag. */
 struct ast_program *parse_text(struct arena *a, struct diag *d, const char *file,
                                const char *text, size_t len);
+
+/* The same for a piece of a longer text (the REPL's inputs): text starts
+ * at line first_line of the named source, whose whole text (so far) is
+ * whole, for quoting lines in diagnostics. */
+struct ast_program *parse_text_at(struct arena *a, struct diag *d, const char *file, const char *text,
+                                  size_t len, int first_line, const char *whole, size_t whole_len);
 
 #endif

@@ -118,6 +118,12 @@ static struct ast_expr *name_expr(struct parse_ctx *ctx, const char *name, struc
 
 %start program
 
+/* The REPL parses each input after the previous ones: lines keep counting. */
+%initial-action {
+	@$.first_line = @$.last_line = ctx->first_line;
+	@$.first_column = @$.last_column = 1;
+}
+
 %%
 
 program:

@@ -1,0 +1,718 @@
+/* repl.c — the interactive dyn: GNU readline with history and completion,
+ * statements of the language, and commands to inspect models, schemes and
+ * runs (:help lists them).  Input continues over several lines while a
+ * bracket or brace is open or a line ends with an operator or comma.
+ * Ctrl-C at the prompt clears the line; during a run it stops the run and
+ * keeps what was computed; Ctrl-D leaves. */
+#include <config.h>
+
+#include "interp.h"
+#include "parse.h"
+#include "plot.h"
+#include "repl.h"
+#include "stepper.h"
+
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+static struct session *S;
+static int exit_requested;
+static sigjmp_buf prompt_jmp;
+static volatile sig_atomic_t at_prompt;
+
+/* The text typed so far, kept whole so that diagnostics can quote any
+ * line of it as <stdin>:line:col. */
+static char *typed;
+static size_t typed_len, typed_cap;
+static int typed_lines;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	if (at_prompt)
+		siglongjmp(prompt_jmp, 1);
+	rt_interrupted = 1;
+}
+
+/* ---- completion ---- */
+
+static const char *const keywords[] = {
+	"param", "let", "function", "for", "in", "model", "dof", "internal", "mass", "damping",
+	"stiffness", "kinetic", "potential", "dissipation", "force", "support", "along", "init",
+	"equilibrium", "run", "with", "from", "to", "step", "record", "every", "print", "check",
+	"within", "relative", "plot", "vs", "import", "scheme", "require", "if", "then", "else",
+	"and", "or", "not", "sum", "pi", "true", "false", "energy", "rayleigh", "modal",
+	"solver", "history_budget", "tolerance", "max_iterations", "on_failure", "halve", NULL
+};
+
+static const char *const commands[] = {
+	":help", ":show", ":ir", ":eig", ":scheme", ":start", ":step", ":run", ":state",
+	":energy", ":plot", ":load", ":quit", NULL
+};
+
+static char *generator(const char *text, int state)
+{
+	static int phase, i;
+	static struct binding *b;
+	size_t len = strlen(text);
+	if (!state) {
+		phase = text[0] == ':' ? 0 : 1;
+		i = 0;
+		b = S->globals->head;
+	}
+	if (phase == 0) {
+		while (commands[i])
+			if (strncmp(commands[i++], text, len) == 0)
+				return strdup(commands[i - 1]);
+		return NULL;
+	}
+	if (phase == 1) {
+		while (keywords[i])
+			if (strncmp(keywords[i++], text, len) == 0)
+				return strdup(keywords[i - 1]);
+		phase = 2;
+		i = 0;
+	}
+	if (phase == 2) {
+		while (builtin_names[i])
+			if (strncmp(builtin_names[i++], text, len) == 0)
+				return strdup(builtin_names[i - 1]);
+		phase = 3;
+		i = 0;
+	}
+	if (phase == 3) {
+		while (i < IR_NFAMILY)
+			if (strncmp(ir_family_info[i++].name, text, len) == 0)
+				return strdup(ir_family_info[i - 1].name);
+		phase = 4;
+	}
+	/* names in scope: params, lets, functions, models, schemes */
+	while (b) {
+		struct binding *x = b;
+		b = b->next;
+		if (strncmp(x->name, text, len) == 0 && x->name[0] != '$')
+			return strdup(x->name);
+	}
+	return NULL;
+}
+
+static char **complete(const char *text, int start, int end)
+{
+	(void)start;
+	(void)end;
+	rl_attempted_completion_over = 1;   /* no file names */
+	return rl_completion_matches(text, generator);
+}
+
+/* ---- input ---- */
+
+/* Whether the text so far is a complete statement: no bracket or brace
+ * open, not ending in an operator or comma (strings and comments aside). */
+static int incomplete(const char *s)
+{
+	int depth = 0;
+	char last = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == '#') {
+			while (*p && *p != '\n')
+				p++;
+			if (!*p)
+				break;
+		}
+		if (*p == '"') {
+			for (p++; *p && *p != '"' && *p != '\n'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (*p != '"')
+				return 0;   /* an unterminated string: let the parser say so */
+			last = '"';
+			continue;
+		}
+		if (strchr("([{", *p))
+			depth++;
+		else if (strchr(")]}", *p))
+			depth--;
+		if (!strchr(" \t\r\n", *p))
+			last = *p;
+	}
+	return depth > 0 || (last && strchr("+-*/^=<>,", last));
+}
+
+static void remember(const char *text)
+{
+	size_t n = strlen(text);
+	if (typed_len + n + 1 > typed_cap) {
+		size_t cap = typed_cap ? typed_cap : 4096;
+		while (cap < typed_len + n + 1)
+			cap *= 2;
+		char *t = realloc(typed, cap);
+		if (!t)
+			return;
+		typed = t;
+		typed_cap = cap;
+	}
+	memcpy(typed + typed_len, text, n + 1);
+	typed_len += n;
+}
+
+static void execute(const char *text)
+{
+	int first = typed_lines + 1;
+	size_t off = typed_len;
+	remember(text);
+	for (const char *p = text; *p; p++)
+		typed_lines += *p == '\n';
+	/* the diagnostics quote the whole input: copy it into the arena so
+	 * later growth of the buffer does not move what they point at */
+	char *whole = arena_strndup(S->arena, typed, typed_len);
+	struct ast_program *prog = parse_text_at(S->arena, &S->diag, "<stdin>", whole + off, typed_len - off, first,
+	                                         whole, typed_len);
+	S->status = 0;
+	if (prog)
+		session_exec_program(S, prog);
+	S->diag.errors = 0;
+}
+
+/* ---- commands ---- */
+
+static void help(const char *topic)
+{
+	if (!topic || !*topic) {
+		puts("Statements of the language are executed as typed; an expression alone prints its value.\n"
+		     "Commands:\n"
+		     "  :help [TOPIC]      this list, or one command or topic explained\n"
+		     "  :show NAME         a model's dofs, parameters, operators and energies; a value\n"
+		     "  :ir MODEL          the model's intermediate representation\n"
+		     "  :eig MODEL         natural frequencies and mode shapes (linearised at init)\n"
+		     "  :scheme NAME       a scheme's parameters, order and spectral radius over omega*tau\n"
+		     "  :start let r = run ...   prepare a run without stepping it\n"
+		     "  :step [N]          advance the prepared run N steps (1) and show its state\n"
+		     "  :run               advance the prepared run to its end\n"
+		     "  :state             the state of the prepared (or last) run\n"
+		     "  :energy            the energy ledger of the prepared (or last) run\n"
+		     "  :plot Y[, Y2] [vs X]   draw histories here, e.g. :plot r.u\n"
+		     "  :load FILE         execute a script\n"
+		     "  :quit              leave (Ctrl-D too)\n"
+		     "Tab completes names, keywords, schemes and commands; Ctrl-C stops a run.\n"
+		     "Topics: language, schemes, records, errors.  See dyn(1) and dyn(5).");
+		return;
+	}
+	if (topic[0] != ':') {
+		if (strcmp(topic, "schemes") == 0)
+			puts("Scheme families: newmark(beta, gamma), central_difference, generalized_alpha(alpha_m,\n"
+			     "alpha_f, beta, gamma), backward_euler, midpoint, staggered_midpoint(symmetric),\n"
+			     "discrete_gradient; named ones from the library: trapezoidal, linear_acceleration,\n"
+			     "fox_goodwin, chung_hulbert(rho_inf), hht(alpha), wbz(rho_inf), rothe.\n"
+			     "Try :scheme NAME, or dyn --list-schemes.");
+		else if (strcmp(topic, "records") == 0)
+			puts("run ... { record t, u, u', energy, NAME = EXPR to \"file.csv\" every N }\n"
+			     "energy is kinetic, stored, dissipated, work, residual; dissipated[k] per term.\n"
+			     "A run r gives r.u(T), r.u'(T), r.x[2](T), r.kinetic(T), r.NAME(T) and r.u for plots.");
+		else if (strcmp(topic, "errors") == 0)
+			puts("Errors name file:line:col (<stdin> here).  Exit codes of scripts: 0 ok, 1 a check failed,\n"
+			     "2 usage, 3 before stepping, 4 numerical failure, 130 interrupted.");
+		else
+			puts("param, let, function, for, model { dof, internal, mass, damping, stiffness, kinetic,\n"
+			     "potential, dissipation, force, support ... along, init }, scheme, run, print, check,\n"
+			     "plot, import.  See dyn(5) for each.");
+		return;
+	}
+	static const struct { const char *cmd, *text; } h[] = {
+		{ ":show", ":show NAME — for a model: its dofs and internal variables, parameters, operators\n"
+		           "(small matrices in full, large ones by size, bandwidth and norm) and energies; for any\n"
+		           "other name its value." },
+		{ ":ir", ":ir MODEL — the lowered model as --dump-ir prints it: operators, load programs,\n"
+		         "energies with their derived gradient and Hessian programs." },
+		{ ":eig", ":eig MODEL — the generalized symmetric eigenproblem K phi = w^2 M phi (LAPACK dsygvd)\n"
+		          "at the initial state: angular frequencies, frequencies in Hz, periods, mode shapes." },
+		{ ":scheme", ":scheme NAME — the family and parameters a scheme resolves to, its order and\n"
+		             "properties, and the spectral radius of its amplification matrix over omega*tau." },
+		{ ":start", ":start let r = run MODEL with SCHEME from T0 to T1 step DT — prepares the run;\n"
+		            "r is the run so far, advanced by :step and :run." },
+		{ ":step", ":step [N] — N steps (1) of the prepared run, then its state." },
+		{ ":run", ":run — the prepared run to its end (Ctrl-C stops it, keeping what was computed)." },
+		{ ":state", ":state — time, step, dofs, velocities, internal variables." },
+		{ ":energy", ":energy — kinetic, stored, dissipated (per term), work and residual." },
+		{ ":plot", ":plot r.u[, r.v] [vs r.w] — a plot drawn with braille characters." },
+		{ ":load", ":load FILE — execute a script in this session." },
+		{ ":quit", ":quit — leave; the history is kept in ~/.dyn_history." },
+	};
+	for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
+		if (strcmp(h[i].cmd, topic) == 0) {
+			puts(h[i].text);
+			return;
+		}
+	printf("no help on '%s'; :help lists the commands\n", topic);
+}
+
+static void print_matrix(const char *name, int n, const double *a)
+{
+	if (!a) {
+		printf("  %s: none\n", name);
+		return;
+	}
+	if (n <= 8) {
+		printf("  %s:\n", name);
+		for (int i = 0; i < n; i++) {
+			fputs("    [", stdout);
+			for (int j = 0; j < n; j++) {
+				char buf[32];
+				value_format_num(a[i + (size_t)j * n], buf);
+				printf("%s%12s", j ? " " : "", buf);
+			}
+			puts(" ]");
+		}
+		return;
+	}
+	int kl = 0, ku = 0;
+	double fro = 0, mx = 0;
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < n; i++) {
+			double x = a[i + (size_t)j * n];
+			if (x != 0) {
+				if (i - j > kl)
+					kl = i - j;
+				if (j - i > ku)
+					ku = j - i;
+			}
+			fro += x * x;
+			mx = fmax(mx, fabs(x));
+		}
+	printf("  %s: %d x %d, bandwidth %d below and %d above the diagonal, Frobenius norm %.6g, "
+	       "largest entry %.6g\n", name, n, n, kl, ku, sqrt(fro), mx);
+}
+
+static struct ir_model *model_of(const char *name)
+{
+	struct eval ev;
+	session_eval_init(S, &ev);
+	struct loc loc = { "<stdin>", typed_lines, 1, 1 };
+	struct ir_model *m = NULL;
+	if (lower_model_named(&ev, name, loc, &m))
+		return NULL;
+	return m;
+}
+
+static void show(const char *name)
+{
+	struct binding *b = scope_lookup(S->globals, name);
+	if (!b) {
+		printf("no name '%s'\n", name);
+		return;
+	}
+	if (b->kind == B_VALUE) {
+		char *buf = arena_printf(S->arena, "%s\n", name);
+		execute(buf);
+		return;
+	}
+	if (b->kind != B_MODEL) {
+		size_t len;
+		const char *line = diag_source_line(&S->diag, b->stmt->loc.file, b->stmt->loc.line, &len);
+		printf("%s: %s", name, b->kind == B_FUNCTION ? "a function" : "a scheme");
+		if (line)
+			printf(", %.*s", (int)len, line);
+		putchar('\n');
+		return;
+	}
+	struct ir_model *m = model_of(name);
+	if (!m)
+		return;
+	printf("model %s: %d dof%s", m->name, m->ndof, m->ndof == 1 ? "" : "s");
+	if (m->nint)
+		printf(", %d internal variable%s", m->nint, m->nint == 1 ? "" : "s");
+	putchar('\n');
+	fputs("  dofs:", stdout);
+	for (int i = 0; i < m->ndof && i < 20; i++)
+		printf(" %s", m->dof[i].name);
+	puts(m->ndof > 20 ? " ..." : "");
+	if (m->nint) {
+		fputs("  internal:", stdout);
+		for (int j = 0; j < m->nint; j++)
+			printf(" %s", m->intvar[j].name);
+		putchar('\n');
+	}
+	for (int i = 0; i < b->stmt->model->items.n; i++) {
+		struct ast_item *it = b->stmt->model->items.v[i];
+		if (it->kind != AST_ITEM_PARAM)
+			continue;
+		for (int k = 0; k < it->defs.n; k++) {
+			struct ast_arg *d = it->defs.v[k];
+			size_t len;
+			const char *line = diag_source_line(&S->diag, d->loc.file, d->loc.line, &len);
+			if (line)
+				printf("  param: %.*s\n", (int)len, line);
+		}
+	}
+	if (m->mass.a)
+		print_matrix("mass", m->ndof, m->mass.a);
+	if (m->kinetic)
+		puts("  mass: depends on the configuration (kinetic energy)");
+	if (m->damping_kind == IR_DAMP_MODAL)
+		printf("  damping: modal, %g of critical in every mode\n", m->modal_xi);
+	else
+		print_matrix("damping", m->ndof, m->damping.a);
+	print_matrix("stiffness", m->ndof, m->stiffness.a);
+	for (int i = 0; i < b->stmt->model->items.n; i++) {
+		struct ast_item *it = b->stmt->model->items.v[i];
+		if (it->kind != AST_ITEM_KINETIC && it->kind != AST_ITEM_POTENTIAL && it->kind != AST_ITEM_DISSIPATION)
+			continue;
+		size_t len;
+		const char *line = diag_source_line(&S->diag, it->loc.file, it->loc.line, &len);
+		if (line)
+			printf("  %.*s\n", (int)len, line);
+	}
+	if (m->potential)
+		printf("  potential: %s, gradient of %d entries, Hessian with %d nonzeros (:ir %s shows them)\n",
+		       m->potential->quadratic ? "quadratic" : "nonlinear", m->potential->nvar, m->potential->nnz, name);
+	if (m->dissipation)
+		printf("  dissipation: %s%s, Hessian with %d nonzeros\n", m->dissipation->quadratic ? "quadratic" : "nonlinear",
+		       m->dissipation->nonsmooth ? ", nonsmooth" : "", m->dissipation->nnz);
+	for (int j = 0; j < m->nint; j++)
+		if (m->sigma[j] > 0)
+			printf("  rate-independent: %g |%s'| (solved exactly by return mapping)\n", m->sigma[j], m->intvar[j].name);
+}
+
+static void eig(const char *name)
+{
+	struct ir_model *m = model_of(name);
+	if (!m)
+		return;
+	int n = m->ndof;
+	if (n > IR_DENSE_MAX || !m->mass.a) {
+		printf("model %s is too large for :eig (%d dofs)\n", name, n);
+		return;
+	}
+	double *w2 = malloc(sizeof(double) * (size_t)n), *phi = malloc(sizeof(double) * (size_t)n * (size_t)n);
+	struct rt_error err;
+	if (!w2 || !phi || rt_modes(m, w2, phi, &err)) {
+		printf("%s\n", w2 && phi ? err.msg : "out of memory");
+		free(w2);
+		free(phi);
+		return;
+	}
+	printf("%-5s %16s %16s %16s\n", "mode", "omega (rad/s)", "f (Hz)", "period (s)");
+	for (int k = 0; k < n; k++) {
+		double w = w2[k] > 0 ? sqrt(w2[k]) : 0;
+		printf("%-5d %16.8g %16.8g %16.8g\n", k + 1, w, w / (2 * M_PI), w > 0 ? 2 * M_PI / w : INFINITY);
+	}
+	if (n <= 12) {
+		puts("mode shapes (mass-normalised, columns):");
+		for (int i = 0; i < n; i++) {
+			printf("  %-8s", m->dof[i].name);
+			for (int k = 0; k < n; k++)
+				printf(" %11.5g", phi[i + (size_t)k * n]);
+			putchar('\n');
+		}
+	}
+	free(w2);
+	free(phi);
+}
+
+static void scheme_info(const char *text)
+{
+	struct eval ev;
+	session_eval_init(S, &ev);
+	struct arena *a = S->arena;
+	char *src = arena_printf(a, "%s\n", text);
+	/* parse "NAME" or "NAME(args)" as an expression statement */
+	struct ast_program *prog = parse_text(a, &S->diag, "<scheme>", src, strlen(src));
+	S->diag.errors = 0;
+	if (!prog || prog->stmts.n != 1 || ((struct ast_stmt *)prog->stmts.v[0])->kind != AST_STMT_EXPR) {
+		puts("usage: :scheme NAME or :scheme NAME(ARGS)");
+		return;
+	}
+	struct ast_expr *e = ((struct ast_stmt *)prog->stmts.v[0])->value;
+	struct ir_scheme sch;
+	if (lower_scheme(&ev, e, &sch)) {
+		S->diag.errors = 0;
+		return;
+	}
+	const struct ir_family_info *fi = &ir_family_info[sch.family];
+	printf("%s: family %s", text, fi->name);
+	for (int i = 0; i < fi->nparam; i++) {
+		char num[32];
+		value_format_num(sch.p[i], num);
+		printf("%s%s = %s", i ? ", " : " (", fi->param[i], num);
+	}
+	puts(fi->nparam ? ")" : "");
+	for (int i = 0; i < step_nregistry; i++)
+		if (step_registry[i].family == sch.family)
+			printf("  order %d, %s%s%s%s\n  %s\n", step_registry[i].order,
+			       step_registry[i].flags & STEP_IMPLICIT ? "implicit" : "explicit",
+			       step_registry[i].flags & STEP_CONSERVING ? ", energy-conserving family" : "",
+			       step_registry[i].flags & STEP_DISSIPATIVE ? ", dissipative" : "",
+			       step_registry[i].flags & STEP_CONDITIONAL ? ", conditionally stable" : "",
+			       step_registry[i].summary);
+	static const double wt[] = { 0.01, 0.1, 0.3, 1, 2, 3, 10, 100, 1e3, 1e6 };
+	puts("  spectral radius of the amplification matrix (undamped oscillator):");
+	printf("  %12s %14s\n", "omega*tau", "rho");
+	for (size_t i = 0; i < sizeof wt / sizeof wt[0]; i++) {
+		double rho;
+		struct rt_error err;
+		if (rt_spectral_radius(&sch, wt[i], &rho, &err))
+			printf("  %12g %14s\n", wt[i], "-");
+		else
+			printf("  %12g %14.8g\n", wt[i], rho);
+	}
+}
+
+static void state(void)
+{
+	struct run_value *rv = S->pending_run ? S->pending_run : S->last_run;
+	if (!rv) {
+		puts("no run yet: start one with ':start let r = run ...' or run one");
+		return;
+	}
+	const struct rt_result *r = rv->res;
+	const struct ir_model *m = rv->plan->model;
+	int k = r->nstep;
+	printf("run %s of %s with %s: t = %.10g, step %d of %d%s\n", rv->name, m->name, rv->plan->scheme.name,
+	       r->t[k], k, rv->plan->nstep, S->pending_run ? " (in progress)" : "");
+	for (int i = 0; i < m->ndof && i < 12; i++)
+		if (r->u[i])
+			printf("  %-10s u = %-14.8g u' = %-14.8g u'' = %.8g\n", m->dof[i].name, r->u[i][k], r->v[i][k],
+			       r->a[i][k]);
+	for (int j = 0; j < m->nint; j++)
+		if (r->z[j])
+			printf("  %-10s z = %-14.8g z' = %.8g\n", m->intvar[j].name, r->z[j][k], r->zd[j][k]);
+}
+
+static void energy(void)
+{
+	struct run_value *rv = S->pending_run ? S->pending_run : S->last_run;
+	if (!rv) {
+		puts("no run yet");
+		return;
+	}
+	const struct rt_result *r = rv->res;
+	int k = r->nstep;
+	printf("t = %.10g (step %d)\n", r->t[k], k);
+	for (int e = 0; e < RT_NENERGY; e++)
+		printf("  %-12s %.12g\n", rt_energy_name[e], r->energy[e][k]);
+	for (int q = 0; q < r->nterm; q++)
+		printf("  dissipated[%d] %.12g\n", q + 1, r->dterm[q][k]);
+}
+
+static void finish_pending(void)
+{
+	struct rt_error err = { 0 };
+	int status = rt_end(S->pending, &err);
+	if (status) {
+		struct loc loc = { err.loc.file, err.loc.line, err.loc.col, 1 };
+		diag_error(&S->diag, loc, "%s", err.msg);
+		S->diag.errors = 0;
+	}
+	S->pending = NULL;
+	S->pending_run = NULL;
+}
+
+static void step(const char *arg, int to_end)
+{
+	if (!S->pending) {
+		puts("no run in progress: ':start let r = run ...' prepares one");
+		return;
+	}
+	long n = 1;
+	if (arg && *arg) {
+		char *end;
+		n = strtol(arg, &end, 10);
+		if (*end || n < 1) {
+			puts("usage: :step [N], N a positive whole number");
+			return;
+		}
+	}
+	struct rt_error err = { 0 };
+	double t;
+	int k, nstep;
+	rt_position(S->pending, &t, &k, &nstep);
+	int rc = rt_advance(S->pending, to_end ? nstep : (int)n, &err);
+	if (rc) {
+		struct loc loc = { err.loc.file, err.loc.line, err.loc.col, 1 };
+		diag_error(&S->diag, loc, "%s", err.msg);
+		S->diag.errors = 0;
+		if (rc != 130) {
+			finish_pending();
+			return;
+		}
+	}
+	int done = rt_position(S->pending, &t, &k, &nstep);
+	if (done)
+		finish_pending();
+	state();
+}
+
+static void command(char *line)
+{
+	char *cmd = line, *arg = line;
+	while (*arg && *arg != ' ' && *arg != '\t')
+		arg++;
+	if (*arg)
+		*arg++ = '\0';
+	while (*arg == ' ' || *arg == '\t')
+		arg++;
+	size_t n = strlen(arg);
+	while (n && (arg[n - 1] == ' ' || arg[n - 1] == '\t'))
+		arg[--n] = '\0';
+	if (strcmp(cmd, ":help") == 0 || strcmp(cmd, ":h") == 0)
+		help(arg);
+	else if (strcmp(cmd, ":show") == 0 && *arg)
+		show(arg);
+	else if (strcmp(cmd, ":ir") == 0 && *arg) {
+		struct ir_model *m = model_of(arg);
+		if (m)
+			ir_dump_model(stdout, m);
+	} else if (strcmp(cmd, ":eig") == 0 && *arg)
+		eig(arg);
+	else if (strcmp(cmd, ":scheme") == 0 && *arg)
+		scheme_info(arg);
+	else if (strcmp(cmd, ":start") == 0 && *arg) {
+		if (S->pending)
+			finish_pending();
+		S->prepare_only = 1;
+		char *src = arena_printf(S->arena, "%s\n", arg);
+		execute(src);
+		S->prepare_only = 0;
+		if (S->pending)
+			state();
+	} else if (strcmp(cmd, ":step") == 0)
+		step(arg, 0);
+	else if (strcmp(cmd, ":run") == 0)
+		step(NULL, 1);
+	else if (strcmp(cmd, ":state") == 0)
+		state();
+	else if (strcmp(cmd, ":energy") == 0)
+		energy();
+	else if (strcmp(cmd, ":plot") == 0 && *arg) {
+		char *src = arena_printf(S->arena, "plot %s to \"$terminal\"\n", arg);
+		execute(src);
+	} else if (strcmp(cmd, ":load") == 0 && *arg) {
+		FILE *f = fopen(arg, "rb");
+		if (!f) {
+			printf("cannot open '%s': %s\n", arg, strerror(errno));
+			return;
+		}
+		char *text = NULL;
+		size_t len = 0, cap = 0;
+		for (;;) {
+			if (len + 4096 > cap) {
+				cap = cap ? 2 * cap : 8192;
+				text = arena_grow(S->arena, text, len, cap);
+			}
+			size_t k = fread(text + len, 1, cap - len - 1, f);
+			if (k == 0)
+				break;
+			len += k;
+		}
+		fclose(f);
+		text[len] = '\0';
+		S->status = 0;
+		session_exec_text(S, arena_strdup(S->arena, arg), text, len);
+		S->diag.errors = 0;
+	} else if (strcmp(cmd, ":quit") == 0 || strcmp(cmd, ":q") == 0)
+		exit_requested = 1;
+	else
+		printf("unknown command or missing argument: %s (:help lists the commands)\n", cmd);
+}
+
+int repl_main(struct session *s, const char *file)
+{
+	S = s;
+	s->interactive = 1;
+	s->allow_redefine = 1;
+	s->diag.max_errors = 0;
+	if (file) {
+		FILE *f = fopen(file, "rb");
+		if (!f) {
+			fprintf(stderr, "dyn: cannot open '%s': %s\n", file, strerror(errno));
+			return 3;
+		}
+		fclose(f);
+		char *cmd = arena_printf(s->arena, ":load %s", file);
+		command(cmd);
+	}
+	rl_readline_name = "dyn";
+	rl_attempted_completion_function = complete;
+	rl_basic_word_break_characters = " \t\n\"(),[]{}+-*/^=<>;.'";
+	rl_catch_signals = 0;
+	static char *hist;   /* static: survives the prompt's siglongjmp */
+	hist = getenv("HOME") ? arena_printf(s->arena, "%s/.dyn_history", getenv("HOME")) : NULL;
+	if (hist)
+		read_history(hist);
+	stifle_history(1000);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	printf("dyn %s — :help lists the commands, Ctrl-D leaves\n", PACKAGE_VERSION);
+
+	static char *buffer;
+	static size_t blen;
+	buffer = NULL;
+	blen = 0;
+	while (!exit_requested) {
+		if (sigsetjmp(prompt_jmp, 1)) {
+			/* Ctrl-C at the prompt: drop the line (and any continuation) */
+			at_prompt = 0;
+			rl_free_line_state();
+			rl_cleanup_after_signal();
+			putchar('\n');
+			free(buffer);
+			buffer = NULL;
+			blen = 0;
+		}
+		at_prompt = 1;
+		char *line = readline(buffer ? "...> " : "dyn> ");
+		at_prompt = 0;
+		if (!line) {
+			putchar('\n');
+			break;
+		}
+		if (!buffer && line[0] == ':') {
+			if (line[1])
+				add_history(line);
+			command(line);
+			free(line);
+			continue;
+		}
+		size_t n = strlen(line);
+		char *nb = realloc(buffer, blen + n + 2);
+		if (!nb) {
+			free(line);
+			break;
+		}
+		buffer = nb;
+		memcpy(buffer + blen, line, n);
+		blen += n;
+		buffer[blen++] = '\n';
+		buffer[blen] = '\0';
+		free(line);
+		if (incomplete(buffer))
+			continue;
+		if (blen > 1) {
+			buffer[blen - 1] = '\0';
+			add_history(buffer);
+			buffer[blen - 1] = '\n';
+			execute(buffer);
+		}
+		free(buffer);
+		buffer = NULL;
+		blen = 0;
+	}
+	free(buffer);
+	if (S->pending)
+		finish_pending();
+	if (hist)
+		write_history(hist);
+	free(typed);
+	return 0;
+}
