@@ -363,6 +363,7 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 		for (int i = 0; i < st->exprs.n; i++)
 			expr(c, st->exprs.v[i]);
 		expr(c, st->path);
+		args(c, &st->defs);
 		return;
 	case AST_STMT_CHECK:
 		expr(c, st->value);

@@ -186,13 +186,31 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 	const char *path;
 	if (eval_string(ev, st->path, &path, "the file name"))
 		return -1;
+	/* options: title, xlabel, ylabel (strings), logx, logy (true/false) */
+	struct plot_spec spec = { 0 };
+	spec.xlabel = xlabel;
+	spec.ylabel = n == 1 ? ser[0].label : "";
+	spec.nseries = n;
+	spec.series = ser;
+	for (int i = 0; i < st->defs.n; i++) {
+		struct ast_arg *o = st->defs.v[i];
+		double flag;
+		if (strcmp(o->name, "title") == 0 || strcmp(o->name, "xlabel") == 0 || strcmp(o->name, "ylabel") == 0) {
+			const char *text;
+			if (eval_string(ev, o->value, &text, o->name))
+				return -1;
+			*(o->name[0] == 't' ? &spec.title : o->name[0] == 'x' ? &spec.xlabel : &spec.ylabel) = text;
+		} else if (strcmp(o->name, "logx") == 0 || strcmp(o->name, "logy") == 0) {
+			if (eval_number(ev, o->value, &flag, o->name))
+				return -1;
+			*(o->name[3] == 'x' ? &spec.logx : &spec.logy) = flag != 0;
+		} else {
+			return eval_error(ev, o->loc, "unknown plot option '%s' (options: title, xlabel, ylabel, logx, logy)",
+			                  o->name);
+		}
+	}
 	if (strcmp(path, "$terminal") == 0) {
 		/* the REPL's :plot */
-		struct plot_spec spec = { 0 };
-		spec.xlabel = xlabel;
-		spec.ylabel = n == 1 ? ser[0].label : "";
-		spec.nseries = n;
-		spec.series = ser;
 		plot_term_write(stdout, &spec, 64, 16);
 		return 0;
 	}
@@ -208,11 +226,6 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 		eval_error(ev, st->path->loc, "cannot write '%s': %s", full, strerror(errno));
 		return -1;
 	}
-	struct plot_spec spec = { 0 };
-	spec.xlabel = xlabel;
-	spec.ylabel = n == 1 ? ser[0].label : "";
-	spec.nseries = n;
-	spec.series = ser;
 	int rc = plot_svg_write(f, &spec);
 	if (fclose(f) != 0 || rc != 0)
 		return eval_error(ev, st->path->loc, "error writing '%s': %s", full, strerror(errno));

@@ -166,8 +166,8 @@ stmt:
 	| CHECK expr WITHIN expr { $$ = ast_stmt_new(A, AST_STMT_CHECK, L(@1)); $$->value = $2; $$->tol = $4; }
 	| CHECK expr WITHIN expr RELATIVE {
 		$$ = ast_stmt_new(A, AST_STMT_CHECK, L(@1)); $$->value = $2; $$->tol = $4; $$->relative = 1; }
-	| PLOT plot_items TO expr {
-		$$ = ast_stmt_new(A, AST_STMT_PLOT, L(@1)); $$->exprs = $2; $$->path = $4; }
+	| PLOT plot_items TO expr run_options {
+		$$ = ast_stmt_new(A, AST_STMT_PLOT, L(@1)); $$->exprs = $2; $$->path = $4; $$->defs = $5; }
 	| IMPORT IDENT          { $$ = ast_stmt_new(A, AST_STMT_IMPORT, L(@1)); $$->name = $2; $$->name_loc = L(@2); }
 	| expr                  { $$ = ast_stmt_new(A, AST_STMT_EXPR, $1->loc); $$->value = $1; }
 	;
@@ -313,10 +313,11 @@ records:
 record:
 	RECORD record_items record_to record_every {
 		$$ = arena_alloc(A, sizeof *$$); $$->loc = L(@1); $$->items = $2; $$->path = $3; $$->every = $4; }
-	| PLOT plot_items TO expr {
+	| PLOT plot_items TO expr run_options {
 		/* a plot of this run's quantities: plot sigma vs u to "h.svg" */
 		$$ = arena_alloc(A, sizeof *$$); $$->loc = L(@1);
-		$$->plot = ast_stmt_new(A, AST_STMT_PLOT, L(@1)); $$->plot->exprs = $2; $$->plot->path = $4; }
+		$$->plot = ast_stmt_new(A, AST_STMT_PLOT, L(@1)); $$->plot->exprs = $2; $$->plot->path = $4;
+		$$->plot->defs = $5; }
 	;
 
 record_items:
