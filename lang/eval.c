@@ -56,7 +56,8 @@ struct binding *scope_bind(struct eval *ev, const char *name, enum bind_kind kin
 			diag_note(ev->d, old->loc, "'%s' was defined here", name);
 		return NULL;
 	}
-	if (builtin_exists(name) || strcmp(name, "pi") == 0 || strcmp(name, "t") == 0) {
+	if (builtin_exists(name) || strcmp(name, "pi") == 0 || strcmp(name, "t") == 0 ||
+	    strcmp(name, "true") == 0 || strcmp(name, "false") == 0) {
 		if (kind != B_DOF || strcmp(name, "t") == 0) {
 			eval_error(ev, loc, "'%s' is a built-in name and cannot be redefined", name);
 			return NULL;

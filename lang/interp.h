@@ -51,6 +51,7 @@ struct model_ctx {
 	const char *what;       /* "force", "mass", ...: for messages */
 	int ntable_cap;
 	const char *script_dir; /* table() paths are relative to the script */
+	int stiffness_declared;
 };
 
 struct eval {

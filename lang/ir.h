@@ -155,6 +155,8 @@ struct ir_model {
 	struct ir_prog *dissipation_terms;   /* per statement, the gradient of its
 	                                        smooth part (ndof + nint outputs each) */
 	struct ir_kinetic *kinetic;   /* u-dependent mass, or NULL */
+	struct ir_prog *kinetic_value;   /* T(u, v) of the kinetic statements */
+	struct ir_loc kinetic_loc;
 	int init_equilibrium;         /* solve the static equilibrium at t₀ */
 	struct ir_loc init_loc;
 };

@@ -419,8 +419,9 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				return -1;
 			if (m->modal_xi < 0)
 				return eval_error(ev, e->loc, "the modal damping ratio must be non-negative");
-			if (!m->stiffness.a)
-				return eval_error(ev, e->loc, "modal damping needs the stiffness matrix");
+			if (!mc->stiffness_declared)
+				return eval_error(ev, e->loc, "modal damping needs a stiffness matrix (its modes come from "
+				                  "K phi = w^2 M phi)");
 			m->damping_kind = IR_DAMP_MODAL;
 			return 0;
 		}
@@ -538,6 +539,8 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 			return -1;
 		if (it->kind == AST_ITEM_STIFFNESS && operator(ev, mc, it, "stiffness", &m->stiffness))
 			return -1;
+		if (it->kind == AST_ITEM_STIFFNESS)
+			mc->stiffness_declared = 1;
 	}
 	if (lower_energies(ev, mc, am))
 		return -1;

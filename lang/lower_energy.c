@@ -234,6 +234,13 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				           m->dof[fv->row[k]].name);
 				goto out;
 			}
+		/* T itself, for the runtime's check that it is a quadratic form in
+		 * the velocities (a constant Hessian alone allows T(u, 0) ≠ 0) */
+		m->kinetic_value = ir_prog_copy(ev->a, p);
+		m->kinetic_value->nout = 0;
+		ir_prog_add_output(m->kinetic_value, p->out[0]);
+		ir_prog_compact(m->kinetic_value);
+		m->kinetic_loc = ir_loc_of(where);
 		if (fv->quadratic && (n <= IR_DENSE_MAX || m->mass.a)) {
 			/* a constant mass: add it to the mass matrix */
 			if (!m->mass.a) {

@@ -135,18 +135,49 @@ static void list_schemes(struct session *s)
 		for (struct binding *b = s->globals->head; b; b = b->next) {
 			if (b->kind != B_SCHEME || i++ != k)
 				continue;
-			size_t len;
-			const char *line = diag_source_line(&s->diag, b->stmt->loc.file, b->stmt->loc.line, &len);
-			const char *def = line ? strstr(line, "=") : NULL;
-			if (def && (size_t)(def - line) < len) {
-				const char *end = line + len;
-				def++;
-				while (def < end && *def == ' ')
-					def++;
-				printf("  %-20s = %.*s\n", b->name, (int)(end - def), def);
-			} else {
-				printf("  %s\n", b->name);
+			/* the declaration's text from '=' on, over as many lines as
+			 * its brackets span, blanks collapsed */
+			char def[512];
+			size_t dn = 0;
+			int depth = 0, started = 0;
+			for (int ln = b->stmt->loc.line; dn < sizeof def - 1; ln++) {
+				size_t len;
+				const char *line = diag_source_line(&s->diag, b->stmt->loc.file, ln, &len);
+				if (!line)
+					break;
+				const char *p = line, *end = line + len;
+				if (!started) {
+					p = memchr(line, '=', len);
+					if (!p)
+						break;
+					p++;
+					started = 1;
+				}
+				for (; p < end && *p != '#' && dn < sizeof def - 1; p++) {
+					if (*p == '(')
+						depth++;
+					else if (*p == ')')
+						depth--;
+					if ((*p == ' ' || *p == '\t') && (dn == 0 || def[dn - 1] == ' ' || def[dn - 1] == '('))
+						continue;
+					def[dn++] = *p == '\t' ? ' ' : *p;
+				}
+				if (depth <= 0)
+					break;
+				if (dn && def[dn - 1] != ' ' && def[dn - 1] != '(')
+					def[dn++] = ' ';
 			}
+			while (dn && def[dn - 1] == ' ')
+				dn--;
+			def[dn] = '\0';
+			char head[128];
+			size_t hn = (size_t)snprintf(head, sizeof head, "%s", b->name);
+			for (int a = 0; a < b->stmt->params.n && hn < sizeof head - 32; a++)
+				hn += (size_t)snprintf(head + hn, sizeof head - hn, "%s%s", a ? ", " : "(",
+				                       ((struct ast_arg *)b->stmt->params.v[a])->name);
+			if (b->stmt->params.n && hn < sizeof head - 1)
+				snprintf(head + hn, sizeof head - hn, ")");
+			printf("  %-22s = %s\n", head, def);
 		}
 	}
 }
@@ -155,7 +186,12 @@ static void list_schemes(struct session *s)
  * are complete, and the script exits with 130 (the REPL continues). */
 static void on_sigint(int sig)
 {
-	(void)sig;
+	if (!rt_running) {
+		/* nothing to stop cleanly: end as interrupted (status 130) */
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	rt_interrupted = 1;
 }
 

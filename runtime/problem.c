@@ -91,6 +91,43 @@ static int modal_damping(struct rt_problem *pb, struct rt_error *err)
 	return rc;
 }
 
+/* A kinetic energy must be a quadratic form in the velocities, T(u, v) =
+ * ½vᵀM(u)v: T(u, 0) = 0 and T(u, 2v) = 4T(u, v), checked at the initial
+ * configuration and a shifted one (lowering knew only that the Hessian in
+ * v is constant or independent of v). */
+static int check_quadratic(struct rt_problem *pb, struct rt_error *err)
+{
+	const struct ir_model *m = pb->ir;
+	int n = pb->n;
+	double *reg = calloc((size_t)m->kinetic_value->n + 1, sizeof(double));
+	double *u = calloc((size_t)n + 1, sizeof(double)), *v = calloc((size_t)n + 1, sizeof(double));
+	int rc = 0;
+	if (!reg || !u || !v) {
+		rc = fail(err, m->loc, "out of memory");
+		goto out;
+	}
+	for (int shift = 0; shift < 2 && !rc; shift++) {
+		for (int i = 0; i < n; i++)
+			u[i] = m->u0[i] + shift;
+		double t[3];
+		for (int c = 0; c < 3; c++) {
+			for (int i = 0; i < n; i++)
+				v[i] = c == 0 ? 0 : (c == 1 ? 1 : 2) * (1 + 0.37 * i);
+			struct vm_input in = { 0, u, v, NULL, NULL, NULL, m->table, pb->hint };
+			vm_eval(m->kinetic_value, reg, &in, &t[c]);
+		}
+		double scale = fabs(t[1]) + fabs(t[2]) + 1e-300;
+		if (fabs(t[0]) > 1e-12 * scale || fabs(t[2] - 4 * t[1]) > 1e-12 * scale)
+			rc = fail(err, m->kinetic_loc, "the kinetic energy must be a quadratic form in the velocities, "
+			          "1/2 u'^T M(u) u': terms without or linear in the velocities belong in the potential");
+	}
+out:
+	free(reg);
+	free(u);
+	free(v);
+	return rc;
+}
+
 static double *scratch(size_t n)
 {
 	return calloc(n + 1, sizeof(double));
@@ -153,6 +190,8 @@ int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_err
 	for (int j = 0; j < pb->m; j++)
 		pb->name[n + j] = m->intvar[j].name;
 
+	if (m->kinetic_value && check_quadratic(pb, err))
+		return 3;
 	if (pb->varmass) {
 		double *M0 = malloc(sizeof(double) * (size_t)n * (size_t)n);
 		if (!M0)

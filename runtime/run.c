@@ -509,14 +509,16 @@ struct rt_stepper_run {
 	struct nl_common nc;
 	struct rt_result *res;
 	struct output *outs;
-	double *buf, *dterm, *Dterm;
+	double *buf, *prev, *dterm, *Dterm;
 	struct rt_state x;
 	struct state s;
 	double T0, P0, D, W;
 	int k, status, done;
+	int state_valid;       /* x holds step k (not a failed attempt) */
 };
 
 volatile sig_atomic_t rt_interrupted;
+volatile sig_atomic_t rt_running;
 
 /* store row k of the histories and write it to the records */
 static void store_row(struct rt_stepper_run *r)
@@ -576,10 +578,11 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->pb_ok = 1;
 	int n = r->pb.n, nz = r->pb.m;
 	r->buf = calloc((size_t)(3 * n + 2 * nz) + 1, sizeof(double));
+	r->prev = calloc((size_t)(3 * n + 2 * nz) + 1, sizeof(double));
 	res->nterm = problem_nterm(&r->pb);
 	r->dterm = calloc((size_t)res->nterm + 1, sizeof(double));
 	r->Dterm = calloc((size_t)res->nterm + 1, sizeof(double));
-	if (!r->outs || !r->buf || !r->dterm || !r->Dterm) {
+	if (!r->outs || !r->buf || !r->prev || !r->dterm || !r->Dterm) {
 		r->status = fail(err, 3, m->loc, "out of memory");
 		return r;
 	}
@@ -608,7 +611,10 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->s.energy[1] = r->P0;
 	r->k = 0;
 	store_row(r);
+	r->state_valid = 1;
 	r->done = N == 0;
+	rt_interrupted = 0;   /* a Ctrl-C before this run is not for it */
+	rt_running = 1;
 	return r;
 }
 
@@ -631,21 +637,37 @@ int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		double tau = k == N ? plan->last_dt : plan->dt;
 		double dW = 0, dD = 0;
 		memset(r->dterm, 0, sizeof(double) * (size_t)r->res->nterm);
-		if (engine_step(&r->eng, r->s.t, tk, tau, &r->x, &dW, &dD, r->dterm, err)) {
+		/* the state of step k, restored when the step fails: the run then
+		 * ends at its last good step (records, results, the REPL) */
+		size_t sz = sizeof(double) * (size_t)(3 * n + 2 * r->pb.m);
+		memcpy(r->prev, r->buf, sz);
+		r->state_valid = 0;
+		int failed = engine_step(&r->eng, r->s.t, tk, tau, &r->x, &dW, &dD, r->dterm, err);
+		for (int i = 0; i < n && !failed; i++)
+			if (!isfinite(r->x.u[i]) || !isfinite(r->x.v[i]))
+				failed = 2;
+		if (failed) {
+			double bad = 0;
+			int dof = -1, disp = 0;
+			for (int i = 0; i < n && failed == 2 && dof < 0; i++)
+				if (!isfinite(r->x.u[i]) || !isfinite(r->x.v[i])) {
+					dof = i;
+					disp = !isfinite(r->x.u[i]);
+					bad = disp ? r->x.u[i] : r->x.v[i];
+				}
+			memcpy(r->buf, r->prev, sz);
+			r->state_valid = 1;
+			if (failed == 2)
+				return r->status = fail(err, 4, plan->loc,
+				                        "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "
+				                        "the scheme is unstable at this step: try a smaller step",
+				                        tk, k, disp ? "the displacement" : "the velocity",
+				                        m->dof[dof].name, isnan(bad) ? "NaN" : "infinite");
 			char msg[sizeof err->msg];
 			snprintf(msg, sizeof msg, "%s", err->msg);
 			return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): %s; try a smaller step%s", tk, k, msg,
 			                        r->eng.nl && r->eng.halvings == 0 ? " or on_failure = halve(4)" : "");
 		}
-		for (int i = 0; i < n; i++)
-			if (!isfinite(r->x.u[i]) || !isfinite(r->x.v[i])) {
-				double bad = !isfinite(r->x.u[i]) ? r->x.u[i] : r->x.v[i];
-				return r->status = fail(err, 4, plan->loc,
-				                        "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "
-				                        "the scheme is unstable at this step: try a smaller step",
-				                        tk, k, !isfinite(r->x.u[i]) ? "the displacement" : "the velocity",
-				                        m->dof[i].name, isnan(bad) ? "NaN" : "infinite");
-			}
 		r->W += dW;
 		r->D += dD;
 		for (int q = 0; q < r->res->nterm; q++)
@@ -658,6 +680,7 @@ int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		r->s.energy[4] = r->s.energy[0] + r->s.energy[1] + r->D - r->W - (r->T0 + r->P0);
 		r->k = k;
 		store_row(r);
+		r->state_valid = 1;
 		if (k == N)
 			r->done = 1;
 	}
@@ -674,11 +697,12 @@ int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep)
 
 int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 {
+	rt_running = 0;
 	if (!r)
 		return err->code ? err->code : 3;
 	int status = r->status;
 	/* a run stopped early still ends its records with its last step */
-	if (r->pb_ok && r->k > 0 && r->k < r->plan->nstep && r->s.u)
+	if (r->pb_ok && r->state_valid && r->k > 0 && r->k < r->plan->nstep && r->s.u)
 		for (int o = 0; o < r->plan->noutput && r->outs; o++)
 			if (r->outs[o].f && r->k % r->outs[o].o->every != 0)
 				write_row(&r->s, &r->outs[o], r->plan->model->table, r->pb.hint);
@@ -700,6 +724,7 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 	engine_free(&r->eng);
 	nl_common_free(&r->nc);
 	free(r->buf);
+	free(r->prev);
 	free(r->dterm);
 	free(r->Dterm);
 	free(r->outs);

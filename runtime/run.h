@@ -63,6 +63,8 @@ int rt_modes(const struct ir_model *m, double *w2, double *phi, struct rt_error 
 /* Set from a signal handler: the run in progress stops after its current
  * step with status 130, its records complete. */
 extern volatile sig_atomic_t rt_interrupted;
+/* Set while a run is stepping (between rt_begin and rt_end). */
+extern volatile sig_atomic_t rt_running;
 void rt_result_free(struct rt_result *r);
 
 /* The value at time T of dof i's u (deriv 0), u' (1) or u'' (2): exact at
