@@ -88,6 +88,37 @@ printf 'expect dyn> \nsend w\\n\nexpect 2\\r\\n\nsend :quit\\n\nexit 0\n' > "$di
 "$PTYRUN" "$dir/i.pty" "$DYN" -i "$dir/lib.dyn" > "$dir/i.out" 2> "$dir/i.err" ||
 	{ cat "$dir/i.err"; fail "dyn -i FILE failed"; }
 
+# --progress draws a bar on a terminal; --interactive is -i
+cat > "$dir/long.dyn" <<'EOF2'
+model m {
+  dof x[20]
+  mass eye(20)
+  stiffness 2*eye(20)
+  init x[1] = 1
+}
+let r = run m with newmark from 0 to 2000 step 1e-3
+print "done"
+EOF2
+cat > "$dir/progress.pty" <<'PTY'
+expect % 
+expect elapsed
+expect done
+exit 0
+PTY
+"$PTYRUN" "$dir/progress.pty" "$DYN" --progress "$dir/long.dyn" > "$dir/progress.out" 2> "$dir/progress.err" ||
+	{ cat "$dir/progress.err"; fail "no progress bar on the terminal"; }
+"$DYN" --progress "$dir/long.dyn" > "$dir/np.out" 2> "$dir/np.err"
+[ -s "$dir/np.err" ] && fail "a progress bar was drawn on a stream that is not a terminal"
+cat > "$dir/il.pty" <<'PTY'
+expect dyn> 
+send k\n
+expect 4\r\n
+send :quit\n
+exit 0
+PTY
+"$PTYRUN" "$dir/il.pty" "$DYN" --interactive "$dir/lib.dyn" > "$dir/il.out" 2> "$dir/il.err" ||
+	{ cat "$dir/il.err"; fail "dyn --interactive FILE failed"; }
+
 # dyn < file gives the same standard output and exit status as dyn file
 for f in "$srcdir"/examples/*.dyn; do
 	name=$(basename "$f" .dyn)
