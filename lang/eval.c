@@ -792,7 +792,8 @@ static int eval_if(struct eval *ev, struct ast_expr *e, struct value *out)
 int eval_expr(struct eval *ev, struct ast_expr *e, struct value *out)
 {
 	memset(out, 0, sizeof *out);
-	/* the C stack bounds the depth (about 600 bytes a level) */
+	/* the C stack (256 MB, lang/main.c) bounds the depth: about 600
+	 * bytes a level, several times that in instrumented builds */
 	if (ev->nesting > 5000)
 		return eval_error(ev, e->loc, "expression nested too deeply (more than 5000 levels): "
 		                  "use sum(i in a..b) for long sums");

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
+#include <pthread.h>
 #include <signal.h>
 #include <math.h>
 #include <stdio.h>
@@ -195,7 +196,47 @@ static void on_sigint(int sig)
 	rt_interrupted = 1;
 }
 
+static int dyn_main(int argc, char **argv);
+
+struct main_args {
+	int argc;
+	char **argv;
+	int status;
+};
+
+static void *main_thread(void *p)
+{
+	struct main_args *a = p;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	a->status = dyn_main(a->argc, a->argv);
+	return NULL;
+}
+
+/* The interpreter recurses as deep as expressions nest: it runs on a
+ * thread with a large stack (256 MB of address space, used only as deep
+ * as a script goes), the only one that takes SIGINT. */
 int main(int argc, char **argv)
+{
+	struct main_args a = { argc, argv, 0 };
+	pthread_attr_t attr;
+	pthread_t th;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, (size_t)256 << 20) == 0 &&
+	    pthread_create(&th, &attr, main_thread, &a) == 0) {
+		pthread_join(th, NULL);
+		return a.status;
+	}
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	return dyn_main(argc, argv);
+}
+
+static int dyn_main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");

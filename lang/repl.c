@@ -177,6 +177,7 @@ static void execute(const char *text)
 	struct ast_program *prog = parse_text_at(S->arena, &S->diag, "<stdin>", whole + off, typed_len - off, first,
 	                                         whole, typed_len);
 	S->status = 0;
+	rt_interrupted = 0;   /* a Ctrl-C before this input is not for it */
 	if (prog)
 		session_exec_program(S, prog);
 	S->diag.errors = 0;

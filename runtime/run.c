@@ -613,7 +613,6 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	store_row(r);
 	r->state_valid = 1;
 	r->done = N == 0;
-	rt_interrupted = 0;   /* a Ctrl-C before this run is not for it */
 	rt_running = 1;
 	return r;
 }
