@@ -38,6 +38,10 @@ struct ir_prog_ext {
 	int *hash;        /* open addressing, -1 empty */
 	int hcap;
 	int outcap;
+	/* the last constants emitted, by their bits: sums emit the same few
+	 * constants for every term, and a hit here skips the hash table */
+	unsigned long long cbits[64];
+	int creg[64];
 };
 
 struct ir_prog *ir_prog_new(struct arena *a)
@@ -124,10 +128,20 @@ int ir_is_const(const struct ir_prog *p, int reg, double *k)
 
 int ir_emit_const(struct ir_prog *p, double k, struct ir_loc loc)
 {
+	struct ir_prog_ext *x = (struct ir_prog_ext *)p;
 	struct ir_insn in = { IR_CONST, 0, 0, 0, k, loc };
 	if (k == 0)
 		in.k = 0;   /* one zero: -0 and +0 fold alike */
-	return intern((struct ir_prog_ext *)p, &in);
+	unsigned long long bits;
+	memcpy(&bits, &in.k, sizeof bits);
+	int slot = (int)((bits * 0x9E3779B97F4A7C15ull) >> 58);
+	int r = x->creg[slot] - 1;
+	if (r >= 0 && x->cbits[slot] == bits && r < p->n && p->insn[r].op == IR_CONST)
+		return r;
+	r = intern(x, &in);
+	x->cbits[slot] = bits;
+	x->creg[slot] = r + 1;
+	return r;
 }
 
 int ir_emit_input(struct ir_prog *p, enum ir_op op, int index, struct ir_loc loc)
@@ -313,6 +327,7 @@ void ir_prog_compact(struct ir_prog *p)
 		p->out[j] = map[p->out[j]];
 	x->hcap = 0;   /* the CSE table is rebuilt if anything is emitted again */
 	x->hash = NULL;
+	memset(x->creg, 0, sizeof x->creg);
 }
 
 struct ir_prog *ir_prog_copy(struct arena *a, const struct ir_prog *p)
