@@ -150,6 +150,8 @@ struct ir_model {
 	struct ir_func *dissipation;  /* smooth part of Ψ(v, ż), or NULL */
 	double *sigma;                /* [nint] σ_j of the terms σ_j |z_j'| */
 	int *sigma_term;              /* [nint] the dissipation statement of σ_j */
+	double *sigma_u;              /* [ndof] μ_i of dry friction terms μ_i |u_i'| */
+	int *sigma_u_term;
 	int ndissipation;             /* `dissipation` statements: ledger terms
 	                                 1..n, the damping matrix is term n + 1 */
 	struct ir_prog *dissipation_terms;   /* per statement, the gradient of its

@@ -149,8 +149,9 @@ static void terms(struct ir_prog *p, int r, int sign, int *t, int *sg, int *n, i
 	(*n)++;
 }
 
-/* σ if register r is c·|z_j'| (or |z_j'|·c, |c·z_j'|) with c > 0, else 0. */
-static double one_homogeneous(struct ir_prog *p, int r, int *j)
+/* σ if register r is c·|q'| (or |q'|·c, |c·q'|) with c > 0 and q a dof
+ * (*isdof = 1) or an internal variable, else 0. */
+static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
 {
 	const struct ir_insn *x = &p->insn[r];
 	double c = 1, k;
@@ -179,9 +180,10 @@ static double one_homogeneous(struct ir_prog *p, int r, int *j)
 			return 0;
 		}
 	}
-	if (x->op != IR_INTVEL || !(c > 0))
+	if ((x->op != IR_INTVEL && x->op != IR_VEL) || !(c > 0))
 		return 0;
 	*j = x->a;
+	*isdof = x->op == IR_VEL;
 	return c;
 }
 
@@ -302,6 +304,8 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 	 * `dissipation` statement is a term of the ledger */
 	m->sigma = arena_alloc(ev->a, sizeof(double) * (size_t)(nz + 1));
 	m->sigma_term = arena_alloc(ev->a, sizeof(int) * (size_t)(nz + 1));
+	m->sigma_u = arena_alloc(ev->a, sizeof(double) * (size_t)(n + 1));
+	m->sigma_u_term = arena_alloc(ev->a, sizeof(int) * (size_t)(n + 1));
 	int nitem = 0;
 	for (int i = 0; i < am->items.n; i++)
 		nitem += ((struct ast_item *)am->items.v[i])->kind == AST_ITEM_DISSIPATION;
@@ -343,8 +347,14 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			int nt = 0, mine = -1;
 			terms(p, v.reg, 1, t, sg, &nt, MAXTERMS);
 			for (int q = 0; q < nt; q++) {
-				int j;
-				double c = sg[q] > 0 ? one_homogeneous(p, t[q], &j) : 0;
+				int j, isdof = 0;
+				double c = sg[q] > 0 ? one_homogeneous(p, t[q], &j, &isdof) : 0;
+				if (c > 0 && isdof) {
+					/* dry friction on a dof: c |u'| */
+					m->sigma_u[j] += c;
+					m->sigma_u_term[j] = k;
+					continue;
+				}
 				if (c > 0) {
 					m->sigma[j] += c;
 					m->sigma_term[j] = k;

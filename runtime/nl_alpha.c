@@ -179,6 +179,7 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	problem_dissipation_terms(pb, s->vprev, s->zdprev, 0.5, 0, s->du, s->dz, dterm);
 	problem_dissipation_terms(pb, x->v, x->zd, 0.5, 1, s->du, s->dz, dterm);
 	problem_sigma_terms(pb, s->dz, dterm);
+	d += problem_friction_terms(pb, s->du, st->xiu, dterm);
 	*dW = w;
 	*dD = d;
 	return 0;

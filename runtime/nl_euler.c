@@ -137,6 +137,7 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	d += nl_sigma_dissipation(pb, s->zprev, x->z);
 	problem_dissipation_terms(pb, x->v, x->zd, 1, 1, s->du, s->dz, dterm);
 	problem_sigma_terms(pb, s->dz, dterm);
+	d += problem_friction_terms(pb, s->du, st->xiu, dterm);
 	*dW = w;
 	*dD = d;
 	return 0;

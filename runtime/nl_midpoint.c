@@ -58,6 +58,14 @@ static void mp_free(void *p)
 
 static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, struct rt_error *err, int dg)
 {
+	int friction = 0;
+	for (int i = 0; i < pb->n && pb->sigma_u; i++)
+		friction |= pb->sigma_u[i] > 0;
+	if (pb->varmass && friction) {
+		snprintf(err->msg, sizeof err->msg, "dry friction together with a mass depending on u is not supported");
+		err->code = 3;
+		return NULL;
+	}
 	if (pb->varmass && pb->m > 0) {
 		snprintf(err->msg, sizeof err->msg, "internal variables together with a mass depending on u "
 		         "are not supported");
@@ -330,6 +338,7 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	/* per term at the midpoint rates (st->x holds y = v^½, ζ = ż^½) */
 	problem_dissipation_terms(pb, st->x, st->x + n, 1, 1, s->du, s->dz, dterm);
 	problem_sigma_terms(pb, s->dz, dterm);
+	d += problem_friction_terms(pb, s->du, st->xiu, dterm);
 	/* the acceleration at tₖ from the equation of motion there */
 	nl_acceleration(&s->c, t1, x);
 	*dW = w;

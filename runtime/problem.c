@@ -154,6 +154,7 @@ int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_err
 	pb->kl = pb->banded ? m->kl : n - 1;
 	pb->ku = pb->banded ? m->ku : n - 1;
 	pb->sigma = m->sigma;
+	pb->sigma_u = m->sigma_u;
 	pb->varmass = m->kinetic != NULL;
 	pb->linear = !ir_model_nonlinear(m);
 	pb->name = malloc(sizeof(char *) * (size_t)(N + 1));
@@ -416,4 +417,16 @@ void problem_sigma_terms(struct rt_problem *pb, const double *dz, double *dterm)
 	for (int j = 0; j < pb->m; j++)
 		if (pb->sigma[j] > 0)
 			dterm[pb->ir->sigma_term[j]] += pb->sigma[j] * fabs(dz[j]);
+}
+
+double problem_friction_terms(struct rt_problem *pb, const double *du, const double *xiu, double *dterm)
+{
+	double d = 0;
+	for (int i = 0; i < pb->n && pb->sigma_u; i++)
+		if (pb->sigma_u[i] > 0) {
+			double w = du[i] * xiu[i];
+			dterm[pb->ir->sigma_u_term[i]] += w;
+			d += w;
+		}
+	return d;
 }

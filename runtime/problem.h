@@ -21,6 +21,7 @@ struct rt_problem {
 	int kl, ku, banded;         /* band of M, C, K (linear fast path) */
 	int linear;                 /* matrices only: the linear fast path applies */
 	const double *sigma;        /* m coefficients of σ_j |z_j'| */
+	const double *sigma_u;      /* n coefficients of dry friction μ_i |u_i'| */
 	int varmass;                /* M depends on u (kinetic energy) */
 
 	/* VM scratch and outputs, allocated once */
@@ -57,6 +58,8 @@ void problem_dissipation_terms(struct rt_problem *pb, const double *v, const dou
                                const double *du, const double *dz, double *dterm);
 /* adds σ_j |Δz_j| to the term of σ_j */
 void problem_sigma_terms(struct rt_problem *pb, const double *dz, double *dterm);
+/* adds the dry friction's work Δu_i ξ_i to the terms (and returns it) */
+double problem_friction_terms(struct rt_problem *pb, const double *du, const double *xiu, double *dterm);
 int problem_nterm(const struct rt_problem *pb);
 
 /* T(u, v); p = M(u) v (n) and dTdu = ∂T/∂u (n) when non-NULL. */

@@ -36,13 +36,15 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->pc = calloc(N, sizeof(double));
 	s->rbuf = calloc(N, sizeof(double));
 	s->gq = calloc(N, sizeof(double));
+	s->xiu = calloc(N, sizeof(double));
+	s->pcu = calloc(N, sizeof(double));
 	s->nw = newton_alloc(s->N);
 	s->solve_u = s->solve_z = 1;
 	s->wu = 1;
 	s->tol = 1e-13;
 	s->maxit = 25;
 	if (!s->e || !s->x || !s->u || !s->v || !s->z || !s->zd || !s->gphi || !s->gpsi || !s->xi ||
-	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->nw) {
+	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->xiu || !s->pcu || !s->nw) {
 		stage_free(s);
 		return -1;
 	}
@@ -53,7 +55,7 @@ void stage_free(struct stage *s)
 {
 	free(s->e); free(s->x); free(s->u); free(s->v); free(s->z); free(s->zd);
 	free(s->gphi); free(s->gpsi); free(s->xi); free(s->Mi); free(s->cr); free(s->cc);
-	free(s->ccpsi); free(s->ue); free(s->ze); free(s->pc); free(s->rbuf); free(s->gq);
+	free(s->ccpsi); free(s->ue); free(s->ze); free(s->pc); free(s->rbuf); free(s->gq); free(s->xiu); free(s->pcu);
 	newton_free(s->nw);
 	s->nw = NULL;
 }
@@ -177,6 +179,35 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 	}
 
 	/* the σ_j |ż_j| inclusions, as soft-thresholding fixed points */
+	/* dry friction μ_i |u_i'| on dofs: 0 ∈ R_i + wu μ_i ∂|v_i|, the same
+	 * fixed point in the rate v_i = v0_i + cv y_i (the force is −R_i/wu) */
+	for (int i = 0; i < n && s->solve_u && pb->sigma_u; i++) {
+		double mu = pb->sigma_u[i] * s->wu;
+		if (!(mu > 0)) {
+			s->xiu[i] = 0;
+			continue;
+		}
+		double c = s->pcu[i] > 0 ? s->pcu[i] : 1;
+		if (J) {
+			double dii = J[i + (size_t)i * N];
+			c = fabs(dii) > 1e-300 && s->cv > 0 ? s->cv / fabs(dii) : 1;
+			s->pcu[i] = c;
+		}
+		double q = s->v[i] - c * R[i];
+		int sliding = fabs(q) > c * mu;
+		s->xiu[i] = -R[i] / s->wu;
+		R[i] = s->v[i] - soft(q, c * mu);
+		if (J) {
+			if (sliding) {
+				for (int k = 0; k < N; k++)
+					J[i + (size_t)k * N] *= c;
+			} else {
+				for (int k = 0; k < N; k++)
+					J[i + (size_t)k * N] = 0;
+				J[i + (size_t)i * N] = s->cv > 0 ? s->cv : 1;
+			}
+		}
+	}
 	for (int j = 0; j < m && s->solve_z; j++) {
 		double sg = pb->sigma[j];
 		if (!(sg > 0)) {
@@ -215,6 +246,8 @@ int stage_solve(struct stage *s, double scale, int *iters, double *res)
 	struct newton_report rep;
 	for (int j = 0; j < s->m; j++)
 		s->pc[j] = 0;
+	for (int i = 0; i < s->n; i++)
+		s->pcu[i] = 0;
 	residual(s, s->x, s->rbuf, NULL);
 	scale = fmax(scale, s->mag);
 	int rc = newton_solve(s->nw, residual, s, s->x, s->tol, scale, s->maxit, &rep);

@@ -6,6 +6,7 @@
  * and the residual
  *   R_u = M (in0 + cm y) + wu [∇ᵤΦ(u, z) + ∇ᵥΨ(v, ż)] + e_u
  *   R_z = ∇_zΦ(u, z) + ∇_żΨ(v, ż) + e_z   (0 ∈ R_z + σ ∂|ż|)
+ * and, for dry friction μ_i|u_i'| on dofs, 0 ∈ R_u,i + wu μ_i ∂|v_i|
  * e.g. Newmark: y = aᵏ, cu = βτ², cv = γτ; midpoint: y = v^{k−½}, cu = τ/2.
  * The inclusion of the 1-homogeneous terms σ_j|ż_j| is solved exactly,
  * as the fixed point ż_j = S_{cσ_j}(ż_j − c R_zj) of soft thresholding
@@ -35,11 +36,13 @@ struct stage {
 	double *u, *v, *z, *zd;
 	double *gphi, *gpsi;  /* gradients (N) at (u, z), (v, ż); gphi is DΦ for dg */
 	double *xi;           /* m: the σ parts of the dissipative forces */
+	double *xiu;          /* n: the dry-friction forces on the dofs */
 	double phi, psi;
 	double mag;           /* the size of the residual's terms */
 	/* workspace */
 	double *Mi, *cr, *cc, *ccpsi, *ue, *ze;
 	double *pc;           /* m: the scale c of each soft-thresholding row */
+	double *pcu;          /* n: the same for dry friction on dofs */
 	double *rbuf, *gq;    /* N */
 	struct newton *nw;
 	double tol;
