@@ -52,6 +52,7 @@ struct model_ctx {
 	int ntable_cap;
 	const char *script_dir; /* table() paths are relative to the script */
 	int stiffness_declared;
+	int damping_declared;
 };
 
 struct eval {

@@ -267,6 +267,35 @@ void ir_prog_add_output(struct ir_prog *p, int reg)
 	p->out[p->nout++] = reg;
 }
 
+int ir_eval_const(const struct ir_prog *p, const double *u, const double *v, const double *z, const double *zd,
+                  double *out)
+{
+	double *r = malloc(sizeof(double) * (size_t)(p->n + 1));
+	if (!r)
+		return -1;
+	for (int i = 0; i < p->n; i++) {
+		const struct ir_insn *in = &p->insn[i];
+		switch (in->op) {
+		case IR_CONST: r[i] = in->k; break;
+		case IR_DOF: r[i] = u ? u[in->a] : 0; break;
+		case IR_VEL: r[i] = v ? v[in->a] : 0; break;
+		case IR_INT: r[i] = z ? z[in->a] : 0; break;
+		case IR_INTVEL: r[i] = zd ? zd[in->a] : 0; break;
+		case IR_TIME: case IR_ACC: case IR_TABLE:
+			free(r);
+			return -1;
+		default: {
+			int ar = ir_op_arity[in->op];
+			r[i] = fold(in->op, r[in->a], ar >= 2 ? r[in->b] : 0, ar >= 3 ? r[in->c] : 0);
+		}
+		}
+	}
+	for (int j = 0; j < p->nout; j++)
+		out[j] = r[p->out[j]];
+	free(r);
+	return 0;
+}
+
 /* Dead-code elimination: keep the instructions the outputs need, in
  * order, renumbered.  Differentiation leaves unused adjoints behind, and
  * the VM runs every instruction it is given. */

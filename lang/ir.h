@@ -254,6 +254,10 @@ void ir_prog_add_output(struct ir_prog *p, int reg);
 int ir_is_const(const struct ir_prog *p, int reg, double *k);
 /* Drop the instructions no output needs (after the last output is added). */
 void ir_prog_compact(struct ir_prog *p);
+/* Evaluate a program of the state at given inputs (NULL: zeros) with the
+ * folding arithmetic, for decisions at lowering; -1 when it depends on t. */
+int ir_eval_const(const struct ir_prog *p, const double *u, const double *v, const double *z, const double *zd,
+                  double *out);
 /* A copy of a program (instructions and outputs). */
 struct ir_prog *ir_prog_copy(struct arena *a, const struct ir_prog *p);
 

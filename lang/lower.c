@@ -542,6 +542,9 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 		if (it->kind == AST_ITEM_STIFFNESS)
 			mc->stiffness_declared = 1;
 	}
+	for (int i = 0; i < am->items.n; i++)
+		if (((struct ast_item *)am->items.v[i])->kind == AST_ITEM_DAMPING)
+			mc->damping_declared = 1;
 	if (lower_energies(ev, mc, am))
 		return -1;
 	if (!m->mass.a && !m->kinetic && !m->mass.nnz)

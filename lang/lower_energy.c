@@ -187,6 +187,76 @@ static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
 	return c;
 }
 
+/* The Hessian of a quadratic function into a dense n×n matrix, when the
+ * function is homogeneous (value and gradient 0 at 0). */
+static int quadratic_matrix(struct eval *ev, const struct ir_func *f, int n, double **out)
+{
+	double *vals = malloc(sizeof(double) * (size_t)(f->prog->nout + 1));
+	if (!vals)
+		return -1;
+	/* at the origin: value, gradient and (constant) Hessian */
+	if (ir_eval_const(f->prog, NULL, NULL, NULL, NULL, vals)) {
+		free(vals);
+		return 0;
+	}
+	for (int k = 0; k <= f->nvar; k++)
+		if (vals[k] != 0) {
+			free(vals);
+			return 0;   /* an offset or a linear term: not an operator */
+		}
+	double *a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
+	for (int k = 0; k < f->nnz; k++)
+		a[f->row[k] + (size_t)f->col[k] * n] += vals[1 + f->nvar + k];
+	free(vals);
+	*out = a;
+	return 1;
+}
+
+static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
+{
+	struct ir_model *m = mc->m;
+	int n = m->ndof;
+	int friction = 0;
+	for (int i = 0; i < n; i++)
+		friction |= m->sigma_u[i] > 0;
+	if (m->nint > 0 || m->kinetic || friction || m->init_equilibrium || n > IR_DENSE_MAX || !m->mass.a)
+		return 0;
+	double *K = NULL, *C = NULL;
+	if (m->potential && m->potential->quadratic) {
+		int rc = quadratic_matrix(ev, m->potential, n, &K);
+		if (rc <= 0)
+			return rc;
+	} else if (m->potential) {
+		return 0;
+	}
+	/* a dissipation folds when it is the model's only damping term */
+	if (m->dissipation) {
+		if (!m->dissipation->quadratic || m->ndissipation != 1 || mc->damping_declared)
+			return 0;
+		int rc = quadratic_matrix(ev, m->dissipation, n, &C);
+		if (rc <= 0)
+			return rc;
+	}
+	if (K) {
+		if (!m->stiffness.a)
+			m->stiffness.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
+		for (size_t i = 0; i < (size_t)n * n; i++)
+			m->stiffness.a[i] += K[i];
+		m->stiffness.loc = m->potential->loc;
+		m->potential = NULL;
+		mc->stiffness_declared = 1;
+	}
+	if (C) {
+		m->damping.a = C;
+		m->damping.loc = m->dissipation->loc;
+		m->damping_kind = IR_DAMP_MATRIX;
+		m->dissipation = NULL;
+		m->dissipation_terms = NULL;
+		m->ndissipation = 0;
+	}
+	return 0;
+}
+
 int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 {
 	struct ir_model *m = mc->m;
@@ -411,6 +481,13 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			if (derive(ev, w, p, smooth, &in, where, &m->dissipation))
 				goto out;
 	}
+	/* Constant quadratic energies are operators: a homogeneous quadratic
+	 * potential of the dofs alone is a stiffness matrix, a dissipation
+	 * ½u'ᵀCu' a damping matrix, so that such models take the linear fast
+	 * path (step matrix factored once, banded storage from the pattern). */
+	if (fold_quadratic(ev, mc) < 0)
+		goto out;
+
 	/* an internal variable no energy mentions has no equation */
 	for (int j = 0; j < nz; j++) {
 		int used = m->sigma[j] > 0;

@@ -56,8 +56,8 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	}
 	double A[9];
 	int rc = 0;
-	const struct stepper_type *lin = step_lookup(scheme->family);
-	double q[4];
+	double q[4], lq[4];
+	const struct stepper_type *lin = step_linear(scheme->family, scheme->p, lq);
 	const struct nl_stepper_type *nl = lin ? NULL : nl_lookup(scheme->family, scheme->p, q);
 	void *st = NULL;
 	struct nl_options opt = { plan.tolerance, plan.max_iterations };
@@ -66,7 +66,7 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	sys.dof_name = &name;
 	sys.load = zero_load;
 	if (lin) {
-		st = lin->alloc(&sys, scheme->p, err);
+		st = lin->alloc(&sys, lq, err);
 		if (st && lin->set_step(st, 1, err)) {
 			/* the critical step does not apply here: report it as ρ = ∞ */
 			lin->free(st);

@@ -19,3 +19,29 @@ const struct stepper_type *step_lookup(enum ir_family family)
 	return NULL;
 }
 
+
+const struct stepper_type *step_linear(enum ir_family family, const double *p, double *q)
+{
+	q[0] = p[0];
+	q[1] = p[1];
+	q[2] = p[2];
+	q[3] = p[3];
+	switch (family) {
+	case IR_NEWMARK:
+		return step_newmark;
+	case IR_CENTRAL_DIFFERENCE:
+		return step_central_difference;
+	case IR_GENERALIZED_ALPHA:
+		return step_generalized_alpha;
+	case IR_MIDPOINT:
+	case IR_DISCRETE_GRADIENT:
+	case IR_STAGGERED_MIDPOINT:
+		/* DESIGN.md: on linear models midpoint is newmark(1/4, 1/2),
+		 * and the others reduce to it without internal variables */
+		q[0] = 0.25;
+		q[1] = 0.5;
+		return step_newmark;
+	default:
+		return NULL;
+	}
+}

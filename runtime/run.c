@@ -290,7 +290,8 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 	e->pb = pb;
 	e->halvings = plan->halvings;
 	enum ir_family fam = plan->scheme.family;
-	e->lin = pb->linear ? step_lookup(fam) : NULL;
+	double lq[4];
+	e->lin = pb->linear ? step_linear(fam, plan->scheme.p, lq) : NULL;
 	if (e->lin) {
 		e->sys.n = n;
 		e->sys.M = pb->M;
@@ -310,7 +311,7 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 		e->tmp2 = calloc((size_t)n + 1, sizeof(double));
 		if (!e->f || !e->fprev || !e->uprev || !e->vprev || !e->tmp || !e->tmp2)
 			return fail(err, 3, plan->loc, "out of memory");
-		e->lst = e->lin->alloc(&e->sys, plan->scheme.p, err);
+		e->lst = e->lin->alloc(&e->sys, lq, err);
 		if (!e->lst) {
 			if (!err->loc.file)
 				err->loc = plan->scheme.loc;

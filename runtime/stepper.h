@@ -46,6 +46,14 @@ struct stepper_type {
 
 extern const struct stepper_type *const step_newmark;
 extern const struct stepper_type *const step_central_difference;
+extern const struct stepper_type *const step_generalized_alpha;
+
+/* The linear fast-path stepper for a family on a model with constant
+ * operators, and its parameters q in the stepper's convention (midpoint,
+ * the discrete gradient and the staggered scheme without internal
+ * variables are the trapezoidal rule on such models); NULL when the
+ * family has none. */
+const struct stepper_type *step_linear(enum ir_family family, const double *p, double *q);
 
 /* The stepper of a family, from the registry (schemes.def). */
 const struct stepper_type *step_lookup(enum ir_family family);
