@@ -33,6 +33,8 @@ const struct stepper_type *step_linear(enum ir_family family, const double *p, d
 		return step_central_difference;
 	case IR_GENERALIZED_ALPHA:
 		return step_generalized_alpha;
+	case IR_BACKWARD_EULER:
+		return step_backward_euler;
 	case IR_MIDPOINT:
 	case IR_DISCRETE_GRADIENT:
 	case IR_STAGGERED_MIDPOINT:

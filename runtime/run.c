@@ -182,15 +182,18 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 	if (e->lin->step(e->lst, t1, tau, x->u, x->v, x->a, err))
 		return -1;
 	problem_load(pb, t1, e->f);
+	/* the trapezoidal pairing of the Newmark family, or the end-point
+	 * pairing of backward Euler */
+	int endpoint = (e->lin->flags & STEP_ENDPOINT) != 0;
 	double w = 0, d = 0;
 	if (pb->C) {
 		for (int i = 0; i < n; i++)
-			e->tmp2[i] = e->vprev[i] + x->v[i];
+			e->tmp2[i] = endpoint ? 2 * x->v[i] : e->vprev[i] + x->v[i];
 		la_gemv_band(n, pb->kl, pb->ku, pb->C, e->tmp2, e->tmp);
 	}
 	for (int i = 0; i < n; i++) {
 		double du = x->u[i] - e->uprev[i];
-		w += du * 0.5 * (e->fprev[i] + e->f[i]);
+		w += du * (endpoint ? e->f[i] : 0.5 * (e->fprev[i] + e->f[i]));
 		if (pb->C)
 			d += du * 0.5 * e->tmp[i];
 	}

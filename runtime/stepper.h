@@ -27,7 +27,9 @@ enum {
 	STEP_IMPLICIT = 1u << 0,
 	STEP_CONSERVING = 1u << 1,   /* T + Φ conserved for undamped linear models */
 	STEP_DISSIPATIVE = 1u << 2,  /* numerical dissipation of high frequencies */
-	STEP_CONDITIONAL = 1u << 3   /* stable only below a critical step */
+	STEP_CONDITIONAL = 1u << 3,  /* stable only below a critical step */
+	STEP_ENDPOINT = 1u << 4      /* ledger paired with the end of the step
+	                                (else the trapezoidal pairing) */
 };
 
 struct stepper_type {
@@ -47,6 +49,7 @@ struct stepper_type {
 extern const struct stepper_type *const step_newmark;
 extern const struct stepper_type *const step_central_difference;
 extern const struct stepper_type *const step_generalized_alpha;
+extern const struct stepper_type *const step_backward_euler;
 
 /* The linear fast-path stepper for a family on a model with constant
  * operators, and its parameters q in the stepper's convention (midpoint,
