@@ -605,6 +605,13 @@ static int eval_call(struct eval *ev, struct ast_expr *e, struct value *out)
 static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 {
 	struct value base;
+	/* DESIGN.md: ' applies to the name, x[i]', never x'[i] */
+	if (e->lhs->kind == AST_PRIME && e->lhs->lhs->kind == AST_NAME) {
+		struct binding *b = scope_lookup(ev->scope, e->lhs->lhs->name);
+		if (b && b->kind == B_DOF)
+			return eval_error(ev, e->loc, "write %s[...]%s, the derivative of an element, not %s%s[...]",
+			                  b->name, e->lhs->primes == 1 ? "'" : "''", b->name, e->lhs->primes == 1 ? "'" : "''");
+	}
 	/* x[i] of a dof vector: the one input, not the whole vector (a sum
 	 * over 10⁵ dofs would otherwise build 10⁵ vectors of 10⁵) */
 	if (e->lhs->kind == AST_NAME) {
