@@ -56,22 +56,9 @@ static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	s->af = p[1];
 	s->beta = p[2];
 	s->gamma = p[3];
-	size_t N = (size_t)pb->N + 1;
-	s->ut = calloc(N, sizeof(double));
-	s->vt = calloc(N, sizeof(double));
-	s->in0 = calloc(N, sizeof(double));
-	s->Fprev = calloc(N, sizeof(double));
-	s->gpsiprev = calloc(N, sizeof(double));
-	s->zprev = calloc(N, sizeof(double));
-	s->uprev = calloc(N, sizeof(double));
-	s->zero = calloc(N, sizeof(double));
-	s->fa = calloc(N, sizeof(double));
-	s->vprev = calloc(N, sizeof(double));
-	s->zdprev = calloc(N, sizeof(double));
-	s->du = calloc(N, sizeof(double));
-	s->dz = calloc(N, sizeof(double));
-	if (!s->vprev || !s->zdprev || !s->du || !s->dz || !s->ut || !s->vt || !s->in0 || !s->Fprev || !s->gpsiprev || !s->zprev || !s->uprev || !s->zero ||
-	    !s->fa || nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
+	if (nl_vectors((size_t)pb->N, &s->ut, &s->vt, &s->in0, &s->Fprev, &s->gpsiprev, &s->zprev, &s->uprev,
+	               &s->zero, &s->fa, &s->vprev, &s->zdprev, &s->du, &s->dz, (double **)NULL) ||
+	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		al_free(s);
 		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
 		err->code = 3;
@@ -80,15 +67,6 @@ static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;
 	return s;
-}
-
-static double maxabs(int n, const double *x)
-{
-	double m = 0;
-	for (int i = 0; i < n; i++)
-		if (fabs(x[i]) > m)
-			m = fabs(x[i]);
-	return m;
 }
 
 static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, double *dterm, struct rt_error *err)
@@ -137,13 +115,13 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		st->x[i] = x->a[i];
 	for (int j = 0; j < m; j++)
 		st->x[n + j] = x->zd[j];
-	double scale = maxabs(pb->N, s->c.f1);
-	double sf = maxabs(n, s->Fprev);
+	double scale = nl_maxabs(pb->N, s->c.f1);
+	double sf = nl_maxabs(n, s->Fprev);
 	if (sf > scale)
 		scale = sf;
 	for (int i = 0; i < n; i++)
 		s->c.Ma[i] = x->a[i];
-	double sa = maxabs(n, x->a) * maxabs(n * n, pb->M);
+	double sa = nl_maxabs(n, x->a) * nl_maxabs(n * n, pb->M);
 	if (sa > scale)
 		scale = sa;
 	if (!(scale > 0))

@@ -48,15 +48,8 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	if (!s)
 		return NULL;
 	s->pb = pb;
-	size_t N = (size_t)pb->N + 1;
-	s->in0 = calloc(N, sizeof(double));
-	s->zero = calloc(N, sizeof(double));
-	s->uprev = calloc(N, sizeof(double));
-	s->zprev = calloc(N, sizeof(double));
-	s->vprev = calloc(N, sizeof(double));
-	s->du = calloc(N, sizeof(double));
-	s->dz = calloc(N, sizeof(double));
-	if (!s->du || !s->dz || !s->in0 || !s->zero || !s->uprev || !s->zprev || !s->vprev ||
+	if (nl_vectors((size_t)pb->N, &s->in0, &s->zero, &s->uprev, &s->zprev, &s->vprev, &s->du, &s->dz,
+	               (double **)NULL) ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		be_free(s);
 		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
@@ -66,15 +59,6 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;
 	return s;
-}
-
-static double maxabs(int n, const double *x)
-{
-	double m = 0;
-	for (int i = 0; i < n; i++)
-		if (fabs(x[i]) > m)
-			m = fabs(x[i]);
-	return m;
 }
 
 static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, double *dterm, struct rt_error *err)
@@ -106,8 +90,8 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	for (int j = 0; j < m; j++)
 		st->x[n + j] = x->zd[j];
 	problem_phi(pb, x->u, x->z, s->c.g);
-	double scale = maxabs(pb->N, s->c.f1), sg = maxabs(pb->N, s->c.g);
-	double sm = maxabs(n, x->v) / tau * maxabs(n * n, pb->M);
+	double scale = nl_maxabs(pb->N, s->c.f1), sg = nl_maxabs(pb->N, s->c.g);
+	double sm = nl_maxabs(n, x->v) / tau * nl_maxabs(n * n, pb->M);
 	scale = fmax(scale, fmax(sg, sm));
 	if (!(scale > 0))
 		scale = 1;

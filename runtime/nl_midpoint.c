@@ -78,24 +78,14 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 	s->pb = pb;
 	s->dg = dg;
 	s->opt = *opt;
-	size_t N = (size_t)pb->N + 1, n = (size_t)pb->n + 1;
-	s->in0 = calloc(N, sizeof(double));
-	s->zero = calloc(N, sizeof(double));
-	s->uprev = calloc(N, sizeof(double));
-	s->zprev = calloc(N, sizeof(double));
-	s->vprev = calloc(N, sizeof(double));
-	s->du = calloc(N, sizeof(double));
-	s->dz = calloc(N, sizeof(double));
-	int bad = !s->du || !s->dz || !s->in0 || !s->zero || !s->uprev || !s->zprev || !s->vprev ||
+	size_t n = (size_t)pb->n + 1;
+	int bad = nl_vectors((size_t)pb->N, &s->in0, &s->zero, &s->uprev, &s->zprev, &s->vprev, &s->du, &s->dz,
+	                     (double **)NULL) ||
 	          nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb);
 	if (!bad && pb->varmass) {
-		double **v[] = { &s->X, &s->R0, &s->R1, &s->Xp };
-		for (int k = 0; k < 4; k++)
-			bad |= !(*v[k] = calloc(2 * n, sizeof(double)));
-		double **w[] = { &s->p0, &s->u0, &s->uh, &s->ph, &s->vh, &s->dT, &s->gp, &s->gs, &s->ue, &s->ve, &s->pe,
-		                 &s->gq };
-		for (int k = 0; k < 12; k++)
-			bad |= !(*w[k] = calloc(n, sizeof(double)));
+		bad |= nl_vectors(2 * n, &s->X, &s->R0, &s->R1, &s->Xp, (double **)NULL);
+		bad |= nl_vectors(n, &s->p0, &s->u0, &s->uh, &s->ph, &s->vh, &s->dT, &s->gp, &s->gs, &s->ue, &s->ve, &s->pe,
+		                  &s->gq, (double **)NULL);
 		bad |= !(s->Mh = calloc(n * n, sizeof(double)));
 		bad |= !(s->nw = newton_alloc(2 * pb->n));
 		bad |= !(s->mf = la_factor_alloc(pb->n, LA_DENSE_GENERAL, 0, 0));
@@ -121,15 +111,6 @@ static void *dg_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 {
 	(void)p;
 	return alloc_common(pb, opt, err, 1);
-}
-
-static double maxabs(int n, const double *x)
-{
-	double m = 0;
-	for (int i = 0; i < n; i++)
-		if (fabs(x[i]) > m)
-			m = fabs(x[i]);
-	return m;
 }
 
 /* v = M(u)⁻¹ p */
@@ -241,8 +222,8 @@ static int up_step(struct midpoint *s, double t0, double t1, double tau, struct 
 		s->X[n + i] = s->p0[i];
 	}
 	problem_phi(pb, x->u, s->zero, s->gp);
-	double scale = fmax(maxabs(n, s->p0), tau * fmax(maxabs(n, s->gp), maxabs(n, s->c.f1)));
-	scale = fmax(scale, maxabs(n, x->u) + tau * maxabs(n, x->v));
+	double scale = fmax(nl_maxabs(n, s->p0), tau * fmax(nl_maxabs(n, s->gp), nl_maxabs(n, s->c.f1)));
+	scale = fmax(scale, nl_maxabs(n, x->u) + tau * nl_maxabs(n, x->v));
 	if (!(scale > 0))
 		scale = 1;
 	struct newton_report rep;
@@ -306,10 +287,10 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	for (int j = 0; j < m; j++)
 		st->x[n + j] = x->zd[j];
 	problem_phi(pb, x->u, x->z, s->c.g);
-	double scale = fmax(maxabs(pb->N, s->c.f1), maxabs(pb->N, s->c.g));
+	double scale = fmax(nl_maxabs(pb->N, s->c.f1), nl_maxabs(pb->N, s->c.g));
 	/* the terms of the inertia 2M(y − vᵏ⁻¹)/τ are of the order of M v/τ:
 	 * their rounding bounds the attainable residual */
-	scale = fmax(scale, 2 * maxabs(n, x->v) / tau * maxabs(n * n, pb->M));
+	scale = fmax(scale, 2 * nl_maxabs(n, x->v) / tau * nl_maxabs(n * n, pb->M));
 	if (!(scale > 0))
 		scale = 1;
 	int iters;

@@ -48,16 +48,8 @@ static void *sg_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 		return NULL;
 	s->pb = pb;
 	s->symmetric = p[0] != 0;
-	size_t N = (size_t)pb->N + 1;
-	s->in0 = calloc(N, sizeof(double));
-	s->zero = calloc(N, sizeof(double));
-	s->uprev = calloc(N, sizeof(double));
-	s->vprev = calloc(N, sizeof(double));
-	s->zprev = calloc(N, sizeof(double));
-	s->vh = calloc(N, sizeof(double));
-	s->du = calloc(N, sizeof(double));
-	s->dz = calloc(N, sizeof(double));
-	if (!s->du || !s->dz || !s->in0 || !s->zero || !s->uprev || !s->vprev || !s->zprev || !s->vh ||
+	if (nl_vectors((size_t)pb->N, &s->in0, &s->zero, &s->uprev, &s->vprev, &s->zprev, &s->vh, &s->du, &s->dz,
+	               (double **)NULL) ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		sg_free(s);
 		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
@@ -69,21 +61,12 @@ static void *sg_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	return s;
 }
 
-static double maxabs(int n, const double *x)
-{
-	double m = 0;
-	for (int i = 0; i < n; i++)
-		if (fabs(x[i]) > m)
-			m = fabs(x[i]);
-	return m;
-}
-
 static double scale_of(struct staggered *s, struct rt_state *x, double tau)
 {
 	struct rt_problem *pb = s->pb;
 	problem_phi(pb, x->u, x->z, s->c.g);
-	double sc = fmax(maxabs(pb->N, s->c.fm), maxabs(pb->N, s->c.g));
-	sc = fmax(sc, 2 * maxabs(pb->n, x->v) / tau * maxabs(pb->n * pb->n, pb->M));
+	double sc = fmax(nl_maxabs(pb->N, s->c.fm), nl_maxabs(pb->N, s->c.g));
+	sc = fmax(sc, 2 * nl_maxabs(pb->n, x->v) / tau * nl_maxabs(pb->n * pb->n, pb->M));
 	return sc > 0 ? sc : 1;
 }
 

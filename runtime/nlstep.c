@@ -6,6 +6,7 @@
 #include "la.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,27 @@ double nl_sigma_dissipation(const struct rt_problem *pb, const double *z0, const
 	for (int j = 0; j < pb->m; j++)
 		d += pb->sigma[j] * fabs(z1[j] - z0[j]);
 	return d;
+}
+
+double nl_maxabs(int n, const double *x)
+{
+	double m = 0;
+	for (int i = 0; i < n; i++)
+		if (fabs(x[i]) > m)
+			m = fabs(x[i]);
+	return m;
+}
+
+int nl_vectors(size_t n, ...)
+{
+	va_list ap;
+	int rc = 0;
+	va_start(ap, n);
+	for (double **p; (p = va_arg(ap, double **)) != NULL;)
+		if (!(*p = calloc(n + 1, sizeof(double))))
+			rc = -1;
+	va_end(ap);
+	return rc;
 }
 
 int nl_fail(struct rt_error *err, int iters, double res, int rc)

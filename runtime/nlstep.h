@@ -55,6 +55,12 @@ void nl_common_free(struct nl_common *c);
 void nl_acceleration(struct nl_common *c, double t, struct rt_state *s);
 /* Σ σ_j |Δz_j| */
 double nl_sigma_dissipation(const struct rt_problem *pb, const double *z0, const double *z1);
+/* max |x_i| */
+double nl_maxabs(int n, const double *x);
+/* Allocate zeroed vectors of n doubles into each double ** of the
+ * NULL-terminated list; 0, or -1 when out of memory (those allocated stay
+ * set, for the caller's free). */
+int nl_vectors(size_t n, ...);
 /* A Newton failure as a message. */
 int nl_fail(struct rt_error *err, int iters, double res, int rc);
 
