@@ -105,7 +105,8 @@ enum ast_item_kind {
 	AST_ITEM_INTERNAL,   /* names: like DOF, internal variables */
 	AST_ITEM_KINETIC,    /* value: T(u, u') */
 	AST_ITEM_POTENTIAL,  /* value: Φ(u, z) */
-	AST_ITEM_DISSIPATION /* value: Ψ(u', z') */
+	AST_ITEM_DISSIPATION,/* value: Ψ(u', z') */
+	AST_ITEM_CONSTRAINT  /* value: c(u, t) == d(u, t), a bilateral constraint */
 };
 
 struct ast_item {

@@ -407,6 +407,13 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 			out->ser.index = i;
 			return 0;
 		}
+	if (strcmp(name, "lambda") == 0 && run->res->nlam > 0) {
+		/* r.lambda[k]: the multiplier of constraint k */
+		out->ser.kind = SER_LAM;
+		out->rows = run->res->nlam;
+		out->cols = -1;
+		return 0;
+	}
 	for (int i = 0; i < run->res->ncol; i++)
 		if (strcmp(name, run->res->col_name[i]) == 0) {
 			out->ser.kind = SER_COL;
@@ -457,7 +464,8 @@ static int hist_available(struct eval *ev, const struct value *h, struct loc loc
 {
 	const struct rt_result *r = h->run->res;
 	if (h->cols == -1)
-		return eval_error(ev, loc, "%s is a vector dof: index it, as %s[1]", h->ser.label, h->ser.label);
+		return eval_error(ev, loc, "%s is a vector %s: index it, as %s[1]", h->ser.label,
+		                  h->ser.kind == SER_LAM ? "of multipliers" : "dof", h->ser.label);
 	if ((h->ser.kind == SER_DOF && !r->u[h->ser.index]) || (h->ser.kind == SER_INT && !r->z[h->ser.index]))
 		return eval_error(ev, loc,
 		                  "%s was not kept: the history of every dof (%.3g MB) exceeds the run's budget "
@@ -496,6 +504,7 @@ static int hist_at(struct eval *ev, struct ast_expr *call, struct value *h, stru
 	case SER_INT: y = rt_result_series(r, (h->ser.deriv ? r->zd : r->z)[h->ser.index], T); break;
 	case SER_ENERGY: y = rt_result_series(r, r->energy[h->ser.index], T); break;
 	case SER_DTERM: y = rt_result_series(r, r->dterm[h->ser.index], T); break;
+	case SER_LAM: y = rt_result_series(r, r->lam[h->ser.index], T); break;
 	case SER_COL: y = rt_result_series(r, r->col[h->ser.index], T); break;
 	}
 	*out = value_num(ev, y, call->loc);
@@ -508,7 +517,8 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 		return eval_error(ev, loc, "plot needs histories such as r.u, not %s", value_kind_name(h));
 	const struct rt_result *r = h->run->res;
 	if (h->cols == -1)
-		return eval_error(ev, loc, "%s is a vector dof: index it, as %s[1]", h->ser.label, h->ser.label);
+		return eval_error(ev, loc, "%s is a vector %s: index it, as %s[1]", h->ser.label,
+		                  h->ser.kind == SER_LAM ? "of multipliers" : "dof", h->ser.label);
 	if ((h->ser.kind == SER_DOF && !r->u[h->ser.index]) || (h->ser.kind == SER_INT && !r->z[h->ser.index]))
 		return eval_error(ev, loc, "%s was not kept (the history exceeds the run's budget); record it",
 		                  h->ser.label);
@@ -521,6 +531,7 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 	case SER_INT: *y = (h->ser.deriv ? r->zd : r->z)[h->ser.index]; break;
 	case SER_ENERGY: *y = r->energy[h->ser.index]; break;
 	case SER_DTERM: *y = r->dterm[h->ser.index]; break;
+	case SER_LAM: *y = r->lam[h->ser.index]; break;
 	case SER_COL: *y = r->col[h->ser.index]; break;
 	}
 	return 0;
@@ -643,6 +654,17 @@ static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 		*out = base;
 		out->ser.kind = SER_DTERM;
 		out->ser.index = (int)i - 1;
+		out->ser.label = arena_printf(ev->a, "%s[%ld]", base.ser.label, i);
+		return 0;
+	}
+	if (base.kind == VAL_HIST && base.ser.kind == SER_LAM && base.cols == -1) {
+		if (i < 1 || i > base.rows)
+			return eval_error(ev, e->rhs->loc, "run %s has %d constraint%s: lambda[k] takes k in 1..%d, "
+			                  "not %ld", base.run->name, base.rows, base.rows == 1 ? "" : "s", base.rows, i);
+		*out = base;
+		out->ser.index = (int)i - 1;
+		out->rows = 1;
+		out->cols = 0;
 		out->ser.label = arena_printf(ev->a, "%s[%ld]", base.ser.label, i);
 		return 0;
 	}

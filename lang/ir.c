@@ -521,6 +521,16 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 		fprintf(f, "  kinetic (mass depending on u): outputs T, dT/du, %d entries of M(u)\n", m->kinetic->nnz);
 		ir_dump_prog(f, m->kinetic->prog, "    ");
 	}
+	if (m->nconstraint) {
+		fprintf(f, "  constraints: %d; outputs c, %d gradient entries, %d Hessian entries:",
+		        m->nconstraint, m->ngrad, m->nhess);
+		for (int q = 0; q < m->ngrad && q < 32; q++)
+			fprintf(f, " G(%d,%d)", m->gk[q] + 1, m->gi[q] + 1);
+		for (int q = 0; q < m->nhess && q < 32; q++)
+			fprintf(f, " H%d(%d,%d)", m->hk[q] + 1, m->hi[q] + 1, m->hj[q] + 1);
+		fputs(m->ngrad > 32 || m->nhess > 32 ? " ...\n" : "\n", f);
+		ir_dump_prog(f, m->constraint, "    ");
+	}
 	if (m->init_equilibrium)
 		fputs("  init equilibrium\n", f);
 	for (int i = 0; i < m->ntable; i++)

@@ -160,6 +160,15 @@ struct ir_model {
 	struct ir_prog *kinetic_value;   /* T(u, v) of the kinetic statements */
 	struct ir_loc kinetic_loc;
 	int init_equilibrium;         /* solve the static equilibrium at t₀ */
+	/* Bilateral constraints c(u, t) = 0 (multipliers λ).  The program's
+	 * outputs: the nc values, then the ngrad entries of G = ∂c/∂u
+	 * (constraint gk, dof gi), then the nhess entries of the Hessians
+	 * ∂²c_k/∂u² (constraint hk, dofs hi, hj). */
+	int nconstraint;
+	struct ir_prog *constraint;
+	int ngrad, *gk, *gi;
+	int nhess, *hk, *hi, *hj;
+	struct ir_loc *constraint_loc;   /* nconstraint: where each is stated */
 	struct ir_loc init_loc;
 };
 
@@ -167,7 +176,8 @@ struct ir_model {
  * variables, u-dependent mass) rather than the linear fast path. */
 static inline int ir_model_nonlinear(const struct ir_model *m)
 {
-	return m->potential || m->dissipation || m->kinetic || m->nint > 0 || m->init_equilibrium;
+	return m->potential || m->dissipation || m->kinetic || m->nint > 0 || m->init_equilibrium ||
+	       m->nconstraint > 0;
 }
 
 /* The scheme of a run, after the language's scheme definitions have been
@@ -205,6 +215,7 @@ enum ir_record_kind {
 	IR_REC_WORK,
 	IR_REC_RESIDUAL,
 	IR_REC_DTERM,           /* dof = k: dissipated by term k (0-based) */
+	IR_REC_LAMBDA,          /* dof = k: the multiplier of constraint k */
 	IR_REC_EXPR             /* expr: a program of t, u, v, a with one output */
 };
 

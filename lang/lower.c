@@ -723,6 +723,24 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 				return add_record(ev, o, cap, r);
 			}
 	}
+	/* lambda[k]: the multiplier of the k-th constraint */
+	if (e->kind == AST_INDEX && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, "lambda") == 0 &&
+	    !scope_lookup(ev->scope, "lambda")) {
+		long k;
+		if (eval_int(ev, e->rhs, &k, "a constraint"))
+			return -1;
+		int nc = mc->m->nconstraint;
+		if (nc == 0)
+			return eval_error(ev, e->loc, "model %s has no constraints: lambda[k] is the multiplier of "
+			                  "its k-th constraint item", mc->m->name);
+		if (k < 1 || k > nc)
+			return eval_error(ev, e->rhs->loc, "model %s has %d constraint%s: lambda[k] takes k in 1..%d, "
+			                  "not %ld", mc->m->name, nc, nc == 1 ? "" : "s", nc, k);
+		r.kind = IR_REC_LAMBDA;
+		r.dof = (int)k - 1;
+		r.name = arena_printf(ev->a, "lambda[%ld]", k);
+		return add_record(ev, o, cap, r);
+	}
 	/* dissipated[k]: the k-th term of the ledger's dissipation */
 	if (e->kind == AST_INDEX && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, "dissipated") == 0) {
 		long k;

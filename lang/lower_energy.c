@@ -257,6 +257,137 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 	return 0;
 }
 
+/* constraint LHS == RHS: c(u, t) = LHS − RHS with its gradient G and the
+ * Hessians of each c_k, all in one program (ir.h). */
+static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_model *am, struct ir_diff_ws *w)
+{
+	struct ir_model *m = mc->m;
+	int n = m->ndof, nc = 0;
+	for (int i = 0; i < am->items.n; i++)
+		nc += ((struct ast_item *)am->items.v[i])->kind == AST_ITEM_CONSTRAINT;
+	if (nc == 0)
+		return 0;
+	struct ir_prog *p = ir_prog_new(ev->a);
+	ev->prog = p;
+	mc->what = "a constraint";
+	mc->allow_t = 1;
+	mc->allow_state = 1;
+	int *c = arena_alloc(ev->a, sizeof(int) * (size_t)nc);
+	struct ir_loc *locs = arena_alloc(ev->a, sizeof *locs * (size_t)nc);
+	m->constraint_loc = locs;
+	int k = 0;
+	for (int i = 0; i < am->items.n; i++) {
+		struct ast_item *it = am->items.v[i];
+		if (it->kind != AST_ITEM_CONSTRAINT)
+			continue;
+		struct ast_expr *e = it->value;
+		if (e->kind != AST_BINARY || e->op != AST_OP_EQ)
+			return eval_error(ev, e->loc, "a constraint is an equation: constraint EXPR == EXPR");
+		locs[k] = ir_loc_of(it->loc);
+		struct value l, r;
+		if (eval_expr(ev, e->lhs, &l) || eval_expr(ev, e->rhs, &r))
+			return -1;
+		if (l.kind != VAL_NUM || r.kind != VAL_NUM)
+			return eval_error(ev, e->loc, "a constraint relates two numbers");
+		c[k] = ir_emit(p, IR_SUB, l.reg, r.reg, 0, ir_loc_of(e->loc));
+		if (ir_depends(p, w, c[k], OPBIT(IR_VEL) | OPBIT(IR_ACC) | OPBIT(IR_INT) | OPBIT(IR_INTVEL)))
+			return eval_error(ev, e->loc, "a constraint relates the dofs only, not their rates or "
+			                  "internal variables");
+		if (ir_is_const(p, c[k], NULL))
+			return eval_error(ev, e->loc, "this constraint does not involve any dof");
+		/* a moving constraint needs ∂c/∂t terms in the acceleration
+		 * and the work of its force in the ledger: not supported yet */
+		if (ir_depends(p, w, c[k], OPBIT(IR_TIME)))
+			return eval_error(ev, e->loc, "a constraint may not depend on t (moving constraints are "
+			                  "not supported): state a prescribed motion as a support or a force");
+		k++;
+	}
+	struct ir_diff_inputs in = { n, 1, { { IR_DOF, 0 } } };
+	int gcap = 0, hcap = 0, ng = 0, nh = 0;
+	int *gk = NULL, *gi = NULL, *greg = NULL, *hk = NULL, *hi = NULL, *hj = NULL, *hreg = NULL;
+	int rc = 0;
+	for (k = 0; k < nc && rc == 0; k++) {
+		int nnz;
+		const int *idx, *reg;
+		if (ir_gradient_sparse(p, w, c[k], &in, &nnz, &idx, &reg)) {
+			rc = eval_error(ev, am->loc, "out of memory");
+			break;
+		}
+		int *gidx = malloc(sizeof(int) * (size_t)(nnz + 1)), *gr = malloc(sizeof(int) * (size_t)(nnz + 1));
+		if (!gidx || !gr) {
+			free(gidx);
+			free(gr);
+			rc = eval_error(ev, am->loc, "out of memory");
+			break;
+		}
+		memcpy(gidx, idx, sizeof(int) * (size_t)nnz);
+		memcpy(gr, reg, sizeof(int) * (size_t)nnz);
+		for (int q = 0; q < nnz; q++) {
+			if (ng == gcap) {
+				gcap = gcap ? 2 * gcap : 16;
+				gk = realloc(gk, sizeof(int) * (size_t)gcap);
+				gi = realloc(gi, sizeof(int) * (size_t)gcap);
+				greg = realloc(greg, sizeof(int) * (size_t)gcap);
+			}
+			gk[ng] = k;
+			gi[ng] = gidx[q];
+			greg[ng++] = gr[q];
+			/* the Hessian row of this gradient entry */
+			int hn;
+			const int *hidx, *hr;
+			if (ir_gradient_sparse(p, w, gr[q], &in, &hn, &hidx, &hr)) {
+				rc = eval_error(ev, am->loc, "out of memory");
+				break;
+			}
+			for (int h = 0; h < hn; h++) {
+				double kv;
+				if (ir_is_const(p, hr[h], &kv) && kv == 0)
+					continue;
+				if (nh == hcap) {
+					hcap = hcap ? 2 * hcap : 16;
+					hk = realloc(hk, sizeof(int) * (size_t)hcap);
+					hi = realloc(hi, sizeof(int) * (size_t)hcap);
+					hj = realloc(hj, sizeof(int) * (size_t)hcap);
+					hreg = realloc(hreg, sizeof(int) * (size_t)hcap);
+				}
+				hk[nh] = k;
+				hi[nh] = gidx[q];
+				hj[nh] = hidx[h];
+				hreg[nh++] = hr[h];
+			}
+		}
+		free(gidx);
+		free(gr);
+	}
+	if (rc == 0) {
+		for (k = 0; k < nc; k++)
+			ir_prog_add_output(p, c[k]);
+		m->ngrad = ng;
+		m->gk = arena_alloc(ev->a, sizeof(int) * (size_t)(ng + 1));
+		m->gi = arena_alloc(ev->a, sizeof(int) * (size_t)(ng + 1));
+		for (int q = 0; q < ng; q++) {
+			m->gk[q] = gk[q];
+			m->gi[q] = gi[q];
+			ir_prog_add_output(p, greg[q]);
+		}
+		m->nhess = nh;
+		m->hk = arena_alloc(ev->a, sizeof(int) * (size_t)(nh + 1));
+		m->hi = arena_alloc(ev->a, sizeof(int) * (size_t)(nh + 1));
+		m->hj = arena_alloc(ev->a, sizeof(int) * (size_t)(nh + 1));
+		for (int q = 0; q < nh; q++) {
+			m->hk[q] = hk[q];
+			m->hi[q] = hi[q];
+			m->hj[q] = hj[q];
+			ir_prog_add_output(p, hreg[q]);
+		}
+		ir_prog_compact(p);
+		m->constraint = p;
+		m->nconstraint = nc;
+	}
+	free(gk); free(gi); free(greg); free(hk); free(hi); free(hj); free(hreg);
+	return rc;
+}
+
 int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 {
 	struct ir_model *m = mc->m;
@@ -481,6 +612,9 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			if (derive(ev, w, p, smooth, &in, where, &m->dissipation))
 				goto out;
 	}
+	if (lower_constraints(ev, mc, am, w))
+		goto out;
+
 	/* Constant quadratic energies are operators: a homogeneous quadratic
 	 * potential of the dofs alone is a stiffness matrix, a dissipation
 	 * ½u'ᵀCu' a damping matrix, so that such models take the linear fast

@@ -88,7 +88,7 @@ static struct ast_expr *name_expr(struct parse_ctx *ctx, const char *name, struc
 %token WITHIN "within" RELATIVE "relative" PLOT "plot" VS "vs"
 %token IMPORT "import" SCHEME "scheme" REQUIRE "require"
 %token KINETIC "kinetic" POTENTIAL "potential" DISSIPATION "dissipation"
-%token INTERNAL "internal" EQUILIBRIUM "equilibrium"
+%token INTERNAL "internal" EQUILIBRIUM "equilibrium" CONSTRAINT "constraint"
 %token IF "if" THEN "then" ELSE "else" AND "and" OR "or" NOT "not" SUM "sum"
 
 %type <expr> expr postfix primary dof_decl init_target
@@ -229,6 +229,7 @@ item:
 	| KINETIC expr          { $$ = ast_item_new(A, AST_ITEM_KINETIC, L(@1)); $$->value = $2; }
 	| POTENTIAL expr        { $$ = ast_item_new(A, AST_ITEM_POTENTIAL, L(@1)); $$->value = $2; }
 	| DISSIPATION expr      { $$ = ast_item_new(A, AST_ITEM_DISSIPATION, L(@1)); $$->value = $2; }
+	| CONSTRAINT expr       { $$ = ast_item_new(A, AST_ITEM_CONSTRAINT, L(@1)); $$->value = $2; }
 	| INIT EQUILIBRIUM      { $$ = ast_item_new(A, AST_ITEM_INIT, L(@1)); $$->equilibrium = 1; }
 	| PARAM defs            { $$ = ast_item_new(A, AST_ITEM_PARAM, L(@1)); $$->defs = $2; }
 	| MASS expr             { $$ = ast_item_new(A, AST_ITEM_MASS, L(@1)); $$->value = $2; }

@@ -29,7 +29,7 @@ struct run_value {
 
 /* Which series of a run a history or a value refers to. */
 struct series_ref {
-	enum { SER_T, SER_DOF, SER_INT, SER_ENERGY, SER_DTERM, SER_COL } kind;
+	enum { SER_T, SER_DOF, SER_INT, SER_ENERGY, SER_DTERM, SER_LAM, SER_COL } kind;
 	int index;                 /* dof, internal variable, energy or column */
 	int deriv;                 /* for SER_DOF and SER_INT */
 	const char *label;         /* "r.u'" */

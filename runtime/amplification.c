@@ -85,7 +85,8 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	}
 	for (int c = 0; c < 3 && rc == 0; c++) {
 		double u = c == 0, v = c == 1, a = c == 2, z = 0, zd = 0, dW, dD, dterm[2] = { 0, 0 };
-		struct rt_state x = { &u, &v, &a, &z, &zd };
+		double lam = 0;
+		struct rt_state x = { &u, &v, &a, &z, &zd, &lam };
 		if (lin)
 			rc = lin->step(st, 1, 1, &u, &v, &a, err);
 		else

@@ -14,6 +14,15 @@
 int rt_modes(const struct ir_model *m, double *w2, double *phi, struct rt_error *err)
 {
 	memset(err, 0, sizeof *err);
+	/* the frequencies of a constrained model are those of K and M
+	 * projected on the tangent space of the constraints: not computed
+	 * (K φ = ω² M φ alone would be silently wrong) */
+	if (m->nconstraint > 0) {
+		snprintf(err->msg, sizeof err->msg, "model %s has constraints: its modes (on the tangent space "
+		         "of the constraints) are not computed", m->name);
+		err->code = 3;
+		return -1;
+	}
 	struct ir_run plan = { 0 };
 	plan.model = (struct ir_model *)m;
 	plan.scheme.family = IR_NEWMARK;

@@ -5,8 +5,8 @@
  *   uᵏ = ũ + βτ²aᵏ,  vᵏ = ṽ + γτaᵏ  (Newmark's updates)
  *   M[(1−α_m)aᵏ + α_m aᵏ⁻¹] + (1−α_f)F(uᵏ, vᵏ) + α_f F(uᵏ⁻¹, vᵏ⁻¹) = f(t_{k−α_f})
  *
- * with F = ∇ᵤΦ + ∇ᵥΨ combined, not evaluated at a combined state (code
- * aster's HHT with MODI_EQUI).  Internal variables follow the backward-
+ * with F = ∇ᵤΦ + ∇ᵥΨ (+ Gᵀλ with constraints, and cᵏ(uᵏ) = 0) combined,
+ * not evaluated at a combined state (code aster's HHT with MODI_EQUI).  Internal variables follow the backward-
  * Euler return mapping at tₖ: 0 ∈ ∂Ψ(żᵏ) + ∂_zΦ(uᵏ, zᵏ) − gᵏ, zᵏ = zᵏ⁻¹ + τżᵏ.
  * The ledger uses code_aster's pairing: ΔW = Δu·(fᵏ⁻¹ + fᵏ)/2,
  * ΔD = Δu·(∇ᵥΨᵏ⁻¹ + ∇ᵥΨᵏ)/2 (+ τ żᵏ·∇_żΨᵏ + Σσ|Δz| for z). */
@@ -25,6 +25,7 @@ struct alpha {
 	struct stage st;
 	double am, af, beta, gamma;
 	double *ut, *vt, *in0, *Fprev, *gpsiprev, *zprev, *uprev, *zero, *fa, *vprev, *zdprev, *du, *dz;
+	double *G;            /* nc × n: the constraint gradient at uᵏ⁻¹ */
 };
 
 static void al_free(void *p)
@@ -36,7 +37,7 @@ static void al_free(void *p)
 	stage_free(&s->st);
 	free(s->ut); free(s->vt); free(s->in0); free(s->Fprev); free(s->gpsiprev);
 	free(s->zprev); free(s->uprev); free(s->zero); free(s->fa); free(s->vprev); free(s->zdprev); free(s->du);
-	free(s->dz);
+	free(s->dz); free(s->G);
 	free(s);
 }
 
@@ -45,6 +46,12 @@ static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	if (pb->varmass) {
 		snprintf(err->msg, sizeof err->msg, "the Newmark family needs a constant mass: "
 		         "for a mass depending on u use midpoint or discrete_gradient");
+		err->code = 3;
+		return NULL;
+	}
+	if (pb->nc > 0 && p[2] == 0) {
+		snprintf(err->msg, sizeof err->msg, "an explicit scheme (beta = 0) cannot enforce constraints: "
+		         "use an implicit one");
 		err->code = 3;
 		return NULL;
 	}
@@ -58,6 +65,7 @@ static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	s->gamma = p[3];
 	if (nl_vectors((size_t)pb->N, &s->ut, &s->vt, &s->in0, &s->Fprev, &s->gpsiprev, &s->zprev, &s->uprev,
 	               &s->zero, &s->fa, &s->vprev, &s->zdprev, &s->du, &s->dz, (double **)NULL) ||
+	    !(s->G = calloc((size_t)pb->nc * (size_t)pb->n + 1, sizeof(double))) ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		al_free(s);
 		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
@@ -82,6 +90,17 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	problem_psi(pb, x->v, x->zd, s->gpsiprev);
 	for (int i = 0; i < n; i++)
 		s->Fprev[i] += s->gpsiprev[i];
+	/* constraint forces are weighted as the other forces are:
+	 * (1−α_f)G(uᵏ)ᵀλᵏ + α_f G(uᵏ⁻¹)ᵀλᵏ⁻¹, so λᵏ is the multiplier at tₖ
+	 * (with G(uᵏ)ᵀλᵏ alone, the force would point along the constraint
+	 * gradient of the wrong time and the scheme drop to first order) */
+	if (pb->nc && s->af != 0) {
+		int nc = pb->nc;
+		problem_constraints(pb, t0, x->u, NULL, s->G);
+		for (int i = 0; i < n; i++)
+			for (int k = 0; k < nc; k++)
+				s->Fprev[i] += s->G[k + (size_t)i * nc] * x->lam[k];
+	}
 	problem_load(pb, t0, s->c.f0);
 	problem_load(pb, t1, s->c.f1);
 	if (s->af != 0)
@@ -109,6 +128,11 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	st->cv = g * tau;
 	st->cz = tau;
 	st->czd = 1;
+	st->ue0 = s->ut;
+	st->cue = b * tau * tau;
+	st->tc = t1;
+	for (int k = 0; k < pb->nc; k++)
+		st->x[pb->N + k] = x->lam[k];
 	st->cm = 1 - s->am;
 	st->wu = 1 - s->af;
 	for (int i = 0; i < n; i++)
@@ -131,6 +155,8 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	int rc = stage_solve(st, scale, &iters, &res);
 	if (rc)
 		return nl_fail(err, iters, res, rc);
+	for (int k = 0; k < pb->nc; k++)
+		x->lam[k] = st->x[pb->N + k];
 
 	memcpy(s->vprev, x->v, sizeof(double) * (size_t)n);
 	memcpy(s->zdprev, x->zd, sizeof(double) * (size_t)m);

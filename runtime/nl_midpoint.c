@@ -66,6 +66,11 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 		err->code = 3;
 		return NULL;
 	}
+	if (pb->varmass && pb->nc > 0) {
+		snprintf(err->msg, sizeof err->msg, "constraints together with a mass depending on u are not supported");
+		err->code = 3;
+		return NULL;
+	}
 	if (pb->varmass && pb->m > 0) {
 		snprintf(err->msg, sizeof err->msg, "internal variables together with a mass depending on u "
 		         "are not supported");
@@ -278,6 +283,11 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	st->cz = tau / 2;
 	st->zd0 = s->zero;
 	st->czd = 1;
+	st->ue0 = s->uprev;
+	st->cue = tau;
+	st->tc = t1;
+	for (int k = 0; k < pb->nc; k++)
+		st->x[pb->N + k] = x->lam[k];
 	st->dg = s->dg;
 	st->uprev = s->uprev;
 	st->zprev = s->zprev;
@@ -298,6 +308,8 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	int rc = stage_solve(st, scale, &iters, &res);
 	if (rc)
 		return nl_fail(err, iters, res, rc);
+	for (int k = 0; k < pb->nc; k++)
+		x->lam[k] = st->x[pb->N + k];
 	double w = 0, d = 0;
 	for (int i = 0; i < n; i++) {
 		double du = tau * st->x[i];

@@ -28,6 +28,15 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 		return -1;
 	if (!pb->varmass && la_factor(c->mf, pb->M) != 0)
 		return -1;
+	if (pb->nc) {
+		size_t nt = (size_t)(pb->n + pb->nc);
+		c->sf = la_factor_alloc((int)nt, LA_DENSE_GENERAL, 0, 0);
+		c->S = calloc(nt * nt, sizeof(double));
+		c->Gd = calloc((size_t)pb->nc * n + 1, sizeof(double));
+		c->rhs = calloc(nt, sizeof(double));
+		if (!c->sf || !c->S || !c->Gd || !c->rhs)
+			return -1;
+	}
 	return 0;
 }
 
@@ -35,6 +44,10 @@ void nl_common_free(struct nl_common *c)
 {
 	free(c->f0); free(c->f1); free(c->fm); free(c->g); free(c->gu); free(c->Ma); free(c->Mu);
 	la_factor_free(c->mf);
+	la_factor_free(c->sf);
+	free(c->S);
+	free(c->Gd);
+	free(c->rhs);
 	memset(c, 0, sizeof *c);
 }
 
@@ -74,6 +87,38 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		problem_mass(pb, s->u, c->Mu);
 		if (la_factor(c->mf, c->Mu) == 0)
 			la_solve(c->mf, s->a);
+		return;
+	}
+	if (pb->nc) {
+		/* [M Gᵀ; G 0] [a; λ] = [f − F; −vᵀ∇²c v]: the acceleration that
+		 * keeps the constraints (scleronomic part) */
+		int nc = pb->nc, nt = n + nc;
+		problem_constraints(pb, t, s->u, NULL, c->Gd);
+		memset(c->S, 0, sizeof(double) * (size_t)nt * (size_t)nt);
+		for (int j = 0; j < n; j++)
+			for (int i = 0; i < n; i++)
+				c->S[i + (size_t)j * nt] = pb->M[i + (size_t)j * n];
+		for (int k = 0; k < nc; k++)
+			for (int i = 0; i < n; i++) {
+				c->S[i + (size_t)(n + k) * nt] = c->Gd[k + (size_t)i * nc];
+				c->S[n + k + (size_t)i * nt] = c->Gd[k + (size_t)i * nc];
+			}
+		for (int i = 0; i < n; i++)
+			c->rhs[i] = s->a[i];
+		/* vᵀ H_k v from the Hessian entries of the last evaluation */
+		for (int k = 0; k < nc; k++)
+			c->rhs[n + k] = 0;
+		const struct ir_model *m = pb->ir;
+		const double *h = pb->out_c + nc + m->ngrad;
+		for (int q = 0; q < m->nhess; q++)
+			c->rhs[n + m->hk[q]] -= s->v[m->hi[q]] * h[q] * s->v[m->hj[q]];
+		if (la_factor(c->sf, c->S) == 0) {
+			la_solve(c->sf, c->rhs);
+			for (int i = 0; i < n; i++)
+				s->a[i] = c->rhs[i];
+			for (int k = 0; k < nc; k++)
+				s->lam[k] = c->rhs[n + k];
+		}
 		return;
 	}
 	la_solve(c->mf, s->a);

@@ -11,6 +11,7 @@
 struct rt_state {
 	double *u, *v, *a;   /* n */
 	double *z, *zd;      /* m */
+	double *lam;         /* nc: constraint multipliers */
 };
 
 struct nl_options {
@@ -47,6 +48,9 @@ struct nl_common {
 	double *Ma;               /* n */
 	struct la_factor *mf;     /* M factored (constant mass) */
 	double *Mu;               /* n×n for M(u) */
+	/* with constraints: the saddle-point matrix [M Gᵀ; G 0] */
+	struct la_factor *sf;
+	double *S, *Gd, *rhs;
 };
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb);
 void nl_common_free(struct nl_common *c);

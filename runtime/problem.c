@@ -175,6 +175,13 @@ int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_err
 		pb->reg_kin = scratch((size_t)m->kinetic->prog->n);
 		pb->out_kin = scratch((size_t)m->kinetic->prog->nout);
 	}
+	pb->nc = m->nconstraint;
+	if (m->constraint) {
+		pb->reg_c = scratch((size_t)m->constraint->n);
+		pb->out_c = scratch((size_t)m->constraint->nout);
+		if (!pb->reg_c || !pb->out_c)
+			return fail(err, m->loc, "out of memory");
+	}
 	if (m->dissipation_terms) {
 		pb->reg_dt = scratch((size_t)m->dissipation_terms->n);
 		pb->out_dt = scratch((size_t)m->dissipation_terms->nout);
@@ -229,6 +236,8 @@ void problem_free(struct rt_problem *pb)
 	free(pb->out_kin);
 	free(pb->reg_dt);
 	free(pb->out_dt);
+	free(pb->reg_c);
+	free(pb->out_c);
 	memset(pb, 0, sizeof *pb);
 }
 
@@ -429,4 +438,27 @@ double problem_friction_terms(struct rt_problem *pb, const double *du, const dou
 			d += w;
 		}
 	return d;
+}
+
+void problem_constraints(struct rt_problem *pb, double t, const double *u, double *c, double *Gd)
+{
+	const struct ir_model *m = pb->ir;
+	int nc = m->nconstraint, n = pb->n;
+	struct vm_input in = { t, u, NULL, NULL, NULL, NULL, m->table, pb->hint };
+	vm_eval(m->constraint, pb->reg_c, &in, pb->out_c);
+	if (c)
+		memcpy(c, pb->out_c, sizeof(double) * (size_t)nc);
+	if (Gd) {
+		memset(Gd, 0, sizeof(double) * (size_t)nc * (size_t)n);
+		for (int q = 0; q < m->ngrad; q++)
+			Gd[m->gk[q] + (size_t)m->gi[q] * nc] += pb->out_c[nc + q];
+	}
+}
+
+void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, double coef, double *J, int ld)
+{
+	const struct ir_model *m = pb->ir;
+	const double *h = pb->out_c + m->nconstraint + m->ngrad;
+	for (int q = 0; q < m->nhess; q++)
+		J[m->hi[q] + (size_t)m->hj[q] * ld] += coef * lambda[m->hk[q]] * h[q];
 }

@@ -31,6 +31,8 @@ struct rt_problem {
 	double *reg_psi, *out_psi;
 	double *reg_kin, *out_kin;
 	double *reg_dt, *out_dt;    /* per-term dissipation gradients */
+	double *reg_c, *out_c;      /* constraints */
+	int nc;
 	double *tmp;                /* n */
 };
 
@@ -61,6 +63,13 @@ void problem_sigma_terms(struct rt_problem *pb, const double *dz, double *dterm)
 /* adds the dry friction's work Δu_i ξ_i to the terms (and returns it) */
 double problem_friction_terms(struct rt_problem *pb, const double *du, const double *xiu, double *dterm);
 int problem_nterm(const struct rt_problem *pb);
+
+/* Constraints at (t, u): the nc values c, and G = ∂c/∂u into Gd (nc×n,
+ * column-major: G_ki at Gd[k + i nc]).  The Hessians of the last call are
+ * added by problem_add_constraint_hess as
+ * J[i + j ld] += coef Σ_k λ_k ∂²c_k/∂u_i∂u_j. */
+void problem_constraints(struct rt_problem *pb, double t, const double *u, double *c, double *Gd);
+void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, double coef, double *J, int ld);
 
 /* T(u, v); p = M(u) v (n) and dTdu = ∂T/∂u (n) when non-NULL. */
 double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, double *p, double *dTdu);

@@ -41,6 +41,43 @@ static int fail(struct rt_error *err, int code, struct ir_loc loc, const char *f
 	return code;
 }
 
+/* An index-3 scheme enforces c(uᵏ) = 0 from the first step on, so an
+ * initial state off the constraint would be pulled onto it in one step by
+ * an impulse that no equation accounts for; a velocity off the tangent
+ * space (G v ≠ 0, the hidden constraint) likewise.  Both are refused.
+ * Tolerance: 1e-8 of the size of the terms, so that an initial position
+ * typed with 9 or more digits passes and a wrong one does not. */
+static int check_initial_constraints(struct rt_problem *pb, double t0, const struct rt_state *x,
+                                     const struct ir_loc *loc, struct rt_error *err)
+{
+	int n = pb->n, nc = pb->nc;
+	double *c = calloc((size_t)nc, sizeof(double)), *G = calloc((size_t)nc * (size_t)n, sizeof(double));
+	if (!c || !G) {
+		free(c);
+		free(G);
+		return fail(err, 3, loc[0], "out of memory");
+	}
+	problem_constraints(pb, t0, x->u, c, G);
+	int rc = 0;
+	for (int k = 0; k < nc && rc == 0; k++) {
+		double terms = fabs(c[k]), gv = 0, gvterms = 0;
+		for (int i = 0; i < n; i++) {
+			terms += fabs(G[k + (size_t)i * nc] * x->u[i]);
+			gv += G[k + (size_t)i * nc] * x->v[i];
+			gvterms += fabs(G[k + (size_t)i * nc] * x->v[i]);
+		}
+		if (!(fabs(c[k]) <= 1e-8 * terms))
+			rc = fail(err, 3, loc[k], "the initial state does not satisfy constraint %d: its two sides "
+			          "differ by %.6g", k + 1, c[k]);
+		else if (!(fabs(gv) <= 1e-8 * gvterms))
+			rc = fail(err, 3, loc[k], "the initial velocity is not tangent to constraint %d: its rate "
+			          "of change is %.6g, not 0", k + 1, gv);
+	}
+	free(c);
+	free(G);
+	return rc;
+}
+
 /* A CSV writer per record clause. */
 struct output {
 	const struct ir_output *o;
@@ -71,6 +108,7 @@ struct state {
 	double energy[RT_NENERGY];
 	double t;
 	const double *dterm;   /* dissipated per term so far */
+	const double *lam;     /* constraint multipliers */
 };
 
 static double column_value(const struct state *s, struct output *out, int j, const struct ir_table *tables, int *hint)
@@ -81,6 +119,7 @@ static double column_value(const struct state *s, struct output *out, int j, con
 	case IR_REC_U: return (r->deriv == 0 ? s->u : r->deriv == 1 ? s->v : s->a)[r->dof];
 	case IR_REC_Z: return (r->deriv == 0 ? s->z : s->zd)[r->dof];
 	case IR_REC_DTERM: return s->dterm[r->dof];
+	case IR_REC_LAMBDA: return s->lam[r->dof];
 	case IR_REC_KINETIC: case IR_REC_STORED: case IR_REC_DISSIPATED:
 	case IR_REC_WORK: case IR_REC_RESIDUAL:
 		return s->energy[r->kind - IR_REC_KINETIC];
@@ -132,6 +171,9 @@ void rt_result_free(struct rt_result *r)
 	for (int k = 0; k < r->nterm && r->dterm; k++)
 		free(r->dterm[k]);
 	free(r->dterm);
+	for (int k = 0; k < r->nlam && r->lam; k++)
+		free(r->lam[k]);
+	free(r->lam);
 	for (int i = 0; i < r->ncol; i++)
 		free(r->col[i]);
 	free(r->col);
@@ -209,15 +251,16 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
                       double *dterm, struct rt_error *err, int level)
 {
 	struct rt_problem *pb = e->pb;
-	int n = pb->n, m = pb->m;
+	int n = pb->n, m = pb->m, nc = pb->nc;
 	double *sv = e->save[level];
 	memcpy(sv, x->u, sizeof(double) * (size_t)n);
 	memcpy(sv + n, x->v, sizeof(double) * (size_t)n);
 	memcpy(sv + 2 * n, x->a, sizeof(double) * (size_t)n);
 	memcpy(sv + 3 * n, x->z, sizeof(double) * (size_t)m);
 	memcpy(sv + 3 * n + m, x->zd, sizeof(double) * (size_t)m);
+	memcpy(sv + 3 * n + 2 * m, x->lam, sizeof(double) * (size_t)nc);
 	int nt = problem_nterm(pb);
-	double *dsave = sv + 3 * n + 2 * m;
+	double *dsave = sv + 3 * n + 2 * m + nc;
 	memcpy(dsave, dterm, sizeof(double) * (size_t)nt);
 	int rc = e->nl->step(e->nst, t0, t1, tau, x, dW, dD, dterm, err);
 	for (int i = 0; i < n && rc == 0; i++)
@@ -232,6 +275,7 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 	memcpy(x->a, sv + 2 * n, sizeof(double) * (size_t)n);
 	memcpy(x->z, sv + 3 * n, sizeof(double) * (size_t)m);
 	memcpy(x->zd, sv + 3 * n + m, sizeof(double) * (size_t)m);
+	memcpy(x->lam, sv + 3 * n + 2 * m, sizeof(double) * (size_t)nc);
 	memcpy(dterm, dsave, sizeof(double) * (size_t)nt);
 	double w1, d1, w2, d2;
 	double tm = t0 + tau / 2;
@@ -348,7 +392,7 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 	if (!e->save)
 		return fail(err, 3, plan->loc, "out of memory");
 	for (int k = 0; k <= e->halvings; k++)
-		if (!(e->save[k] = calloc((size_t)(3 * n + 2 * pb->m + problem_nterm(pb)) + 1, sizeof(double))))
+		if (!(e->save[k] = calloc((size_t)(3 * n + 2 * pb->m + pb->nc + problem_nterm(pb)) + 1, sizeof(double))))
 			return fail(err, 3, plan->loc, "out of memory");
 	return 0;
 }
@@ -456,6 +500,10 @@ static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n
 	bad |= !res->dterm;
 	for (int k = 0; k < res->nterm && !bad; k++)
 		bad = !(res->dterm[k] = malloc(len));
+	res->lam = calloc((size_t)res->nlam + 1, sizeof(double *));
+	bad |= !res->lam;
+	for (int k = 0; k < res->nlam && !bad; k++)
+		bad = !(res->lam[k] = malloc(len));
 	free(keep);
 	if (bad)
 		return fail(err, 3, plan->model->loc, "out of memory for the history of %d steps: "
@@ -546,6 +594,8 @@ static void store_row(struct rt_stepper_run *r)
 		res->energy[e][k] = r->s.energy[e];
 	for (int q = 0; q < res->nterm; q++)
 		res->dterm[q][k] = r->Dterm[q];
+	for (int q = 0; q < res->nlam; q++)
+		res->lam[q][k] = r->x.lam[q];
 	int c = 0;
 	for (int o = 0; o < plan->noutput; o++) {
 		struct output row = r->outs[o];
@@ -581,23 +631,33 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	}
 	r->pb_ok = 1;
 	int n = r->pb.n, nz = r->pb.m;
-	r->buf = calloc((size_t)(3 * n + 2 * nz) + 1, sizeof(double));
-	r->prev = calloc((size_t)(3 * n + 2 * nz) + 1, sizeof(double));
+	int nc = r->pb.nc;
+	r->buf = calloc((size_t)(3 * n + 2 * nz + nc) + 1, sizeof(double));
+	r->prev = calloc((size_t)(3 * n + 2 * nz + nc) + 1, sizeof(double));
 	res->nterm = problem_nterm(&r->pb);
+	res->nlam = nc;
 	r->dterm = calloc((size_t)res->nterm + 1, sizeof(double));
 	r->Dterm = calloc((size_t)res->nterm + 1, sizeof(double));
 	if (!r->outs || !r->buf || !r->prev || !r->dterm || !r->Dterm) {
 		r->status = fail(err, 3, m->loc, "out of memory");
 		return r;
 	}
-	struct rt_state x = { r->buf, r->buf + n, r->buf + 2 * n, r->buf + 3 * n, r->buf + 3 * n + nz };
+	struct rt_state x = { r->buf, r->buf + n, r->buf + 2 * n, r->buf + 3 * n, r->buf + 3 * n + nz,
+	                      r->buf + 3 * n + 2 * nz };
 	r->x = x;
 	memcpy(x.u, m->u0, sizeof(double) * (size_t)n);
 	memcpy(x.v, m->v0, sizeof(double) * (size_t)n);
 	memcpy(x.z, m->z0, sizeof(double) * (size_t)nz);
 	if ((r->status = alloc_history(res, plan, n, nz, N, err)) || (r->status = open_outputs(r->outs, plan, err)))
 		return r;
+	if (nc && m->init_equilibrium) {
+		r->status = fail(err, 3, m->constraint_loc[0], "init equilibrium is not supported with constraints: "
+		                 "give an initial state that satisfies them");
+		return r;
+	}
 	if (m->init_equilibrium && (r->status = equilibrium(&r->pb, &r->x, err)))
+		return r;
+	if (nc && (r->status = check_initial_constraints(&r->pb, plan->t0, &r->x, m->constraint_loc, err)))
 		return r;
 	if ((r->status = engine_init(&r->eng, &r->pb, &r->x, err)))
 		return r;
@@ -607,7 +667,7 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 		return r;
 	}
 	nl_acceleration(&r->nc, plan->t0, &r->x);
-	struct state s = { plan, n, x.u, x.v, x.a, x.z, x.zd, { 0 }, plan->t0, r->Dterm };
+	struct state s = { plan, n, x.u, x.v, x.a, x.z, x.zd, { 0 }, plan->t0, r->Dterm, x.lam };
 	r->s = s;
 	r->T0 = problem_kinetic(&r->pb, x.u, x.v, NULL, NULL);
 	r->P0 = problem_phi(&r->pb, x.u, x.z, NULL);
@@ -642,7 +702,7 @@ int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		memset(r->dterm, 0, sizeof(double) * (size_t)r->res->nterm);
 		/* the state of step k, restored when the step fails: the run then
 		 * ends at its last good step (records, results, the REPL) */
-		size_t sz = sizeof(double) * (size_t)(3 * n + 2 * r->pb.m);
+		size_t sz = sizeof(double) * (size_t)(3 * n + 2 * r->pb.m + r->pb.nc);
 		memcpy(r->prev, r->buf, sz);
 		r->state_valid = 0;
 		int failed = engine_step(&r->eng, r->s.t, tk, tau, &r->x, &dW, &dD, r->dterm, err);

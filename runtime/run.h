@@ -33,6 +33,8 @@ struct rt_result {
 	int nterm;            /* dissipation per term: the `dissipation`
 	                         statements, then the damping matrix */
 	double **dterm;
+	int nlam;             /* constraint multipliers λ_k, or NULL */
+	double **lam;
 	int ncol;             /* recorded expressions (IR_REC_EXPR), by name */
 	const char **col_name;
 	double **col;

@@ -6,6 +6,7 @@
 #include "la.h"
 #include "newton.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,9 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->n = pb->n;
 	s->m = pb->m;
 	s->N = pb->N;
-	size_t N = (size_t)s->N + 1;
+	s->nc = pb->nc;
+	s->NT = pb->N + pb->nc;
+	size_t N = (size_t)s->NT + 1;
 	s->e = calloc(N, sizeof(double));
 	s->x = calloc(N, sizeof(double));
 	s->u = calloc(N, sizeof(double));
@@ -38,13 +41,18 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->gq = calloc(N, sizeof(double));
 	s->xiu = calloc(N, sizeof(double));
 	s->pcu = calloc(N, sizeof(double));
-	s->nw = newton_alloc(s->N);
+	s->nw = newton_alloc(s->NT);
+	s->cval = calloc((size_t)s->nc + 1, sizeof(double));
+	s->Gs = calloc((size_t)s->nc * (size_t)s->n + 1, sizeof(double));
+	s->Ge = calloc((size_t)s->nc * (size_t)s->n + 1, sizeof(double));
+	s->uend = calloc((size_t)s->n + 1, sizeof(double));
+	s->cw = calloc((size_t)s->nc + 1, sizeof(double));
 	s->solve_u = s->solve_z = 1;
 	s->wu = 1;
 	s->tol = 1e-13;
 	s->maxit = 25;
 	if (!s->e || !s->x || !s->u || !s->v || !s->z || !s->zd || !s->gphi || !s->gpsi || !s->xi ||
-	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->xiu || !s->pcu || !s->nw) {
+	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->xiu || !s->pcu || !s->nw || !s->cval || !s->Gs || !s->Ge || !s->uend || !s->cw) {
 		stage_free(s);
 		return -1;
 	}
@@ -56,6 +64,7 @@ void stage_free(struct stage *s)
 	free(s->e); free(s->x); free(s->u); free(s->v); free(s->z); free(s->zd);
 	free(s->gphi); free(s->gpsi); free(s->xi); free(s->Mi); free(s->cr); free(s->cc);
 	free(s->ccpsi); free(s->ue); free(s->ze); free(s->pc); free(s->rbuf); free(s->gq); free(s->xiu); free(s->pcu);
+	free(s->cval); free(s->Gs); free(s->Ge); free(s->uend); free(s->cw);
 	newton_free(s->nw);
 	s->nw = NULL;
 }
@@ -70,7 +79,7 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 {
 	struct stage *s = ctx;
 	struct rt_problem *pb = s->pb;
-	int n = s->n, m = s->m, N = s->N;
+	int n = s->n, m = s->m, NS = s->N, N = s->NT;   /* N: the leading dimension of J */
 	const double *y = x, *zeta = x + n;
 	for (int i = 0; i < n; i++) {
 		s->u[i] = s->u0[i] + (s->solve_u ? s->cu * y[i] : 0);
@@ -179,6 +188,42 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 	}
 
 	/* the σ_j |ż_j| inclusions, as soft-thresholding fixed points */
+	/* bilateral constraints: forces Gᵀλ in the u rows, c(u_end) = 0 */
+	if (s->nc) {
+		const double *lam = x + NS;
+		int nc = s->nc;
+		if (s->solve_u) {
+			problem_constraints(pb, s->tc, s->u, NULL, s->Gs);
+			for (int i = 0; i < n; i++) {
+				double f = 0;
+				for (int k = 0; k < nc; k++)
+					f += s->Gs[k + (size_t)i * nc] * lam[k];
+				R[i] += s->wu * f;
+			}
+			if (J) {
+				problem_add_constraint_hess(pb, lam, s->wu * s->cu, J, N);
+				for (int k = 0; k < nc; k++)
+					for (int i = 0; i < n; i++)
+						J[i + (size_t)(NS + k) * N] += s->wu * s->Gs[k + (size_t)i * nc];
+			}
+			for (int i = 0; i < n; i++)
+				s->uend[i] = s->ue0[i] + s->cue * y[i];
+			problem_constraints(pb, s->tc, s->uend, s->cval, s->Ge);
+			for (int k = 0; k < nc; k++) {
+				R[NS + k] = s->cval[k] * s->cw[k];
+				if (J)
+					for (int i = 0; i < n; i++)
+						J[NS + k + (size_t)i * N] = s->Ge[k + (size_t)i * nc] * s->cw[k] * s->cue;
+			}
+		} else {
+			for (int k = 0; k < nc; k++) {
+				R[NS + k] = lam[k];
+				if (J)
+					J[NS + k + (size_t)(NS + k) * N] = 1;
+			}
+		}
+	}
+
 	/* dry friction μ_i |u_i'| on dofs: 0 ∈ R_i + wu μ_i ∂|v_i|, the same
 	 * fixed point in the rate v_i = v0_i + cv y_i (the force is −R_i/wu) */
 	for (int i = 0; i < n && s->solve_u && pb->sigma_u; i++) {
@@ -241,6 +286,34 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 	return 0;
 }
 
+/* The constraint rows are c(u_end)/cue, a force per unit mass like the
+ * other rows; but c is computed from u_end to within a few ulps of its
+ * terms, Σᵢ|∂c/∂uᵢ·uᵢ| + |c|, and 1/cue (1/βτ² for Newmark) magnifies
+ * that floor beyond the force tolerance when the step is small.  Such a
+ * row is scaled down to put its floor a decade under the tolerance:
+ * Newton then stops when c is at rounding, whatever τ.  Scaling a row
+ * changes when the iteration stops, not the solution. */
+static void constraint_weights(struct stage *s, double scale)
+{
+	int n = s->n, nc = s->nc;
+	if (!nc)
+		return;
+	for (int k = 0; k < nc; k++)
+		s->cw[k] = 1 / s->cue;
+	if (!s->solve_u)
+		return;
+	problem_constraints(s->pb, s->tc, s->ue0, s->cval, s->Ge);
+	for (int k = 0; k < nc; k++) {
+		double terms = fabs(s->cval[k]);
+		for (int i = 0; i < n; i++)
+			terms += fabs(s->Ge[k + (size_t)i * nc] * s->ue0[i]);
+		double floor = 8 * DBL_EPSILON * terms / s->cue;
+		double limit = 0.1 * s->tol * scale;
+		if (floor > limit)
+			s->cw[k] *= limit / floor;
+	}
+}
+
 int stage_solve(struct stage *s, double scale, int *iters, double *res)
 {
 	struct newton_report rep;
@@ -250,6 +323,7 @@ int stage_solve(struct stage *s, double scale, int *iters, double *res)
 		s->pcu[i] = 0;
 	residual(s, s->x, s->rbuf, NULL);
 	scale = fmax(scale, s->mag);
+	constraint_weights(s, scale);
 	int rc = newton_solve(s->nw, residual, s, s->x, s->tol, scale, s->maxit, &rep);
 	*iters = rep.iterations;
 	*res = scale > 0 ? rep.residual / scale : rep.residual;

@@ -44,6 +44,14 @@ struct stage {
 	double *pc;           /* m: the scale c of each soft-thresholding row */
 	double *pcu;          /* n: the same for dry friction on dofs */
 	double *rbuf, *gq;    /* N */
+	/* bilateral constraints: nc multipliers λ after the N unknowns; the
+	 * forces Gᵀλ at the stage's u, the equations c(u_end, tc) = 0 at the
+	 * step's end u_end = ue0 + cue y (Newmark: the stage's u itself) */
+	int nc, NT;
+	const double *ue0;
+	double cue, tc;
+	double *cval, *Gs, *Ge, *uend;
+	double *cw;           /* nc: the weight of each constraint row */
 	struct newton *nw;
 	double tol;
 	int maxit;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # man_examples.sh — the scripts in the EXAMPLES sections of man/dyn.1 and
 # man/dyn.5 run and print exactly what the pages say; the pages are clean
-# under "mandoc -Tlint -W warning" when mandoc is installed.
+# under "mandoc -Tlint" when mandoc is installed.
 #
 # Marking, in the roff source (roff comment lines, invisible in the page):
 #
@@ -175,13 +175,13 @@ set +f
 if command -v mandoc > /dev/null 2>&1; then
 	for page in "$srcdir/man/dyn.1" "$srcdir/man/dyn.5"; do
 		[ -f "$page" ] || continue
-		lint=$(mandoc -Tlint -W warning "$page" 2>&1)
+		lint=$(mandoc -Tlint "$page" 2>&1)
 		rc=$?
 		if [ -n "$lint" ] || [ "$rc" -ne 0 ]; then
-			fail "mandoc -Tlint -W warning $(basename "$page"):"
+			fail "mandoc -Tlint $(basename "$page"):"
 			printf '%s\n' "$lint" | sed 's/^/    /'
 		else
-			echo "ok: mandoc -Tlint -W warning $(basename "$page")"
+			echo "ok: mandoc -Tlint $(basename "$page")"
 		fi
 	done
 else
