@@ -106,7 +106,8 @@ enum ast_item_kind {
 	AST_ITEM_KINETIC,    /* value: T(u, u') */
 	AST_ITEM_POTENTIAL,  /* value: Φ(u, z) */
 	AST_ITEM_DISSIPATION,/* value: Ψ(u', z') */
-	AST_ITEM_CONSTRAINT  /* value: c(u, t) == d(u, t), a bilateral constraint */
+	AST_ITEM_CONSTRAINT, /* value: c(u) == d(u), a bilateral constraint */
+	AST_ITEM_CONTACT     /* value: φ(u) >= ψ(u), restitution: e or NULL */
 };
 
 struct ast_item {
@@ -115,6 +116,7 @@ struct ast_item {
 	struct ast_vec names;
 	struct ast_vec defs;
 	struct ast_expr *target, *value, *dir;
+	struct ast_expr *restitution;   /* contact ... restitution E */
 	int equilibrium;          /* init equilibrium */
 };
 

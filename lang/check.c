@@ -249,6 +249,7 @@ static void model(struct checker *c, struct ast_model *m)
 		default:
 			expr(c, it->value);
 			expr(c, it->dir);
+			expr(c, it->restitution);
 		}
 	}
 	c->in_model = 0;

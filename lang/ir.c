@@ -531,6 +531,16 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 		fputs(m->ngrad > 32 || m->nhess > 32 ? " ...\n" : "\n", f);
 		ir_dump_prog(f, m->constraint, "    ");
 	}
+	if (m->contact.n) {
+		const struct ir_gaps *g = &m->contact;
+		fprintf(f, "  contacts: %d, restitution", g->n);
+		for (int k = 0; k < g->n; k++) {
+			fputc(' ', f);
+			print_num(f, g->restitution[k]);
+		}
+		fprintf(f, "; outputs phi, %d gradient entries, %d Hessian entries\n", g->ngrad, g->nhess);
+		ir_dump_prog(f, g->prog, "    ");
+	}
 	if (m->init_equilibrium)
 		fputs("  init equilibrium\n", f);
 	for (int i = 0; i < m->ntable; i++)

@@ -122,6 +122,18 @@ struct ir_kinetic {
 	struct ir_loc loc;
 };
 
+/* Gap functions of the dofs: the program's outputs are the n values,
+ * then the ngrad entries of G = ∂φ/∂u (function gk, dof gi), then the
+ * nhess entries of the Hessians ∂²φ_k/∂u² (function hk, dofs hi, hj). */
+struct ir_gaps {
+	int n;
+	struct ir_prog *prog;
+	int ngrad, *gk, *gi;
+	int nhess, *hk, *hi, *hj;
+	struct ir_loc *loc;        /* n: where each is stated */
+	double *restitution;       /* n: Newton's coefficient e_i (contacts) */
+};
+
 struct ir_model {
 	const char *name;
 	struct ir_loc loc;
@@ -169,6 +181,7 @@ struct ir_model {
 	int ngrad, *gk, *gi;
 	int nhess, *hk, *hi, *hj;
 	struct ir_loc *constraint_loc;   /* nconstraint: where each is stated */
+	struct ir_gaps contact;          /* unilateral contacts φ_i(u) ≥ 0 */
 	struct ir_loc init_loc;
 };
 
@@ -177,7 +190,7 @@ struct ir_model {
 static inline int ir_model_nonlinear(const struct ir_model *m)
 {
 	return m->potential || m->dissipation || m->kinetic || m->nint > 0 || m->init_equilibrium ||
-	       m->nconstraint > 0;
+	       m->nconstraint > 0 || m->contact.n > 0;
 }
 
 /* The scheme of a run, after the language's scheme definitions have been

@@ -257,49 +257,69 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 	return 0;
 }
 
-/* constraint LHS == RHS: c(u, t) = LHS − RHS with its gradient G and the
- * Hessians of each c_k, all in one program (ir.h). */
-static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_model *am, struct ir_diff_ws *w)
+/* The gap functions of `constraint LHS == RHS` (c = LHS − RHS = 0) or of
+ * `contact LHS >= RHS` (φ = LHS − RHS ≥ 0; <= swaps the sides): their
+ * values, gradients G and the Hessians of each, all in one program
+ * (ir.h, struct ir_gaps). */
+static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, struct ir_diff_ws *w,
+                      enum ast_item_kind kind, struct ir_gaps *out)
 {
 	struct ir_model *m = mc->m;
 	int n = m->ndof, nc = 0;
+	int contact = kind == AST_ITEM_CONTACT;
 	for (int i = 0; i < am->items.n; i++)
-		nc += ((struct ast_item *)am->items.v[i])->kind == AST_ITEM_CONSTRAINT;
+		nc += ((struct ast_item *)am->items.v[i])->kind == kind;
+	memset(out, 0, sizeof *out);
 	if (nc == 0)
 		return 0;
 	struct ir_prog *p = ir_prog_new(ev->a);
 	ev->prog = p;
-	mc->what = "a constraint";
+	mc->what = contact ? "a contact" : "a constraint";
 	mc->allow_t = 1;
 	mc->allow_state = 1;
 	int *c = arena_alloc(ev->a, sizeof(int) * (size_t)nc);
 	struct ir_loc *locs = arena_alloc(ev->a, sizeof *locs * (size_t)nc);
-	m->constraint_loc = locs;
+	double *rest = arena_alloc(ev->a, sizeof(double) * (size_t)nc);
 	int k = 0;
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
-		if (it->kind != AST_ITEM_CONSTRAINT)
+		if (it->kind != kind)
 			continue;
 		struct ast_expr *e = it->value;
-		if (e->kind != AST_BINARY || e->op != AST_OP_EQ)
-			return eval_error(ev, e->loc, "a constraint is an equation: constraint EXPR == EXPR");
 		locs[k] = ir_loc_of(it->loc);
+		if (!contact && (e->kind != AST_BINARY || e->op != AST_OP_EQ))
+			return eval_error(ev, e->loc, "a constraint is an equation: constraint EXPR == EXPR");
+		if (contact && (e->kind != AST_BINARY || (e->op != AST_OP_GE && e->op != AST_OP_LE)))
+			return eval_error(ev, e->loc, "a contact is an inequality: contact EXPR >= EXPR "
+			                  "(or EXPR <= EXPR)");
 		struct value l, r;
 		if (eval_expr(ev, e->lhs, &l) || eval_expr(ev, e->rhs, &r))
 			return -1;
 		if (l.kind != VAL_NUM || r.kind != VAL_NUM)
-			return eval_error(ev, e->loc, "a constraint relates two numbers");
-		c[k] = ir_emit(p, IR_SUB, l.reg, r.reg, 0, ir_loc_of(e->loc));
+			return eval_error(ev, e->loc, "%s relates two numbers", contact ? "a contact" : "a constraint");
+		if (contact && e->op == AST_OP_LE)
+			c[k] = ir_emit(p, IR_SUB, r.reg, l.reg, 0, ir_loc_of(e->loc));
+		else
+			c[k] = ir_emit(p, IR_SUB, l.reg, r.reg, 0, ir_loc_of(e->loc));
 		if (ir_depends(p, w, c[k], OPBIT(IR_VEL) | OPBIT(IR_ACC) | OPBIT(IR_INT) | OPBIT(IR_INTVEL)))
-			return eval_error(ev, e->loc, "a constraint relates the dofs only, not their rates or "
-			                  "internal variables");
+			return eval_error(ev, e->loc, "%s relates the dofs only, not their rates or "
+			                  "internal variables", contact ? "a contact" : "a constraint");
 		if (ir_is_const(p, c[k], NULL))
-			return eval_error(ev, e->loc, "this constraint does not involve any dof");
+			return eval_error(ev, e->loc, "this %s does not involve any dof", contact ? "contact" : "constraint");
 		/* a moving constraint needs ∂c/∂t terms in the acceleration
 		 * and the work of its force in the ledger: not supported yet */
 		if (ir_depends(p, w, c[k], OPBIT(IR_TIME)))
-			return eval_error(ev, e->loc, "a constraint may not depend on t (moving constraints are "
-			                  "not supported): state a prescribed motion as a support or a force");
+			return eval_error(ev, e->loc, "%s may not depend on t (moving %s are "
+			                  "not supported): state a prescribed motion as a support or a force",
+			                  contact ? "a contact" : "a constraint", contact ? "obstacles" : "constraints");
+		rest[k] = 0;
+		if (it->restitution) {
+			if (eval_number(ev, it->restitution, &rest[k], "the restitution"))
+				return -1;
+			if (!(rest[k] >= 0 && rest[k] <= 1))
+				return eval_error(ev, it->restitution->loc, "the restitution must lie in [0, 1], not %g",
+				                  rest[k]);
+		}
 		k++;
 	}
 	struct ir_diff_inputs in = { n, 1, { { IR_DOF, 0 } } };
@@ -322,7 +342,7 @@ static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_m
 		}
 		memcpy(gidx, idx, sizeof(int) * (size_t)nnz);
 		memcpy(gr, reg, sizeof(int) * (size_t)nnz);
-		for (int q = 0; q < nnz; q++) {
+		for (int q = 0; q < nnz && rc == 0; q++) {
 			if (ng == gcap) {
 				gcap = gcap ? 2 * gcap : 16;
 				gk = realloc(gk, sizeof(int) * (size_t)gcap);
@@ -362,30 +382,51 @@ static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_m
 	if (rc == 0) {
 		for (k = 0; k < nc; k++)
 			ir_prog_add_output(p, c[k]);
-		m->ngrad = ng;
-		m->gk = arena_alloc(ev->a, sizeof(int) * (size_t)(ng + 1));
-		m->gi = arena_alloc(ev->a, sizeof(int) * (size_t)(ng + 1));
+		out->ngrad = ng;
+		out->gk = arena_alloc(ev->a, sizeof(int) * (size_t)(ng + 1));
+		out->gi = arena_alloc(ev->a, sizeof(int) * (size_t)(ng + 1));
 		for (int q = 0; q < ng; q++) {
-			m->gk[q] = gk[q];
-			m->gi[q] = gi[q];
+			out->gk[q] = gk[q];
+			out->gi[q] = gi[q];
 			ir_prog_add_output(p, greg[q]);
 		}
-		m->nhess = nh;
-		m->hk = arena_alloc(ev->a, sizeof(int) * (size_t)(nh + 1));
-		m->hi = arena_alloc(ev->a, sizeof(int) * (size_t)(nh + 1));
-		m->hj = arena_alloc(ev->a, sizeof(int) * (size_t)(nh + 1));
+		out->nhess = nh;
+		out->hk = arena_alloc(ev->a, sizeof(int) * (size_t)(nh + 1));
+		out->hi = arena_alloc(ev->a, sizeof(int) * (size_t)(nh + 1));
+		out->hj = arena_alloc(ev->a, sizeof(int) * (size_t)(nh + 1));
 		for (int q = 0; q < nh; q++) {
-			m->hk[q] = hk[q];
-			m->hi[q] = hi[q];
-			m->hj[q] = hj[q];
+			out->hk[q] = hk[q];
+			out->hi[q] = hi[q];
+			out->hj[q] = hj[q];
 			ir_prog_add_output(p, hreg[q]);
 		}
 		ir_prog_compact(p);
-		m->constraint = p;
-		m->nconstraint = nc;
+		out->prog = p;
+		out->n = nc;
+		out->loc = locs;
+		out->restitution = rest;
 	}
 	free(gk); free(gi); free(greg); free(hk); free(hi); free(hj); free(hreg);
 	return rc;
+}
+
+static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_model *am, struct ir_diff_ws *w)
+{
+	struct ir_model *m = mc->m;
+	struct ir_gaps g;
+	if (lower_gaps(ev, mc, am, w, AST_ITEM_CONSTRAINT, &g))
+		return -1;
+	m->nconstraint = g.n;
+	m->constraint = g.prog;
+	m->ngrad = g.ngrad;
+	m->gk = g.gk;
+	m->gi = g.gi;
+	m->nhess = g.nhess;
+	m->hk = g.hk;
+	m->hi = g.hi;
+	m->hj = g.hj;
+	m->constraint_loc = g.loc;
+	return lower_gaps(ev, mc, am, w, AST_ITEM_CONTACT, &m->contact);
 }
 
 int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)

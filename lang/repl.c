@@ -48,7 +48,7 @@ static void on_sigint(int sig)
 static const char *const keywords[] = {
 	"param", "let", "function", "for", "in", "model", "dof", "internal", "mass", "damping",
 	"stiffness", "kinetic", "potential", "dissipation", "force", "support", "along", "init",
-	"equilibrium", "run", "with", "from", "to", "step", "record", "every", "print", "check",
+	"equilibrium", "constraint", "contact", "restitution", "run", "with", "from", "to", "step", "record", "every", "print", "check",
 	"within", "relative", "plot", "vs", "import", "scheme", "require", "if", "then", "else",
 	"and", "or", "not", "sum", "pi", "true", "false", "energy", "rayleigh", "modal",
 	"solver", "history_budget", "tolerance", "max_iterations", "on_failure", "halve", NULL

@@ -186,6 +186,8 @@ const struct nl_stepper_type *nl_lookup(enum ir_family f, const double *p, doubl
 	case IR_STAGGERED_MIDPOINT:
 		q[0] = p[0];
 		return &nl_staggered_midpoint;
+	case IR_PAOLI_SCHATZMAN:
+		return &nl_paoli_schatzman;
 	default:
 		return NULL;
 	}

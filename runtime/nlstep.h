@@ -35,6 +35,7 @@ extern const struct nl_stepper_type nl_backward_euler;
 extern const struct nl_stepper_type nl_midpoint;
 extern const struct nl_stepper_type nl_discrete_gradient;
 extern const struct nl_stepper_type nl_staggered_midpoint;
+extern const struct nl_stepper_type nl_paoli_schatzman;
 
 /* The nonlinear stepper of a family, and its parameters in its own
  * convention (e.g. newmark(β, γ) as generalized_alpha(0, 0, β, γ)). */

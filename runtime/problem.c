@@ -175,6 +175,13 @@ int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_err
 		pb->reg_kin = scratch((size_t)m->kinetic->prog->n);
 		pb->out_kin = scratch((size_t)m->kinetic->prog->nout);
 	}
+	pb->ncontact = m->contact.n;
+	if (m->contact.prog) {
+		pb->reg_ct = scratch((size_t)m->contact.prog->n);
+		pb->out_ct = scratch((size_t)m->contact.prog->nout);
+		if (!pb->reg_ct || !pb->out_ct)
+			return fail(err, m->loc, "out of memory");
+	}
 	pb->nc = m->nconstraint;
 	if (m->constraint) {
 		pb->reg_c = scratch((size_t)m->constraint->n);
@@ -237,6 +244,8 @@ void problem_free(struct rt_problem *pb)
 	free(pb->reg_dt);
 	free(pb->out_dt);
 	free(pb->reg_c);
+	free(pb->out_ct);
+	free(pb->reg_ct);
 	free(pb->out_c);
 	memset(pb, 0, sizeof *pb);
 }
@@ -440,19 +449,27 @@ double problem_friction_terms(struct rt_problem *pb, const double *du, const dou
 	return d;
 }
 
+/* Values and gradients of gap functions (constraints or contacts, ir.h):
+ * the program's outputs are the nk values, then the gradient entries. */
+static void gaps_eval(struct rt_problem *pb, const struct ir_prog *prog, double *reg, double *out, int nk,
+                      int ngrad, const int *gk, const int *gi, double t, const double *u, double *c, double *Gd)
+{
+	int n = pb->n;
+	struct vm_input in = { t, u, NULL, NULL, NULL, NULL, pb->ir->table, pb->hint };
+	vm_eval(prog, reg, &in, out);
+	if (c)
+		memcpy(c, out, sizeof(double) * (size_t)nk);
+	if (Gd) {
+		memset(Gd, 0, sizeof(double) * (size_t)nk * (size_t)n);
+		for (int q = 0; q < ngrad; q++)
+			Gd[gk[q] + (size_t)gi[q] * nk] += out[nk + q];
+	}
+}
+
 void problem_constraints(struct rt_problem *pb, double t, const double *u, double *c, double *Gd)
 {
 	const struct ir_model *m = pb->ir;
-	int nc = m->nconstraint, n = pb->n;
-	struct vm_input in = { t, u, NULL, NULL, NULL, NULL, m->table, pb->hint };
-	vm_eval(m->constraint, pb->reg_c, &in, pb->out_c);
-	if (c)
-		memcpy(c, pb->out_c, sizeof(double) * (size_t)nc);
-	if (Gd) {
-		memset(Gd, 0, sizeof(double) * (size_t)nc * (size_t)n);
-		for (int q = 0; q < m->ngrad; q++)
-			Gd[m->gk[q] + (size_t)m->gi[q] * nc] += pb->out_c[nc + q];
-	}
+	gaps_eval(pb, m->constraint, pb->reg_c, pb->out_c, m->nconstraint, m->ngrad, m->gk, m->gi, t, u, c, Gd);
 }
 
 void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, double coef, double *J, int ld)
@@ -461,4 +478,18 @@ void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, do
 	const double *h = pb->out_c + m->nconstraint + m->ngrad;
 	for (int q = 0; q < m->nhess; q++)
 		J[m->hi[q] + (size_t)m->hj[q] * ld] += coef * lambda[m->hk[q]] * h[q];
+}
+
+void problem_contacts(struct rt_problem *pb, const double *u, double *phi, double *Gd)
+{
+	const struct ir_gaps *g = &pb->ir->contact;
+	gaps_eval(pb, g->prog, pb->reg_ct, pb->out_ct, g->n, g->ngrad, g->gk, g->gi, 0, u, phi, Gd);
+}
+
+void problem_add_contact_hess(struct rt_problem *pb, const double *mu, double coef, double *J, int ld)
+{
+	const struct ir_gaps *g = &pb->ir->contact;
+	const double *h = pb->out_ct + g->n + g->ngrad;
+	for (int q = 0; q < g->nhess; q++)
+		J[g->hi[q] + (size_t)g->hj[q] * ld] += coef * mu[g->hk[q]] * h[q];
 }

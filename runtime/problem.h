@@ -32,6 +32,8 @@ struct rt_problem {
 	double *reg_kin, *out_kin;
 	double *reg_dt, *out_dt;    /* per-term dissipation gradients */
 	double *reg_c, *out_c;      /* constraints */
+	double *reg_ct, *out_ct;    /* contacts */
+	int ncontact;
 	int nc;
 	double *tmp;                /* n */
 };
@@ -70,6 +72,11 @@ int problem_nterm(const struct rt_problem *pb);
  * J[i + j ld] += coef Σ_k λ_k ∂²c_k/∂u_i∂u_j. */
 void problem_constraints(struct rt_problem *pb, double t, const double *u, double *c, double *Gd);
 void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, double coef, double *J, int ld);
+/* The contacts' gaps φ(u) (ncontact) and their gradients G (ncontact × n,
+ * column-major), either may be NULL; then J += coef Σ_k μ_k ∇²φ_k from
+ * that evaluation. */
+void problem_contacts(struct rt_problem *pb, const double *u, double *phi, double *Gd);
+void problem_add_contact_hess(struct rt_problem *pb, const double *mu, double coef, double *J, int ld);
 
 /* T(u, v); p = M(u) v (n) and dTdu = ∂T/∂u (n) when non-NULL. */
 double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, double *p, double *dTdu);

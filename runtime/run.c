@@ -78,6 +78,34 @@ static int check_initial_constraints(struct rt_problem *pb, double t0, const str
 	return rc;
 }
 
+/* The initial position must be admissible, φ_i(u₀) ≥ 0 (to 1e-8 of the
+ * size of the terms, as for constraints): Paoli–Schatzman's scheme starts
+ * with no impact at t₀ (seed 002, "no impact at the initial time"). */
+static int check_initial_contacts(struct rt_problem *pb, const struct rt_state *x, struct rt_error *err)
+{
+	const struct ir_gaps *g = &pb->ir->contact;
+	int n = pb->n, nk = g->n;
+	double *phi = calloc((size_t)nk, sizeof(double)), *G = calloc((size_t)nk * (size_t)n, sizeof(double));
+	if (!phi || !G) {
+		free(phi);
+		free(G);
+		return fail(err, 3, g->loc[0], "out of memory");
+	}
+	problem_contacts(pb, x->u, phi, G);
+	int rc = 0;
+	for (int k = 0; k < nk && rc == 0; k++) {
+		double terms = fabs(phi[k]);
+		for (int i = 0; i < n; i++)
+			terms += fabs(G[k + (size_t)i * nk] * x->u[i]);
+		if (phi[k] < -1e-8 * terms)
+			rc = fail(err, 3, g->loc[k], "the initial state violates contact %d: its gap is %.6g < 0",
+			          k + 1, phi[k]);
+	}
+	free(phi);
+	free(G);
+	return rc;
+}
+
 /* A CSV writer per record clause. */
 struct output {
 	const struct ir_output *o;
@@ -309,9 +337,11 @@ static int critical_step(struct rt_problem *pb, const double *u, const double *z
 		double wmax = sqrt(w[n - 1] > 0 ? w[n - 1] : 0), tc = wmax > 0 ? 2 / wmax : INFINITY;
 		if (pb->plan->dt > tc)
 			rc = fail(err, 3, pb->plan->step_loc,
-			          "step %.6g exceeds the critical step 2/omega_max = %.6g of central_difference "
-			          "(omega_max = %.6g rad/s at the initial state): take a step below %.6g or an implicit scheme",
-			          pb->plan->dt, tc, wmax, tc);
+			          "step %.6g exceeds the critical step 2/omega_max = %.6g of %s "
+			          "(omega_max = %.6g rad/s at the initial state): take a step below %.6g%s",
+			          pb->plan->dt, tc, pb->plan->scheme.family == IR_PAOLI_SCHATZMAN ? "paoli_schatzman" :
+			          "central_difference", wmax, tc,
+			          pb->plan->scheme.family == IR_PAOLI_SCHATZMAN ? "" : " or an implicit scheme");
 	}
 	free(J); free(Ku); free(w);
 	return rc;
@@ -378,14 +408,18 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 	if (pb->N > 4000)
 		return fail(err, 3, plan->model->loc, "nonlinear models are solved with dense Jacobians, "
 		            "limited to 4000 unknowns (this one has %d)", pb->N);
-	if (fam == IR_CENTRAL_DIFFERENCE && critical_step(pb, x->u, x->z, err))
+	if (pb->ncontact > 0 && fam != IR_PAOLI_SCHATZMAN)
+		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "
+		            "use paoli_schatzman", plan->model->name, plan->scheme.name);
+	if ((fam == IR_CENTRAL_DIFFERENCE || fam == IR_PAOLI_SCHATZMAN) && critical_step(pb, x->u, x->z, err))
 		return 3;
 	struct nl_options opt = { plan->tolerance, plan->max_iterations };
 	e->nst = e->nl->alloc(pb, e->q, &opt, err);
 	if (!e->nst) {
 		if (!err->msg[0])
 			snprintf(err->msg, sizeof err->msg, "out of memory for the step");
-		err->loc = plan->scheme.loc;
+		if (!err->loc.file)
+			err->loc = plan->scheme.loc;
 		return 3;
 	}
 	e->save = calloc((size_t)e->halvings + 1, sizeof(double *));
@@ -650,14 +684,16 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	memcpy(x.z, m->z0, sizeof(double) * (size_t)nz);
 	if ((r->status = alloc_history(res, plan, n, nz, N, err)) || (r->status = open_outputs(r->outs, plan, err)))
 		return r;
-	if (nc && m->init_equilibrium) {
-		r->status = fail(err, 3, m->constraint_loc[0], "init equilibrium is not supported with constraints: "
-		                 "give an initial state that satisfies them");
+	if ((nc || m->contact.n) && m->init_equilibrium) {
+		r->status = fail(err, 3, nc ? m->constraint_loc[0] : m->contact.loc[0], "init equilibrium is not supported with constraints "
+		                 "or contacts: give an initial state that satisfies them");
 		return r;
 	}
 	if (m->init_equilibrium && (r->status = equilibrium(&r->pb, &r->x, err)))
 		return r;
 	if (nc && (r->status = check_initial_constraints(&r->pb, plan->t0, &r->x, m->constraint_loc, err)))
+		return r;
+	if (m->contact.n && (r->status = check_initial_contacts(&r->pb, &r->x, err)))
 		return r;
 	if ((r->status = engine_init(&r->eng, &r->pb, &r->x, err)))
 		return r;

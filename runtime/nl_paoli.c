@@ -1,0 +1,294 @@
+/* nl_paoli.c — Paoli and Schatzman's scheme for impact with Newton's
+ * restitution coefficient e (seed 002; DESIGN.md, "Schemes"):
+ *
+ *   Uᵐ⁺¹ = −e Uᵐ⁻¹ + (1+e) P_K((2Uᵐ − (1−e)Uᵐ⁻¹ + τ² M⁻¹Fᵐ)/(1+e))
+ *
+ * with Fᵐ = f(tₘ) − ∇Φ(Uᵐ) − ∇Ψ(vᵐ) and P_K the projection onto
+ * K = {u : φ_i(u) ≥ 0} in the metric of M.  Without contact (P_K the
+ * identity) this is central differences, Uᵐ⁺¹ − 2Uᵐ + Uᵐ⁻¹ = τ²M⁻¹Fᵐ.
+ *
+ * The state the driver sees is (uₘ, vₘ, aₘ) at tₘ, in the velocity-Verlet
+ * form of central differences: the chord velocity of the last step is
+ * Vᵐ = (Uᵐ − Uᵐ⁻¹)/τ = vₘ − τ/2 aₘ, so Uᵐ⁻¹ = Uᵐ − τVᵐ is recovered from
+ * the state (no history inside the stepper: a halved step restarts
+ * cleanly), and after the step vₘ₊₁ = Vᵐ⁺¹ + τ/2 aₘ₊₁ with aₘ₊₁ the
+ * acceleration of the forces at Uᵐ⁺¹.  That velocity is second order in
+ * free flight, and T + Φ is then exact under a constant force.  A step in
+ * which the projection acted carries an impulse: its velocity is the
+ * chord velocity Vᵐ⁺¹ and its recorded acceleration 0 (a body resting on
+ * an obstacle has u' = u'' = 0).  The first step starts from
+ * U⁻¹ = u₀ − τv₀ + τ²/2 a₀.
+ *
+ * The projection: minimise ½(w − y)ᵀM(w − y) subject to φ_i(w) ≥ 0, by
+ * an active set whose KKT system M(w − y) = Σ_A μ_i ∇φ_i(w), φ_A(w) = 0
+ * is solved by Newton's method (exact in one iteration for affine φ);
+ * constraints with μ_i < 0 leave the set, violated ones enter it.
+ *
+ * Ledger (Newmark pairing): ΔW = Δu·(fₘ + fₘ₊₁)/2,
+ * ΔD = Δu·(∇Ψ(vₘ) + ∇Ψ(vₘ₊₁))/2; the energy an impact with e < 1 removes
+ * shows in the residual. */
+#include <config.h>
+
+#include "nlstep.h"
+#include "la.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct paoli {
+	struct rt_problem *pb;
+	struct nl_common c;
+	double e;
+	int nk;                     /* contacts */
+	double *uprev, *y, *w, *acc, *f0, *f1, *psi0, *vtmp, *vold;   /* n */
+	double *phi, *mu;           /* nk */
+	double *G;                  /* nk × n */
+	int *active;                /* nk */
+	struct la_factor *kkt;      /* n + nk */
+	double *J, *r;              /* (n + nk)², n + nk */
+};
+
+static void ps_free(void *p)
+{
+	struct paoli *s = p;
+	if (!s)
+		return;
+	nl_common_free(&s->c);
+	free(s->uprev); free(s->y); free(s->w); free(s->acc); free(s->f0); free(s->f1); free(s->psi0);
+	free(s->vtmp); free(s->vold); free(s->phi); free(s->mu); free(s->G); free(s->active); free(s->J); free(s->r);
+	la_factor_free(s->kkt);
+	free(s);
+}
+
+static void *ps_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+{
+	(void)p;
+	(void)opt;
+	const char *why = NULL;
+	if (pb->varmass)
+		why = "paoli_schatzman needs a constant mass";
+	else if (pb->m > 0)
+		why = "paoli_schatzman does not support internal variables";
+	else if (pb->nc > 0)
+		why = "paoli_schatzman does not support bilateral constraints";
+	for (int i = 0; i < pb->n && pb->sigma_u && !why; i++)
+		if (pb->sigma_u[i] > 0)
+			why = "paoli_schatzman does not support dry friction";
+	const struct ir_gaps *g = &pb->ir->contact;
+	for (int k = 1; k < g->n && !why; k++)
+		if (g->restitution[k] != g->restitution[0]) {
+			snprintf(err->msg, sizeof err->msg, "paoli_schatzman takes one restitution coefficient for all "
+			         "contacts, not %g (contact 1) and %g (contact %d)", g->restitution[0],
+			         g->restitution[k], k + 1);
+			err->loc = g->loc[k];
+			err->code = 3;
+			return NULL;
+		}
+	if (why) {
+		snprintf(err->msg, sizeof err->msg, "%s", why);
+		err->code = 3;
+		return NULL;
+	}
+	struct paoli *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	int n = pb->n, nk = g->n, nt = n + nk;
+	s->pb = pb;
+	s->nk = nk;
+	s->e = nk ? g->restitution[0] : 0;
+	if (nl_vectors((size_t)n, &s->uprev, &s->y, &s->w, &s->acc, &s->f0, &s->f1, &s->psi0, &s->vtmp, &s->vold,
+	               (double **)NULL) ||
+	    nl_vectors((size_t)nk, &s->phi, &s->mu, (double **)NULL) ||
+	    nl_vectors((size_t)nk * (size_t)n, &s->G, (double **)NULL) ||
+	    nl_vectors((size_t)nt * (size_t)nt, &s->J, (double **)NULL) ||
+	    nl_vectors((size_t)nt, &s->r, (double **)NULL) ||
+	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) ||
+	    !(s->kkt = la_factor_alloc(nt, LA_DENSE_GENERAL, 0, 0)) ||
+	    nl_common_alloc(&s->c, pb)) {
+		ps_free(s);
+		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
+		err->code = 3;
+		return NULL;
+	}
+	return s;
+}
+
+/* One Newton solve of the KKT system on the active set; w in, w and mu
+ * out.  Returns 0, or -1 when the system is singular or does not converge
+ * (an active set of dependent gradients). */
+static int kkt_solve(struct paoli *s)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n, nk = s->nk, nt = n + nk;
+	double ymag = nl_maxabs(n, s->y) + nl_maxabs(n, s->w);
+	for (int it = 0; it < 50; it++) {
+		problem_contacts(pb, s->w, s->phi, s->G);
+		/* R_u = M(w − y) − Σ_A μ_k ∇φ_k,  R_k = φ_k (active) or μ_k */
+		for (int i = 0; i < n; i++) {
+			double r = 0;
+			for (int j = 0; j < n; j++)
+				r += pb->M[i + (size_t)j * n] * (s->w[j] - s->y[j]);
+			for (int k = 0; k < nk; k++)
+				if (s->active[k])
+					r -= s->mu[k] * s->G[k + (size_t)i * nk];
+			s->r[i] = r;
+		}
+		for (int k = 0; k < nk; k++)
+			s->r[n + k] = s->active[k] ? s->phi[k] : s->mu[k];
+		memset(s->J, 0, sizeof(double) * (size_t)nt * (size_t)nt);
+		for (int j = 0; j < n; j++)
+			for (int i = 0; i < n; i++)
+				s->J[i + (size_t)j * nt] = pb->M[i + (size_t)j * n];
+		for (int k = 0; k < nk; k++)
+			if (!s->active[k])
+				s->mu[k] = 0;
+		problem_add_contact_hess(pb, s->mu, -1, s->J, nt);
+		for (int k = 0; k < nk; k++) {
+			if (s->active[k]) {
+				for (int i = 0; i < n; i++) {
+					s->J[i + (size_t)(n + k) * nt] = -s->G[k + (size_t)i * nk];
+					s->J[n + k + (size_t)i * nt] = s->G[k + (size_t)i * nk];
+				}
+			} else {
+				s->J[n + k + (size_t)(n + k) * nt] = 1;
+			}
+		}
+		if (la_factor(s->kkt, s->J) != 0)
+			return -1;
+		la_solve(s->kkt, s->r);
+		double dw = 0;
+		for (int i = 0; i < n; i++) {
+			s->w[i] -= s->r[i];
+			dw = fmax(dw, fabs(s->r[i]));
+		}
+		for (int k = 0; k < nk; k++)
+			s->mu[k] -= s->r[n + k];
+		if (!isfinite(dw))
+			return -1;
+		if (dw <= 4 * DBL_EPSILON * (ymag + nl_maxabs(n, s->w)))
+			return 0;
+	}
+	return -1;
+}
+
+/* w = P_K(y); *moved tells whether the projection acted. */
+static int project(struct paoli *s, int *moved)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n, nk = s->nk;
+	memcpy(s->w, s->y, sizeof(double) * (size_t)n);
+	*moved = 0;
+	if (nk == 0)
+		return 0;
+	problem_contacts(pb, s->y, s->phi, s->G);
+	/* start from the most violated contact alone; the others enter one
+	 * at a time, so that a redundant contact (the same gap stated twice)
+	 * never makes the KKT matrix singular */
+	int first = -1;
+	for (int k = 0; k < nk; k++) {
+		s->active[k] = 0;
+		s->mu[k] = 0;
+		if (s->phi[k] < 0 && (first < 0 || s->phi[k] < s->phi[first]))
+			first = k;
+	}
+	if (first < 0)
+		return 0;
+	s->active[first] = 1;
+	*moved = 1;
+	/* an active-set iteration: at most 4 nk + 4 changes of the set */
+	for (int round = 0; round < 4 * nk + 4; round++) {
+		if (kkt_solve(s))
+			return -1;
+		int worst = -1;
+		double mmin = 0;
+		for (int k = 0; k < nk; k++)
+			if (s->active[k] && s->mu[k] < mmin) {
+				mmin = s->mu[k];
+				worst = k;
+			}
+		if (worst >= 0) {
+			s->active[worst] = 0;
+			s->mu[worst] = 0;
+			continue;
+		}
+		problem_contacts(pb, s->w, s->phi, NULL);
+		double scale = nl_maxabs(n, s->w) + nl_maxabs(n, s->y) + 1e-300;
+		int add = -1;
+		for (int k = 0; k < nk; k++)
+			if (!s->active[k] && s->phi[k] < -1e-12 * scale && (add < 0 || s->phi[k] < s->phi[add]))
+				add = k;
+		if (add < 0)
+			return 0;
+		s->active[add] = 1;
+	}
+	return -1;
+}
+
+static void smooth_acceleration(struct paoli *s, double t, const double *u, const double *v, double *a)
+{
+	struct rt_state st = { (double *)u, (double *)v, a, NULL, NULL, NULL };
+	nl_acceleration(&s->c, t, &st);
+}
+
+static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
+                   double *dterm, struct rt_error *err)
+{
+	struct paoli *s = p;
+	struct rt_problem *pb = s->pb;
+	int n = pb->n;
+	double e = s->e;
+	/* Uᵐ⁻¹ from the chord velocity Vᵐ = vₘ − τ/2 aₘ */
+	for (int i = 0; i < n; i++)
+		s->uprev[i] = x->u[i] - tau * (x->v[i] - 0.5 * tau * x->a[i]);
+	/* M⁻¹Fᵐ at (Uᵐ, vₘ); the step's loads and ∇Ψ(vₘ) for the ledger */
+	smooth_acceleration(s, t0, x->u, x->v, s->acc);
+	problem_load(pb, t0, s->f0);
+	problem_psi(pb, x->v, NULL, s->psi0);
+	for (int i = 0; i < n; i++)
+		s->y[i] = (2 * x->u[i] - (1 - e) * s->uprev[i] + tau * tau * s->acc[i]) / (1 + e);
+	int moved;
+	if (project(s, &moved)) {
+		snprintf(err->msg, sizeof err->msg, "the projection onto the contacts failed (dependent contact "
+		         "gradients, or a point too far from the admissible set)");
+		err->code = 4;
+		return -1;
+	}
+	double w = 0, d = 0;
+	memcpy(s->vold, x->v, sizeof(double) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		double unew = -e * s->uprev[i] + (1 + e) * s->w[i];
+		s->vtmp[i] = (unew - x->u[i]) / tau;   /* Vᵐ⁺¹ */
+		s->y[i] = unew - x->u[i];              /* Δu */
+		x->u[i] = unew;
+	}
+	smooth_acceleration(s, t1, x->u, s->vtmp, x->a);
+	for (int i = 0; i < n; i++) {
+		if (moved) {
+			x->v[i] = s->vtmp[i];
+			x->a[i] = 0;
+		} else {
+			x->v[i] = s->vtmp[i] + 0.5 * tau * x->a[i];
+		}
+	}
+	problem_load(pb, t1, s->f1);
+	problem_psi(pb, x->v, NULL, s->w);
+	for (int i = 0; i < n; i++) {
+		w += s->y[i] * 0.5 * (s->f0[i] + s->f1[i]);
+		d += s->y[i] * 0.5 * (s->psi0[i] + s->w[i]);
+	}
+	problem_dissipation_terms(pb, s->vold, NULL, 0.5, 0, s->y, NULL, dterm);
+	problem_dissipation_terms(pb, x->v, NULL, 0.5, 0, s->y, NULL, dterm);
+	*dW = w;
+	*dD = d;
+	return 0;
+}
+
+const struct nl_stepper_type nl_paoli_schatzman = {
+	.name = "paoli_schatzman",
+	.alloc = ps_alloc,
+	.step = ps_step,
+	.free = ps_free,
+};
