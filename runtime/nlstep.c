@@ -188,6 +188,9 @@ const struct nl_stepper_type *nl_lookup(enum ir_family f, const double *p, doubl
 		return &nl_staggered_midpoint;
 	case IR_PAOLI_SCHATZMAN:
 		return &nl_paoli_schatzman;
+	case IR_MOREAU_JEAN:
+		q[0] = p[0];
+		return &nl_moreau_jean;
 	default:
 		return NULL;
 	}

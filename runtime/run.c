@@ -408,9 +408,9 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 	if (pb->N > 4000)
 		return fail(err, 3, plan->model->loc, "nonlinear models are solved with dense Jacobians, "
 		            "limited to 4000 unknowns (this one has %d)", pb->N);
-	if (pb->ncontact > 0 && fam != IR_PAOLI_SCHATZMAN)
+	if (pb->ncontact > 0 && fam != IR_PAOLI_SCHATZMAN && fam != IR_MOREAU_JEAN)
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "
-		            "use paoli_schatzman", plan->model->name, plan->scheme.name);
+		            "use paoli_schatzman or moreau_jean", plan->model->name, plan->scheme.name);
 	if ((fam == IR_CENTRAL_DIFFERENCE || fam == IR_PAOLI_SCHATZMAN) && critical_step(pb, x->u, x->z, err))
 		return 3;
 	struct nl_options opt = { plan->tolerance, plan->max_iterations };
