@@ -67,23 +67,10 @@ static void mj_free(void *p)
 static void *mj_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
 {
 	(void)opt;
-	const char *why = NULL;
-	if (pb->varmass)
-		why = "moreau_jean needs a constant mass";
-	else if (pb->m > 0)
-		why = "moreau_jean does not support internal variables";
-	else if (pb->nc > 0)
-		why = "moreau_jean does not support bilateral constraints";
-	for (int i = 0; i < pb->n && pb->sigma_u && !why; i++)
-		if (pb->sigma_u[i] > 0)
-			why = "moreau_jean does not support dry friction";
-	if (!why && !(p[0] > 0 && p[0] <= 1)) {
-		snprintf(err->msg, sizeof err->msg, "moreau_jean(theta = %g): theta must lie in (0, 1]", p[0]);
-		err->code = 3;
+	if (nl_contact_unsupported(pb, "moreau_jean", err))
 		return NULL;
-	}
-	if (why) {
-		snprintf(err->msg, sizeof err->msg, "%s", why);
+	if (!(p[0] > 0 && p[0] <= 1)) {
+		snprintf(err->msg, sizeof err->msg, "moreau_jean(theta = %g): theta must lie in (0, 1]", p[0]);
 		err->code = 3;
 		return NULL;
 	}

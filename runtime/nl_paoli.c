@@ -67,18 +67,10 @@ static void *ps_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 {
 	(void)p;
 	(void)opt;
-	const char *why = NULL;
-	if (pb->varmass)
-		why = "paoli_schatzman needs a constant mass";
-	else if (pb->m > 0)
-		why = "paoli_schatzman does not support internal variables";
-	else if (pb->nc > 0)
-		why = "paoli_schatzman does not support bilateral constraints";
-	for (int i = 0; i < pb->n && pb->sigma_u && !why; i++)
-		if (pb->sigma_u[i] > 0)
-			why = "paoli_schatzman does not support dry friction";
+	if (nl_contact_unsupported(pb, "paoli_schatzman", err))
+		return NULL;
 	const struct ir_gaps *g = &pb->ir->contact;
-	for (int k = 1; k < g->n && !why; k++)
+	for (int k = 1; k < g->n; k++)
 		if (g->restitution[k] != g->restitution[0]) {
 			snprintf(err->msg, sizeof err->msg, "paoli_schatzman takes one restitution coefficient for all "
 			         "contacts, not %g (contact 1) and %g (contact %d)", g->restitution[0],
@@ -87,11 +79,6 @@ static void *ps_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 			err->code = 3;
 			return NULL;
 		}
-	if (why) {
-		snprintf(err->msg, sizeof err->msg, "%s", why);
-		err->code = 3;
-		return NULL;
-	}
 	struct paoli *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;

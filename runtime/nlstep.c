@@ -195,3 +195,22 @@ const struct nl_stepper_type *nl_lookup(enum ir_family f, const double *p, doubl
 		return NULL;
 	}
 }
+
+int nl_contact_unsupported(const struct rt_problem *pb, const char *scheme, struct rt_error *err)
+{
+	const char *why = NULL;
+	if (pb->varmass)
+		why = "needs a constant mass";
+	else if (pb->m > 0)
+		why = "does not support internal variables";
+	else if (pb->nc > 0)
+		why = "does not support bilateral constraints";
+	for (int i = 0; i < pb->n && pb->sigma_u && !why; i++)
+		if (pb->sigma_u[i] > 0)
+			why = "does not support dry friction";
+	if (!why)
+		return 0;
+	snprintf(err->msg, sizeof err->msg, "%s %s", scheme, why);
+	err->code = 3;
+	return 3;
+}
