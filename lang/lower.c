@@ -884,9 +884,19 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 			} else {
 				return eval_error(ev, v->loc, "on_failure is halve(N) or stop");
 			}
+		} else if (strcmp(o->name, "formulation") == 0) {
+			/* DESIGN.md, "Constraint formulations": index3 is the one
+			 * the steppers implement (runtime/stage.c) */
+			struct ast_expr *v = o->value;
+			const char *s = v->kind == AST_NAME ? v->name : NULL;
+			if (s && (strcmp(s, "ggl") == 0 || strcmp(s, "regularized") == 0))
+				return eval_error(ev, v->loc, "formulation = %s is not implemented: constraints are "
+				                  "enforced as index3 (the default)", s);
+			if (!s || strcmp(s, "index3") != 0)
+				return eval_error(ev, v->loc, "formulation must be index3, ggl or regularized");
 		} else {
 			return eval_error(ev, o->loc, "unknown run option '%s' (options: solver, history_budget, "
-			                  "tolerance, max_iterations, on_failure)", o->name);
+			                  "tolerance, max_iterations, on_failure, formulation)", o->name);
 		}
 	}
 	return 0;

@@ -51,7 +51,7 @@ static const char *const keywords[] = {
 	"equilibrium", "constraint", "contact", "restitution", "run", "with", "from", "to", "step", "record", "every", "print", "check",
 	"within", "relative", "plot", "vs", "import", "scheme", "require", "if", "then", "else",
 	"and", "or", "not", "sum", "pi", "true", "false", "energy", "rayleigh", "modal",
-	"solver", "history_budget", "tolerance", "max_iterations", "on_failure", "halve", NULL
+	"solver", "history_budget", "tolerance", "max_iterations", "on_failure", "halve", "formulation", "index3", NULL
 };
 
 static const char *const commands[] = {
