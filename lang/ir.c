@@ -522,8 +522,9 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 		ir_dump_prog(f, m->kinetic->prog, "    ");
 	}
 	if (m->nconstraint) {
-		fprintf(f, "  constraints: %d; outputs c, %d gradient entries, %d Hessian entries:",
-		        m->nconstraint, m->ngrad, m->nhess);
+		fprintf(f, "  constraints: %d%s; outputs c, %d gradient entries, %d Hessian entries%s:",
+		        m->nconstraint, m->constraint_moving ? ", moving" : "", m->ngrad, m->nhess,
+		        m->constraint_moving ? ", dc/dt, d2c/dt2, dG/dt" : "");
 		for (int q = 0; q < m->ngrad && q < 32; q++)
 			fprintf(f, " G(%d,%d)", m->gk[q] + 1, m->gi[q] + 1);
 		for (int q = 0; q < m->nhess && q < 32; q++)

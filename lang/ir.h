@@ -132,6 +132,8 @@ struct ir_gaps {
 	int nhess, *hk, *hi, *hj;
 	struct ir_loc *loc;        /* n: where each is stated */
 	double *restitution;       /* n: Newton's coefficient e_i (contacts) */
+	int moving;                /* depends on t: then the outputs go on with
+	                              ∂φ/∂t (n), ∂²φ/∂t² (n) and ∂G/∂t (ngrad) */
 };
 
 struct ir_model {
@@ -181,6 +183,7 @@ struct ir_model {
 	int ngrad, *gk, *gi;
 	int nhess, *hk, *hi, *hj;
 	struct ir_loc *constraint_loc;   /* nconstraint: where each is stated */
+	int constraint_moving;           /* c depends on t (ir_gaps.moving) */
 	struct ir_gaps contact;          /* unilateral contacts φ_i(u) ≥ 0 */
 	struct ir_loc init_loc;
 };

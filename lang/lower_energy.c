@@ -280,7 +280,7 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 	int *c = arena_alloc(ev->a, sizeof(int) * (size_t)nc);
 	struct ir_loc *locs = arena_alloc(ev->a, sizeof *locs * (size_t)nc);
 	double *rest = arena_alloc(ev->a, sizeof(double) * (size_t)nc);
-	int k = 0;
+	int k = 0, moving = 0;
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
 		if (it->kind != kind)
@@ -306,12 +306,13 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			                  "internal variables", contact ? "a contact" : "a constraint");
 		if (ir_is_const(p, c[k], NULL))
 			return eval_error(ev, e->loc, "this %s does not involve any dof", contact ? "contact" : "constraint");
-		/* a moving constraint needs ∂c/∂t terms in the acceleration
-		 * and the work of its force in the ledger: not supported yet */
-		if (ir_depends(p, w, c[k], OPBIT(IR_TIME)))
-			return eval_error(ev, e->loc, "%s may not depend on t (moving %s are "
-			                  "not supported): state a prescribed motion as a support or a force",
-			                  contact ? "a contact" : "a constraint", contact ? "obstacles" : "constraints");
+		/* a moving obstacle would need its velocity in the impact law:
+		 * not supported; a moving constraint gets its t-derivatives */
+		if (contact && ir_depends(p, w, c[k], OPBIT(IR_TIME)))
+			return eval_error(ev, e->loc, "a contact may not depend on t (moving obstacles are "
+			                  "not supported): state a prescribed motion as a support or a force");
+		if (!contact && ir_depends(p, w, c[k], OPBIT(IR_TIME)))
+			moving = 1;
 		rest[k] = 0;
 		if (it->restitution) {
 			if (eval_number(ev, it->restitution, &rest[k], "the restitution"))
@@ -400,8 +401,37 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			out->hj[q] = hj[q];
 			ir_prog_add_output(p, hreg[q]);
 		}
+		/* moving constraints: then ∂c/∂t, ∂²c/∂t² (nc each) and ∂G/∂t
+		 * (ngrad), for the acceleration G a + vᵀHv + 2 ∂ₜG v + ∂ₜₜc = 0 */
+		if (moving) {
+			struct ir_diff_inputs tin = { 1, 1, { { IR_TIME, 0 } } };
+			int *ct = arena_alloc(ev->a, sizeof(int) * (size_t)nc);
+			for (k = 0; k < nc && rc == 0; k++) {
+				int g1;
+				if (ir_gradient(p, w, c[k], &tin, &g1))
+					rc = eval_error(ev, am->loc, "out of memory");
+				ct[k] = g1;
+			}
+			for (k = 0; k < nc && rc == 0; k++)
+				ir_prog_add_output(p, ct[k]);
+			for (k = 0; k < nc && rc == 0; k++) {
+				int g2;
+				if (ir_gradient(p, w, ct[k], &tin, &g2))
+					rc = eval_error(ev, am->loc, "out of memory");
+				else
+					ir_prog_add_output(p, g2);
+			}
+			for (int q = 0; q < ng && rc == 0; q++) {
+				int gt;
+				if (ir_gradient(p, w, greg[q], &tin, &gt))
+					rc = eval_error(ev, am->loc, "out of memory");
+				else
+					ir_prog_add_output(p, gt);
+			}
+		}
 		ir_prog_compact(p);
 		out->prog = p;
+		out->moving = moving;
 		out->n = nc;
 		out->loc = locs;
 		out->restitution = rest;
@@ -426,6 +456,7 @@ static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_m
 	m->hi = g.hi;
 	m->hj = g.hj;
 	m->constraint_loc = g.loc;
+	m->constraint_moving = g.moving;
 	return lower_gaps(ev, mc, am, w, AST_ITEM_CONTACT, &m->contact);
 }
 

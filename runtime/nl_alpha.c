@@ -155,12 +155,23 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	int rc = stage_solve(st, scale, &iters, &res);
 	if (rc)
 		return nl_fail(err, iters, res, rc);
+	/* moving constraints: the work of the α-weighted constraint force,
+	 * (1−α_f)G(uᵏ)ᵀλᵏ (in the stage) + α_f G(uᵏ⁻¹)ᵀλᵏ⁻¹ */
+	double wc = 0;
+	if (pb->nc && pb->ir->constraint_moving) {
+		for (int i = 0; i < n; i++)
+			s->du[i] = st->u[i] - x->u[i];
+		wc = stage_constraint_work(st, s->du);
+		for (int k = 0; k < pb->nc && s->af != 0; k++)
+			for (int i = 0; i < n; i++)
+				wc -= s->af * x->lam[k] * s->G[k + (size_t)i * pb->nc] * s->du[i];
+	}
 	for (int k = 0; k < pb->nc; k++)
 		x->lam[k] = st->x[pb->N + k];
 
 	memcpy(s->vprev, x->v, sizeof(double) * (size_t)n);
 	memcpy(s->zdprev, x->zd, sizeof(double) * (size_t)m);
-	double w = 0, d = 0;
+	double w = wc, d = 0;
 	for (int i = 0; i < n; i++) {
 		double du = st->u[i] - x->u[i];
 		s->du[i] = du;

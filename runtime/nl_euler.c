@@ -129,6 +129,7 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	problem_dissipation_terms(pb, x->v, x->zd, 1, 1, s->du, s->dz, dterm);
 	problem_sigma_terms(pb, s->dz, dterm);
 	d += problem_friction_terms(pb, s->du, st->xiu, dterm);
+	w += stage_constraint_work(st, s->du);
 	*dW = w;
 	*dD = d;
 	return 0;

@@ -334,6 +334,7 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	d += problem_friction_terms(pb, s->du, st->xiu, dterm);
 	/* the acceleration at tₖ from the equation of motion there */
 	nl_acceleration(&s->c, t1, x);
+	w += stage_constraint_work(st, s->du);
 	*dW = w;
 	*dD = d;
 	return 0;

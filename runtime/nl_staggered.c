@@ -180,6 +180,7 @@ static int u_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 		x->v[i] = 2 * st->x[i] - s->vprev[i];
 	}
 	problem_dissipation_terms(pb, s->vh, x->zd, 1, 0, s->du, s->zero, s->dterm);
+	*w += stage_constraint_work(st, s->du);
 	*d += problem_friction_terms(pb, s->du, st->xiu, s->dterm);
 	return 0;
 }

@@ -34,7 +34,9 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 		c->S = calloc(nt * nt, sizeof(double));
 		c->Gd = calloc((size_t)pb->nc * n + 1, sizeof(double));
 		c->rhs = calloc(nt, sizeof(double));
-		if (!c->sf || !c->S || !c->Gd || !c->rhs)
+		c->ct = calloc((size_t)pb->nc, sizeof(double));
+		c->ctt = calloc((size_t)pb->nc, sizeof(double));
+		if (!c->sf || !c->S || !c->Gd || !c->rhs || !c->ct || !c->ctt)
 			return -1;
 	}
 	return 0;
@@ -48,6 +50,8 @@ void nl_common_free(struct nl_common *c)
 	free(c->S);
 	free(c->Gd);
 	free(c->rhs);
+	free(c->ct);
+	free(c->ctt);
 	memset(c, 0, sizeof *c);
 }
 
@@ -90,8 +94,8 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		return;
 	}
 	if (pb->nc) {
-		/* [M Gᵀ; G 0] [a; λ] = [f − F; −vᵀ∇²c v]: the acceleration that
-		 * keeps the constraints (scleronomic part) */
+		/* [M Gᵀ; G 0] [a; λ] = [f − F; −vᵀ∇²c v − 2∂ₜG v − ∂ₜₜc]: the
+		 * acceleration that keeps d²c/dt² = 0 */
 		int nc = pb->nc, nt = n + nc;
 		problem_constraints(pb, t, s->u, NULL, c->Gd);
 		memset(c->S, 0, sizeof(double) * (size_t)nt * (size_t)nt);
@@ -112,6 +116,17 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		const double *h = pb->out_c + nc + m->ngrad;
 		for (int q = 0; q < m->nhess; q++)
 			c->rhs[n + m->hk[q]] -= s->v[m->hi[q]] * h[q] * s->v[m->hj[q]];
+		/* a moving constraint adds 2 ∂ₜG v + ∂ₜₜc (G already in S: Gd
+		 * is free to take ∂ₜG) */
+		if (m->constraint_moving) {
+			problem_constraint_rates(pb, c->ct, c->ctt, c->Gd);
+			for (int k = 0; k < nc; k++) {
+				double gtv = 0;
+				for (int i = 0; i < n; i++)
+					gtv += c->Gd[k + (size_t)i * nc] * s->v[i];
+				c->rhs[n + k] -= 2 * gtv + c->ctt[k];
+			}
+		}
 		if (la_factor(c->sf, c->S) == 0) {
 			la_solve(c->sf, c->rhs);
 			for (int i = 0; i < n; i++)

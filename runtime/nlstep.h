@@ -53,6 +53,7 @@ struct nl_common {
 	/* with constraints: the saddle-point matrix [M Gᵀ; G 0] */
 	struct la_factor *sf;
 	double *S, *Gd, *rhs;
+	double *ct, *ctt;          /* nc: ∂c/∂t, ∂²c/∂t² of moving constraints */
 };
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb);
 void nl_common_free(struct nl_common *c);

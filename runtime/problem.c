@@ -472,6 +472,24 @@ void problem_constraints(struct rt_problem *pb, double t, const double *u, doubl
 	gaps_eval(pb, m->constraint, pb->reg_c, pb->out_c, m->nconstraint, m->ngrad, m->gk, m->gi, t, u, c, Gd);
 }
 
+void problem_constraint_rates(struct rt_problem *pb, double *ct, double *ctt, double *Gt)
+{
+	const struct ir_model *m = pb->ir;
+	int nc = m->nconstraint, n = pb->n;
+	const double *o = pb->out_c + nc + m->ngrad + m->nhess;
+	if (!m->constraint_moving) {
+		memset(ct, 0, sizeof(double) * (size_t)nc);
+		memset(ctt, 0, sizeof(double) * (size_t)nc);
+		memset(Gt, 0, sizeof(double) * (size_t)nc * (size_t)n);
+		return;
+	}
+	memcpy(ct, o, sizeof(double) * (size_t)nc);
+	memcpy(ctt, o + nc, sizeof(double) * (size_t)nc);
+	memset(Gt, 0, sizeof(double) * (size_t)nc * (size_t)n);
+	for (int q = 0; q < m->ngrad; q++)
+		Gt[m->gk[q] + (size_t)m->gi[q] * nc] += o[2 * nc + q];
+}
+
 void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, double coef, double *J, int ld)
 {
 	const struct ir_model *m = pb->ir;

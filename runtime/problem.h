@@ -72,6 +72,9 @@ int problem_nterm(const struct rt_problem *pb);
  * J[i + j ld] += coef Σ_k λ_k ∂²c_k/∂u_i∂u_j. */
 void problem_constraints(struct rt_problem *pb, double t, const double *u, double *c, double *Gd);
 void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, double coef, double *J, int ld);
+/* For moving constraints, from the last problem_constraints: ∂c/∂t and
+ * ∂²c/∂t² (nc each) and ∂G/∂t (nc × n); zeros for fixed ones. */
+void problem_constraint_rates(struct rt_problem *pb, double *ct, double *ctt, double *Gt);
 /* The contacts' gaps φ(u) (ncontact) and their gradients G (ncontact × n,
  * column-major), either may be NULL; then J += coef Σ_k μ_k ∇²φ_k from
  * that evaluation. */

@@ -43,8 +43,8 @@ static int fail(struct rt_error *err, int code, struct ir_loc loc, const char *f
 
 /* An index-3 scheme enforces c(uᵏ) = 0 from the first step on, so an
  * initial state off the constraint would be pulled onto it in one step by
- * an impulse that no equation accounts for; a velocity off the tangent
- * space (G v ≠ 0, the hidden constraint) likewise.  Both are refused.
+ * an impulse that no equation accounts for; a velocity that breaks the
+ * hidden constraint dc/dt = G v + ∂c/∂t = 0 likewise.  Both are refused.
  * Tolerance: 1e-8 of the size of the terms, so that an initial position
  * typed with 9 or more digits passes and a wrong one does not. */
 static int check_initial_constraints(struct rt_problem *pb, double t0, const struct rt_state *x,
@@ -58,9 +58,16 @@ static int check_initial_constraints(struct rt_problem *pb, double t0, const str
 		return fail(err, 3, loc[0], "out of memory");
 	}
 	problem_constraints(pb, t0, x->u, c, G);
+	double *ct = calloc((size_t)nc, sizeof(double)), *ctt = calloc((size_t)nc, sizeof(double));
+	double *Gt = calloc((size_t)nc * (size_t)n, sizeof(double));
+	if (!ct || !ctt || !Gt) {
+		free(c); free(G); free(ct); free(ctt); free(Gt);
+		return fail(err, 3, loc[0], "out of memory");
+	}
+	problem_constraint_rates(pb, ct, ctt, Gt);
 	int rc = 0;
 	for (int k = 0; k < nc && rc == 0; k++) {
-		double terms = fabs(c[k]), gv = 0, gvterms = 0;
+		double terms = fabs(c[k]), gv = ct[k], gvterms = fabs(ct[k]);
 		for (int i = 0; i < n; i++) {
 			terms += fabs(G[k + (size_t)i * nc] * x->u[i]);
 			gv += G[k + (size_t)i * nc] * x->v[i];
@@ -75,6 +82,9 @@ static int check_initial_constraints(struct rt_problem *pb, double t0, const str
 	}
 	free(c);
 	free(G);
+	free(ct);
+	free(ctt);
+	free(Gt);
 	return rc;
 }
 

@@ -314,6 +314,19 @@ static void constraint_weights(struct stage *s, double scale)
 	}
 }
 
+double stage_constraint_work(const struct stage *s, const double *du)
+{
+	if (!s->nc || !s->pb->ir->constraint_moving)
+		return 0;
+	int n = s->n, nc = s->nc;
+	const double *lam = s->x + s->N;
+	double w = 0;
+	for (int k = 0; k < nc; k++)
+		for (int i = 0; i < n; i++)
+			w -= s->wu * lam[k] * s->Gs[k + (size_t)i * nc] * du[i];
+	return w;
+}
+
 int stage_solve(struct stage *s, double scale, int *iters, double *res)
 {
 	struct newton_report rep;

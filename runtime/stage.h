@@ -66,4 +66,10 @@ void stage_free(struct stage *s);
  * residual, *iters the iterations) or -2 (singular Jacobian). */
 int stage_solve(struct stage *s, double scale, int *iters, double *res);
 
+/* The work −wu λ·G(u)Δu of the constraint forces at the stage's solution
+ * over the displacement du, when the constraints move (DESIGN.md,
+ * "Energy ledger": W includes moving constraints); 0 for fixed ones,
+ * whose discrete work is the scheme's own and stays in the residual. */
+double stage_constraint_work(const struct stage *s, const double *du);
+
 #endif
