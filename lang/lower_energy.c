@@ -501,6 +501,8 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		struct ir_func *fv;
 		if (derive(ev, w, p, r, &inv, where, &fv))
 			goto out;
+		/* derive compacts p: T is its first output now, r is stale */
+		r = p->out[0];
 		/* M(u) = ∂²T/∂v² must not depend on v: T is quadratic in v */
 		for (int k = 0; k < fv->nnz; k++)
 			if (ir_depends(p, w, p->out[1 + n + k], OPBIT(IR_VEL))) {

@@ -4,7 +4,9 @@
  *   Uᵐ⁺¹ = −e Uᵐ⁻¹ + (1+e) P_K((2Uᵐ − (1−e)Uᵐ⁻¹ + τ² M⁻¹Fᵐ)/(1+e))
  *
  * with Fᵐ = f(tₘ) − ∇Φ(Uᵐ) − ∇Ψ(vᵐ) and P_K the projection onto
- * K = {u : φ_i(u) ≥ 0} in the metric of M.  Without contact (P_K the
+ * K = {u : φ_i(u) ≥ 0} in the metric of M(Uᵐ) (seed 002: the mass may
+ * depend on the configuration; M⁻¹Fᵐ is then the acceleration of the
+ * Euler–Lagrange equations, velocity terms included).  Without contact (P_K the
  * identity) this is central differences, Uᵐ⁺¹ − 2Uᵐ + Uᵐ⁻¹ = τ²M⁻¹Fᵐ.
  *
  * The state the driver sees is (uₘ, vₘ, aₘ) at tₘ, in the velocity-Verlet
@@ -49,6 +51,8 @@ struct paoli {
 	int *active;                /* nk */
 	struct la_factor *kkt;      /* n + nk */
 	double *J, *r;              /* (n + nk)², n + nk */
+	double *Mu;                 /* n × n: M(Uᵐ) when the mass depends on u */
+	const double *M;            /* the metric of the step: pb->M or Mu */
 };
 
 static void ps_free(void *p)
@@ -58,7 +62,7 @@ static void ps_free(void *p)
 		return;
 	nl_common_free(&s->c);
 	free(s->uprev); free(s->y); free(s->w); free(s->acc); free(s->f0); free(s->f1); free(s->psi0);
-	free(s->vtmp); free(s->vold); free(s->phi); free(s->mu); free(s->G); free(s->active); free(s->J); free(s->r);
+	free(s->vtmp); free(s->vold); free(s->phi); free(s->mu); free(s->G); free(s->active); free(s->J); free(s->r); free(s->Mu);
 	la_factor_free(s->kkt);
 	free(s);
 }
@@ -67,7 +71,7 @@ static void *ps_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 {
 	(void)p;
 	(void)opt;
-	if (nl_contact_unsupported(pb, "paoli_schatzman", err))
+	if (nl_contact_unsupported(pb, "paoli_schatzman", 1, err))
 		return NULL;
 	const struct ir_gaps *g = &pb->ir->contact;
 	for (int k = 1; k < g->n; k++)
@@ -91,6 +95,7 @@ static void *ps_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	    nl_vectors((size_t)nk, &s->phi, &s->mu, (double **)NULL) ||
 	    nl_vectors((size_t)nk * (size_t)n, &s->G, (double **)NULL) ||
 	    nl_vectors((size_t)nt * (size_t)nt, &s->J, (double **)NULL) ||
+	    nl_vectors((size_t)n * (size_t)n, &s->Mu, (double **)NULL) ||
 	    nl_vectors((size_t)nt, &s->r, (double **)NULL) ||
 	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) ||
 	    !(s->kkt = la_factor_alloc(nt, LA_DENSE_GENERAL, 0, 0)) ||
@@ -117,7 +122,7 @@ static int kkt_solve(struct paoli *s)
 		for (int i = 0; i < n; i++) {
 			double r = 0;
 			for (int j = 0; j < n; j++)
-				r += pb->M[i + (size_t)j * n] * (s->w[j] - s->y[j]);
+				r += s->M[i + (size_t)j * n] * (s->w[j] - s->y[j]);
 			for (int k = 0; k < nk; k++)
 				if (s->active[k])
 					r -= s->mu[k] * s->G[k + (size_t)i * nk];
@@ -128,7 +133,7 @@ static int kkt_solve(struct paoli *s)
 		memset(s->J, 0, sizeof(double) * (size_t)nt * (size_t)nt);
 		for (int j = 0; j < n; j++)
 			for (int i = 0; i < n; i++)
-				s->J[i + (size_t)j * nt] = pb->M[i + (size_t)j * n];
+				s->J[i + (size_t)j * nt] = s->M[i + (size_t)j * n];
 		for (int k = 0; k < nk; k++)
 			if (!s->active[k])
 				s->mu[k] = 0;
@@ -230,8 +235,15 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	/* Uᵐ⁻¹ from the chord velocity Vᵐ = vₘ − τ/2 aₘ */
 	for (int i = 0; i < n; i++)
 		s->uprev[i] = x->u[i] - tau * (x->v[i] - 0.5 * tau * x->a[i]);
-	/* M⁻¹Fᵐ at (Uᵐ, vₘ); the step's loads and ∇Ψ(vₘ) for the ledger */
+	/* M⁻¹Fᵐ at (Uᵐ, vₘ) (for M(u), the Euler–Lagrange acceleration with
+	 * its velocity terms, and the metric M(Uᵐ)); the step's loads and
+	 * ∇Ψ(vₘ) for the ledger */
 	smooth_acceleration(s, t0, x->u, x->v, s->acc);
+	s->M = pb->M;
+	if (pb->varmass) {
+		problem_mass(pb, x->u, s->Mu);
+		s->M = s->Mu;
+	}
 	problem_load(pb, t0, s->f0);
 	problem_psi(pb, x->v, NULL, s->psi0);
 	for (int i = 0; i < n; i++)

@@ -211,10 +211,10 @@ const struct nl_stepper_type *nl_lookup(enum ir_family f, const double *p, doubl
 	}
 }
 
-int nl_contact_unsupported(const struct rt_problem *pb, const char *scheme, struct rt_error *err)
+int nl_contact_unsupported(const struct rt_problem *pb, const char *scheme, int varmass_ok, struct rt_error *err)
 {
 	const char *why = NULL;
-	if (pb->varmass)
+	if (pb->varmass && !varmass_ok)
 		why = "needs a constant mass";
 	else if (pb->m > 0)
 		why = "does not support internal variables";

@@ -68,10 +68,10 @@ double nl_maxabs(int n, const double *x);
  * NULL-terminated list; 0, or -1 when out of memory (those allocated stay
  * set, for the caller's free). */
 int nl_vectors(size_t n, ...);
-/* The contact schemes need a constant mass and support no internal
- * variables, bilateral constraints or dry friction: 0, or 3 with the
- * message in err. */
-int nl_contact_unsupported(const struct rt_problem *pb, const char *scheme, struct rt_error *err);
+/* The contact schemes support no internal variables, bilateral
+ * constraints or dry friction, and some need a constant mass: 0, or 3
+ * with the message in err. */
+int nl_contact_unsupported(const struct rt_problem *pb, const char *scheme, int varmass_ok, struct rt_error *err);
 /* A Newton failure as a message. */
 int nl_fail(struct rt_error *err, int iters, double res, int rc);
 

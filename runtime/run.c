@@ -332,18 +332,20 @@ static int critical_step(struct rt_problem *pb, const double *u, const double *z
 {
 	int n = pb->n, N = pb->N;
 	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double)), *Ku = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	double *w = calloc((size_t)n + 1, sizeof(double));
+	double *w = calloc((size_t)n + 1, sizeof(double)), *Mu = calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	int rc = 0;
-	if (!J || !Ku || !w) {
-		free(J); free(Ku); free(w);
+	if (!J || !Ku || !w || !Mu) {
+		free(J); free(Ku); free(w); free(Mu);
 		return fail(err, 3, pb->plan->loc, "out of memory");
 	}
+	/* the mass at the initial state (paoli_schatzman accepts M(u)) */
+	problem_mass(pb, u, Mu);
 	problem_phi(pb, u, z, NULL);
 	problem_add_hess_phi(pb, NULL, NULL, J, N);
 	for (int j = 0; j < n; j++)
 		for (int i = 0; i < n; i++)
 			Ku[i + (size_t)j * n] = J[i + (size_t)j * N];
-	if (la_sygv(n, Ku, pb->M, w, NULL) == 0) {
+	if (la_sygv(n, Ku, Mu, w, NULL) == 0) {
 		double wmax = sqrt(w[n - 1] > 0 ? w[n - 1] : 0), tc = wmax > 0 ? 2 / wmax : INFINITY;
 		if (pb->plan->dt > tc)
 			rc = fail(err, 3, pb->plan->step_loc,
@@ -353,7 +355,7 @@ static int critical_step(struct rt_problem *pb, const double *u, const double *z
 			          "central_difference", wmax, tc,
 			          pb->plan->scheme.family == IR_PAOLI_SCHATZMAN ? "" : " or an implicit scheme");
 	}
-	free(J); free(Ku); free(w);
+	free(J); free(Ku); free(w); free(Mu);
 	return rc;
 }
 
