@@ -80,6 +80,41 @@ static int check_initial_constraints(struct rt_problem *pb, double t0, const str
 			rc = fail(err, 3, loc[k], "the initial velocity is not tangent to constraint %d: its rate "
 			          "of change is %.6g, not 0", k + 1, gv);
 	}
+	/* Independent gradients, or the saddle-point systems are singular:
+	 * Gram–Schmidt on the rows of G (in ct's and Gt's storage, free
+	 * now), a row whose remainder is below 1e-10 of its norm depends on
+	 * the rows before it. */
+	double *Q = Gt;
+	int nq = 0;
+	for (int k = 0; k < nc && rc == 0; k++) {
+		double *row = Q + (size_t)nq * n, norm0 = 0, norm = 0;
+		for (int i = 0; i < n; i++) {
+			row[i] = G[k + (size_t)i * nc];
+			norm0 += row[i] * row[i];
+		}
+		for (int q = 0; q < nq; q++) {
+			const double *e = Q + (size_t)q * n;
+			double d = 0;
+			for (int i = 0; i < n; i++)
+				d += e[i] * row[i];
+			for (int i = 0; i < n; i++)
+				row[i] -= d * e[i];
+		}
+		for (int i = 0; i < n; i++)
+			norm += row[i] * row[i];
+		if (!(norm0 > 0))
+			rc = fail(err, 3, loc[k], "constraint %d has a zero gradient at the initial state: its "
+			          "multiplier is undetermined (state it so that dc/du is not 0, e.g. x == 0 rather "
+			          "than x^2 == 0)", k + 1);
+		else if (!(norm > 1e-20 * norm0))
+			rc = fail(err, 3, loc[k], "constraint %d is not independent of the constraints before it at "
+			          "the initial state (its gradient is a combination of theirs): remove it", k + 1);
+		else {
+			for (int i = 0; i < n; i++)
+				row[i] /= sqrt(norm);
+			nq++;
+		}
+	}
 	free(c);
 	free(G);
 	free(ct);
