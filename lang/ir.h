@@ -132,6 +132,7 @@ struct ir_gaps {
 	int nhess, *hk, *hi, *hj;
 	struct ir_loc *loc;        /* n: where each is stated */
 	double *restitution;       /* n: Newton's coefficient e_i (contacts) */
+	int linear;                /* φ = B u + b(t) with B constant */
 	int moving;                /* depends on t: then the outputs go on with
 	                              ∂φ/∂t (n), ∂²φ/∂t² (n) and ∂G/∂t (ngrad) */
 };
@@ -184,6 +185,7 @@ struct ir_model {
 	int nhess, *hk, *hi, *hj;
 	struct ir_loc *constraint_loc;   /* nconstraint: where each is stated */
 	int constraint_moving;           /* c depends on t (ir_gaps.moving) */
+	int constraint_linear;           /* c = B u − G(t), B constant */
 	struct ir_gaps contact;          /* unilateral contacts φ_i(u) ≥ 0 */
 	struct ir_loc init_loc;
 };
@@ -259,6 +261,7 @@ struct ir_run {
 	double tolerance;       /* Newton: relative residual */
 	int max_iterations;
 	int halvings;           /* on_failure = halve(N): retries with halved steps */
+	int regularized;        /* formulation = regularized (seed 001), else index3 */
 	double t0, t1, dt;
 	int nstep;              /* n = ceil((t1 - t0)/dt - 1e-9); t_n = t1 */
 	double last_dt;         /* the last step: dt, or shorter when the run's

@@ -889,10 +889,12 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 			 * the steppers implement (runtime/stage.c) */
 			struct ast_expr *v = o->value;
 			const char *s = v->kind == AST_NAME ? v->name : NULL;
-			if (s && (strcmp(s, "ggl") == 0 || strcmp(s, "regularized") == 0))
-				return eval_error(ev, v->loc, "formulation = %s is not implemented: constraints are "
-				                  "enforced as index3 (the default)", s);
-			if (!s || strcmp(s, "index3") != 0)
+			if (s && strcmp(s, "ggl") == 0)
+				return eval_error(ev, v->loc, "formulation = ggl is not implemented: use index3 (the "
+				                  "default) or, for linear constraints under backward_euler, regularized");
+			if (s && strcmp(s, "regularized") == 0)
+				run->regularized = 1;
+			else if (!s || strcmp(s, "index3") != 0)
 				return eval_error(ev, v->loc, "formulation must be index3, ggl or regularized");
 		} else {
 			return eval_error(ev, o->loc, "unknown run option '%s' (options: solver, history_budget, "

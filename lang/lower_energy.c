@@ -401,6 +401,11 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			out->hj[q] = hj[q];
 			ir_prog_add_output(p, hreg[q]);
 		}
+		/* linear: no Hessian entry, and G independent of t */
+		out->linear = nh == 0;
+		for (int q = 0; q < ng && out->linear; q++)
+			if (ir_depends(p, w, greg[q], OPBIT(IR_TIME)))
+				out->linear = 0;
 		/* moving constraints: then ∂c/∂t, ∂²c/∂t² (nc each) and ∂G/∂t
 		 * (ngrad), for the acceleration G a + vᵀHv + 2 ∂ₜG v + ∂ₜₜc = 0 */
 		if (moving) {
@@ -457,6 +462,7 @@ static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_m
 	m->hj = g.hj;
 	m->constraint_loc = g.loc;
 	m->constraint_moving = g.moving;
+	m->constraint_linear = g.linear;
 	return lower_gaps(ev, mc, am, w, AST_ITEM_CONTACT, &m->contact);
 }
 

@@ -6,11 +6,23 @@
  *
  * First order; dissipates high frequencies strongly.  The unknowns of the
  * stage are vʲ and żʲ; the ledger pairs with the end-of-step forces:
- * ΔW = Δu·Fʲ + Δz·gʲ, ΔD = Δu·∇ᵥΨ(vʲ) + Δz·∇_żΨ(żʲ) + Σσ|Δz|. */
+ * ΔW = Δu·Fʲ + Δz·gʲ, ΔD = Δu·∇ᵥΨ(vʲ) + Δz·∇_żΨ(żʲ) + Σσ|Δz|.
+ *
+ * formulation = regularized, for linear constraints B u = G(t) (seed 001,
+ * eq. 3.4): u = u₁ + u₂ with u₁ ∈ ker B and the particular part
+ * u₂ = B⁺G, v₂ = B⁺Ġ, w₂ = B⁺G̈ (B⁺ = Bᵀ(BBᵀ)⁻¹, Ġ and G̈ the derivatives
+ * of the declared expression), and
+ *   M(D²u₁ʲ + w₂ʲ) + ∂Ψ(Du₁ʲ + v₂ʲ) + ∂Φ(u₁ʲ + u₂ʲ) + Bᵀλʲ = Fʲ
+ * with D the backward difference: only u₁ is differenced, so the
+ * constrained motion has its exact velocity and acceleration (no drift,
+ * no O(τ) error in λ from differencing G).  In the stage's unknown
+ * v = Du₁ + v₂: u = uʲ⁻¹ + (u₂ʲ − u₂ʲ⁻¹) + τ(v − v₂ʲ), and the inertia
+ * M[(v − v₂ʲ) − (vʲ⁻¹ − v₂ʲ⁻¹)]/τ + M w₂ʲ. */
 #include <config.h>
 
 #include "nlstep.h"
 #include "stage.h"
+#include "la.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +34,48 @@ struct euler {
 	struct nl_common c;
 	struct stage st;
 	double *in0, *zero, *uprev, *zprev, *vprev, *du, *dz;
+	/* formulation = regularized */
+	int reg;
+	double *B;                  /* nc × n */
+	struct la_factor *bbt;      /* B Bᵀ, nc × nc */
+	double *bb, *cb, *ct, *ctt, *Gt, *z;   /* nc × nc, nc ×3, nc × n, nc */
+	double *u2a, *v2a, *u2b, *v2b, *w2b, *ushift;   /* n */
 };
+
+/* B⁺ r = Bᵀ(BBᵀ)⁻¹ r, into out (n) */
+static void pseudo_inverse(struct euler *s, const double *r, double *out)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n, nc = pb->nc;
+	for (int k = 0; k < nc; k++)
+		s->z[k] = r[k];
+	la_solve(s->bbt, s->z);
+	for (int i = 0; i < n; i++) {
+		double v = 0;
+		for (int k = 0; k < nc; k++)
+			v += s->B[k + (size_t)i * nc] * s->z[k];
+		out[i] = v;
+	}
+}
+
+/* the particular motion u₂ = B⁺G(t), v₂ = B⁺Ġ, w₂ = B⁺G̈, with
+ * G(t) = −c(0, t) for c = B u − G(t) */
+static void particular(struct euler *s, double t, double *u2, double *v2, double *w2)
+{
+	struct rt_problem *pb = s->pb;
+	int nc = pb->nc;
+	problem_constraints(pb, t, s->zero, s->cb, s->Gt);
+	problem_constraint_rates(pb, s->ct, s->ctt, s->Gt);
+	for (int k = 0; k < nc; k++) {
+		s->cb[k] = -s->cb[k];
+		s->ct[k] = -s->ct[k];
+		s->ctt[k] = -s->ctt[k];
+	}
+	pseudo_inverse(s, s->cb, u2);
+	pseudo_inverse(s, s->ct, v2);
+	if (w2)
+		pseudo_inverse(s, s->ctt, w2);
+}
 
 static void be_free(void *p)
 {
@@ -32,6 +85,9 @@ static void be_free(void *p)
 	nl_common_free(&s->c);
 	stage_free(&s->st);
 	free(s->in0); free(s->zero); free(s->uprev); free(s->zprev); free(s->vprev); free(s->du); free(s->dz);
+	free(s->B); free(s->bb); free(s->cb); free(s->ct); free(s->ctt); free(s->Gt); free(s->z);
+	free(s->u2a); free(s->v2a); free(s->u2b); free(s->v2b); free(s->w2b); free(s->ushift);
+	la_factor_free(s->bbt);
 	free(s);
 }
 
@@ -58,6 +114,45 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	}
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;
+	if (opt->regularized && pb->nc > 0) {
+		int n = pb->n, nc = pb->nc;
+		if (!pb->ir->constraint_linear) {
+			be_free(s);
+			snprintf(err->msg, sizeof err->msg, "formulation = regularized needs constraints linear in "
+			         "the dofs, B u == G(t) with B constant (seed 001): use index3 for these");
+			err->loc = pb->ir->constraint_loc[0];
+			err->code = 3;
+			return NULL;
+		}
+		s->reg = 1;
+		if (nl_vectors((size_t)nc * (size_t)n, &s->B, &s->Gt, (double **)NULL) ||
+		    nl_vectors((size_t)nc * (size_t)nc, &s->bb, (double **)NULL) ||
+		    nl_vectors((size_t)nc, &s->cb, &s->ct, &s->ctt, &s->z, (double **)NULL) ||
+		    nl_vectors((size_t)n, &s->u2a, &s->v2a, &s->u2b, &s->v2b, &s->w2b, &s->ushift, (double **)NULL) ||
+		    !(s->bbt = la_factor_alloc(nc, LA_DENSE_SPD, 0, 0))) {
+			be_free(s);
+			snprintf(err->msg, sizeof err->msg, "out of memory for the step");
+			err->code = 3;
+			return NULL;
+		}
+		/* B = ∂c/∂u, constant; BBᵀ is positive definite for independent
+		 * constraints (checked when the run starts) */
+		problem_constraints(pb, 0, s->zero, NULL, s->B);
+		for (int a = 0; a < nc; a++)
+			for (int b = 0; b < nc; b++) {
+				double v = 0;
+				for (int i = 0; i < n; i++)
+					v += s->B[a + (size_t)i * nc] * s->B[b + (size_t)i * nc];
+				s->bb[a + (size_t)b * nc] = v;
+			}
+		if (la_factor(s->bbt, s->bb) != 0) {
+			be_free(s);
+			snprintf(err->msg, sizeof err->msg, "formulation = regularized: the constraints are not "
+			         "independent (B Bᵀ is singular)");
+			err->code = 3;
+			return NULL;
+		}
+	}
 	return s;
 }
 
@@ -73,9 +168,18 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	memcpy(s->zprev, x->z, sizeof(double) * (size_t)m);
 	for (int i = 0; i < n; i++)
 		s->in0[i] = -x->v[i] / tau;
+	if (s->reg) {
+		/* the particular motion at both ends; see the header */
+		particular(s, t0, s->u2a, s->v2a, NULL);
+		particular(s, t1, s->u2b, s->v2b, s->w2b);
+		for (int i = 0; i < n; i++) {
+			s->in0[i] = -(x->v[i] - s->v2a[i]) / tau - s->v2b[i] / tau + s->w2b[i];
+			s->ushift[i] = x->u[i] + s->u2b[i] - s->u2a[i] - tau * s->v2b[i];
+		}
+	}
 	for (int k = 0; k < pb->N; k++)
 		st->e[k] = -s->c.f1[k];
-	st->u0 = s->uprev;
+	st->u0 = s->reg ? s->ushift : s->uprev;
 	st->cu = tau;
 	st->v0 = s->zero;
 	st->cv = 1;
@@ -85,7 +189,7 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	st->cz = tau;
 	st->zd0 = s->zero;
 	st->czd = 1;
-	st->ue0 = s->uprev;
+	st->ue0 = s->reg ? s->ushift : s->uprev;
 	st->cue = tau;
 	st->tc = t1;
 	for (int k = 0; k < pb->nc; k++)
@@ -115,7 +219,8 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		d += du * st->gpsi[i];
 		x->u[i] = st->u[i];
 		x->v[i] = st->v[i];
-		x->a[i] = (st->v[i] - s->vprev[i]) / tau;
+		x->a[i] = s->reg ? (st->v[i] - s->v2b[i] - (s->vprev[i] - s->v2a[i])) / tau + s->w2b[i]
+		                 : (st->v[i] - s->vprev[i]) / tau;
 	}
 	for (int j = 0; j < m; j++) {
 		double dz = st->z[j] - s->zprev[j];

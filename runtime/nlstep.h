@@ -17,6 +17,7 @@ struct rt_state {
 struct nl_options {
 	double tol;          /* Newton: relative residual */
 	int maxit;
+	int regularized;     /* formulation = regularized (backward_euler) */
 };
 
 struct nl_stepper_type {
