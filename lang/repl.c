@@ -394,14 +394,15 @@ static void eig(const char *name)
 	}
 	double *w2 = malloc(sizeof(double) * (size_t)n), *phi = malloc(sizeof(double) * (size_t)n * (size_t)n);
 	struct rt_error err;
-	if (!w2 || !phi || rt_modes(m, w2, phi, &err)) {
+	int nm = 0;
+	if (!w2 || !phi || rt_modes(m, w2, phi, &nm, &err)) {
 		printf("%s\n", w2 && phi ? err.msg : "out of memory");
 		free(w2);
 		free(phi);
 		return;
 	}
 	printf("%-5s %16s %16s %16s\n", "mode", "omega (rad/s)", "f (Hz)", "period (s)");
-	for (int k = 0; k < n; k++) {
+	for (int k = 0; k < nm; k++) {
 		double w = w2[k] > 0 ? sqrt(w2[k]) : 0;
 		printf("%-5d %16.8g %16.8g %16.8g\n", k + 1, w, w / (2 * M_PI), w > 0 ? 2 * M_PI / w : INFINITY);
 	}
@@ -409,7 +410,7 @@ static void eig(const char *name)
 		puts("mode shapes (mass-normalised, columns):");
 		for (int i = 0; i < n; i++) {
 			printf("  %-8s", m->dof[i].name);
-			for (int k = 0; k < n; k++)
+			for (int k = 0; k < nm; k++)
 				printf(" %11.5g", phi[i + (size_t)k * n]);
 			putchar('\n');
 		}

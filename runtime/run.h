@@ -58,9 +58,10 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err);
 /* Where a run is: returns 1 when it has reached its end time. */
 int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep);
 
-/* Natural frequencies ω² (ascending, n values) and M-normalised mode shapes
- * (n×n, columns; may be NULL) of a model linearised at its initial state. */
-int rt_modes(const struct ir_model *m, double *w2, double *phi, struct rt_error *err);
+/* Natural frequencies ω² (ascending) and M-normalised mode shapes (n×n
+ * room, columns; may be NULL) of a model linearised at its initial state;
+ * *nmodes receives their number, n less the number of constraints. */
+int rt_modes(const struct ir_model *m, double *w2, double *phi, int *nmodes, struct rt_error *err);
 
 /* Set from a signal handler: the run in progress stops after its current
  * step with status 130, its records complete. */

@@ -25,10 +25,10 @@ expect 8 ]
 send :eig osc\n
 expect period (s)
 expect 3.1415927
-send model rod {\n  dof x, y\n  kinetic 0.5*(x'^2 + y'^2)\n  constraint x^2 + y^2 == 1\n  init x = 1\n}\n
+send model rod {\n  dof x, y\n  kinetic 0.5*(x'^2 + y'^2)\n  potential 9.81*y\n  constraint x^2 + y^2 == 1\n  init y = -1\n}\n
 expect dyn> 
 send :eig rod\n
-expect has constraints: its modes
+expect 3.132092
 send let r = run osc with trapez\t from 0 to 5 step 0.01\n
 expect dyn> 
 send r.u(0)\n
