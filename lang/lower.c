@@ -890,9 +890,8 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 			struct ast_expr *v = o->value;
 			const char *s = v->kind == AST_NAME ? v->name : NULL;
 			if (s && strcmp(s, "ggl") == 0)
-				return eval_error(ev, v->loc, "formulation = ggl is not implemented: use index3 (the "
-				                  "default) or, for linear constraints under backward_euler, regularized");
-			if (s && strcmp(s, "regularized") == 0)
+				run->ggl = 1;
+			else if (s && strcmp(s, "regularized") == 0)
 				run->regularized = 1;
 			else if (!s || strcmp(s, "index3") != 0)
 				return eval_error(ev, v->loc, "formulation must be index3, ggl or regularized");

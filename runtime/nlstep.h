@@ -38,6 +38,7 @@ extern const struct nl_stepper_type nl_discrete_gradient;
 extern const struct nl_stepper_type nl_staggered_midpoint;
 extern const struct nl_stepper_type nl_paoli_schatzman;
 extern const struct nl_stepper_type nl_moreau_jean;
+extern const struct nl_stepper_type nl_backward_euler_ggl;
 
 /* The nonlinear stepper of a family, and its parameters in its own
  * convention (e.g. newmark(β, γ) as generalized_alpha(0, 0, β, γ)). */

@@ -460,9 +460,12 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 		            "use paoli_schatzman or moreau_jean", plan->model->name, plan->scheme.name);
 	if ((fam == IR_CENTRAL_DIFFERENCE || fam == IR_PAOLI_SCHATZMAN) && critical_step(pb, x->u, x->z, err))
 		return 3;
-	if (plan->regularized && pb->nc > 0 && fam != IR_BACKWARD_EULER)
-		return fail(err, 3, plan->scheme.loc, "formulation = regularized is implemented for "
-		            "backward_euler (rothe) only; %s enforces constraints as index3", plan->scheme.name);
+	if ((plan->regularized || plan->ggl) && pb->nc > 0 && fam != IR_BACKWARD_EULER)
+		return fail(err, 3, plan->scheme.loc, "formulation = %s is implemented for "
+		            "backward_euler (rothe) only; %s enforces constraints as index3",
+		            plan->ggl ? "ggl" : "regularized", plan->scheme.name);
+	if (plan->ggl && pb->nc > 0)
+		e->nl = &nl_backward_euler_ggl;
 	struct nl_options opt = { plan->tolerance, plan->max_iterations, plan->regularized && pb->nc > 0 };
 	e->nst = e->nl->alloc(pb, e->q, &opt, err);
 	if (!e->nst) {
