@@ -54,19 +54,9 @@ static void gg_free(void *p)
 static void *gg_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
 {
 	(void)p;
-	const char *why = NULL;
-	if (pb->varmass)
-		why = "needs a constant mass";
-	else if (pb->m > 0)
-		why = "does not support internal variables";
-	for (int i = 0; i < pb->n && pb->sigma_u && !why; i++)
-		if (pb->sigma_u[i] > 0)
-			why = "does not support dry friction";
-	if (why) {
-		snprintf(err->msg, sizeof err->msg, "backward_euler with formulation = ggl %s", why);
-		err->code = 3;
+	if (nl_unsupported(pb, "backward_euler with formulation = ggl", NL_NO_VARMASS | NL_NO_INTERNAL | NL_NO_FRICTION,
+	                   err))
 		return NULL;
-	}
 	struct ggl *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;

@@ -67,7 +67,7 @@ static void mj_free(void *p)
 static void *mj_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
 {
 	(void)opt;
-	if (nl_contact_unsupported(pb, "moreau_jean", 0, err))
+	if (nl_unsupported(pb, "moreau_jean", NL_NO_VARMASS | NL_NO_INTERNAL | NL_NO_CONSTRAINTS | NL_NO_FRICTION, err))
 		return NULL;
 	if (!(p[0] > 0 && p[0] <= 1)) {
 		snprintf(err->msg, sizeof err->msg, "moreau_jean(theta = %g): theta must lie in (0, 1]", p[0]);

@@ -71,7 +71,7 @@ static void *ps_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 {
 	(void)p;
 	(void)opt;
-	if (nl_contact_unsupported(pb, "paoli_schatzman", 1, err))
+	if (nl_unsupported(pb, "paoli_schatzman", NL_NO_INTERNAL | NL_NO_CONSTRAINTS | NL_NO_FRICTION, err))
 		return NULL;
 	const struct ir_gaps *g = &pb->ir->contact;
 	for (int k = 1; k < g->n; k++)

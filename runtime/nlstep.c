@@ -211,16 +211,16 @@ const struct nl_stepper_type *nl_lookup(enum ir_family f, const double *p, doubl
 	}
 }
 
-int nl_contact_unsupported(const struct rt_problem *pb, const char *scheme, int varmass_ok, struct rt_error *err)
+int nl_unsupported(const struct rt_problem *pb, const char *scheme, unsigned what, struct rt_error *err)
 {
 	const char *why = NULL;
-	if (pb->varmass && !varmass_ok)
+	if ((what & NL_NO_VARMASS) && pb->varmass)
 		why = "needs a constant mass";
-	else if (pb->m > 0)
+	else if ((what & NL_NO_INTERNAL) && pb->m > 0)
 		why = "does not support internal variables";
-	else if (pb->nc > 0)
+	else if ((what & NL_NO_CONSTRAINTS) && pb->nc > 0)
 		why = "does not support bilateral constraints";
-	for (int i = 0; i < pb->n && pb->sigma_u && !why; i++)
+	for (int i = 0; i < pb->n && (what & NL_NO_FRICTION) && pb->sigma_u && !why; i++)
 		if (pb->sigma_u[i] > 0)
 			why = "does not support dry friction";
 	if (!why)

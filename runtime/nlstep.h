@@ -70,10 +70,13 @@ double nl_maxabs(int n, const double *x);
  * NULL-terminated list; 0, or -1 when out of memory (those allocated stay
  * set, for the caller's free). */
 int nl_vectors(size_t n, ...);
-/* The contact schemes support no internal variables, bilateral
- * constraints or dry friction, and some need a constant mass: 0, or 3
- * with the message in err. */
-int nl_contact_unsupported(const struct rt_problem *pb, const char *scheme, int varmass_ok, struct rt_error *err);
+/* Refuse the model features a stepper does not support (NL_NO_* bits):
+ * 0, or 3 with "SCHEME needs a constant mass" or "SCHEME does not support
+ * ..." in err. */
+enum {
+	NL_NO_VARMASS = 1u << 0, NL_NO_INTERNAL = 1u << 1, NL_NO_CONSTRAINTS = 1u << 2, NL_NO_FRICTION = 1u << 3
+};
+int nl_unsupported(const struct rt_problem *pb, const char *scheme, unsigned what, struct rt_error *err);
 /* A Newton failure as a message. */
 int nl_fail(struct rt_error *err, int iters, double res, int rc);
 
