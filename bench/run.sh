@@ -24,6 +24,7 @@ measure "examples/seismic.dyn (1e3 steps, CSV, SVG)" $DYN -o "$out" "$srcdir/exa
 measure "seismic, 1e6 steps, CSV of 8 columns" $DYN -o "$out" "$srcdir/bench/seismic_long.dyn"
 measure "chain n=1000, banded, 1e4 steps" $DYN -o "$out" "$srcdir/bench/chain.dyn"
 measure "chain n=200, dense (solver = dense), 1e3 steps" $DYN -o "$out" --set n=200 --set steps=1000 "$srcdir/bench/chain.dyn"
+measure "pendulum constraint + ball contacts, 3 x 1e5 steps" $DYN -o "$out" "$srcdir/bench/contact.dyn"
 # lowering only: the runtime refuses these models (exit 3) once lowered
 lower() {
 	label=$1
