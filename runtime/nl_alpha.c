@@ -128,11 +128,7 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	st->cv = g * tau;
 	st->cz = tau;
 	st->czd = 1;
-	st->ue0 = s->ut;
-	st->cue = b * tau * tau;
-	st->tc = t1;
-	for (int k = 0; k < pb->nc; k++)
-		st->x[pb->N + k] = x->lam[k];
+	stage_constraints(st, s->ut, b * tau * tau, t1, x->lam);
 	st->cm = 1 - s->am;
 	st->wu = 1 - s->af;
 	for (int i = 0; i < n; i++)
@@ -166,8 +162,7 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 			for (int i = 0; i < n; i++)
 				wc -= s->af * x->lam[k] * s->G[k + (size_t)i * pb->nc] * s->du[i];
 	}
-	for (int k = 0; k < pb->nc; k++)
-		x->lam[k] = st->x[pb->N + k];
+	stage_multipliers(st, x->lam);
 
 	memcpy(s->vprev, x->v, sizeof(double) * (size_t)n);
 	memcpy(s->zdprev, x->zd, sizeof(double) * (size_t)m);

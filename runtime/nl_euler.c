@@ -189,11 +189,7 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	st->cz = tau;
 	st->zd0 = s->zero;
 	st->czd = 1;
-	st->ue0 = s->reg ? s->ushift : s->uprev;
-	st->cue = tau;
-	st->tc = t1;
-	for (int k = 0; k < pb->nc; k++)
-		st->x[pb->N + k] = x->lam[k];
+	stage_constraints(st, s->reg ? s->ushift : s->uprev, tau, t1, x->lam);
 	for (int i = 0; i < n; i++)
 		st->x[i] = x->v[i] + tau * x->a[i];
 	for (int j = 0; j < m; j++)
@@ -209,8 +205,7 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	int rc = stage_solve(st, scale, &iters, &res);
 	if (rc)
 		return nl_fail(err, iters, res, rc);
-	for (int k = 0; k < pb->nc; k++)
-		x->lam[k] = st->x[pb->N + k];
+	stage_multipliers(st, x->lam);
 	double w = 0, d = 0;
 	for (int i = 0; i < n; i++) {
 		double du = st->u[i] - s->uprev[i];

@@ -283,11 +283,7 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	st->cz = tau / 2;
 	st->zd0 = s->zero;
 	st->czd = 1;
-	st->ue0 = s->uprev;
-	st->cue = tau;
-	st->tc = t1;
-	for (int k = 0; k < pb->nc; k++)
-		st->x[pb->N + k] = x->lam[k];
+	stage_constraints(st, s->uprev, tau, t1, x->lam);
 	st->dg = s->dg;
 	st->uprev = s->uprev;
 	st->zprev = s->zprev;
@@ -308,8 +304,7 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	int rc = stage_solve(st, scale, &iters, &res);
 	if (rc)
 		return nl_fail(err, iters, res, rc);
-	for (int k = 0; k < pb->nc; k++)
-		x->lam[k] = st->x[pb->N + k];
+	stage_multipliers(st, x->lam);
 	double w = 0, d = 0;
 	for (int i = 0; i < n; i++) {
 		double du = tau * st->x[i];

@@ -144,11 +144,7 @@ static int u_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 		s->in0[i] = -2 * x->v[i] / h;
 	st->solve_u = 1;
 	st->solve_z = 0;
-	st->ue0 = s->uprev;
-	st->cue = h;
-	st->tc = t1;
-	for (int k = 0; k < pb->nc; k++)
-		st->x[pb->N + k] = x->lam[k];
+	stage_constraints(st, s->uprev, h, t1, x->lam);
 	st->u0 = s->uprev;
 	st->cu = h / 2;
 	st->v0 = s->zero;
@@ -168,8 +164,7 @@ static int u_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 	int rc = stage_solve(st, scale_of(s, x, h), &iters, &res);
 	if (rc)
 		return nl_fail(err, iters, res, rc);
-	for (int k = 0; k < pb->nc; k++)
-		x->lam[k] = st->x[pb->N + k];
+	stage_multipliers(st, x->lam);
 	for (int i = 0; i < n; i++) {
 		double du = h * st->x[i];
 		s->du[i] = du;

@@ -314,6 +314,21 @@ static void constraint_weights(struct stage *s, double scale)
 	}
 }
 
+void stage_constraints(struct stage *s, const double *ue0, double cue, double tc, const double *lam)
+{
+	s->ue0 = ue0;
+	s->cue = cue;
+	s->tc = tc;
+	for (int k = 0; k < s->nc; k++)
+		s->x[s->N + k] = lam[k];
+}
+
+void stage_multipliers(const struct stage *s, double *lam)
+{
+	for (int k = 0; k < s->nc; k++)
+		lam[k] = s->x[s->N + k];
+}
+
 double stage_constraint_work(const struct stage *s, const double *du)
 {
 	if (!s->nc || !s->pb->ir->constraint_moving)

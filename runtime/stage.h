@@ -66,6 +66,12 @@ void stage_free(struct stage *s);
  * residual, *iters the iterations) or -2 (singular Jacobian). */
 int stage_solve(struct stage *s, double scale, int *iters, double *res);
 
+/* Constraints in a step: c(u_end, tc) = 0 with u_end = ue0 + cue·y (the
+ * step's end in the stage's unknown y), Newton starting from the
+ * multipliers lam; stage_multipliers copies the solution's back. */
+void stage_constraints(struct stage *s, const double *ue0, double cue, double tc, const double *lam);
+void stage_multipliers(const struct stage *s, double *lam);
+
 /* The work −wu λ·G(u)Δu of the constraint forces at the stage's solution
  * over the displacement du, when the constraints move (DESIGN.md,
  * "Energy ledger": W includes moving constraints); 0 for fixed ones,
