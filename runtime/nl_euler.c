@@ -145,6 +145,9 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 					v += s->B[a + (size_t)i * nc] * s->B[b + (size_t)i * nc];
 				s->bb[a + (size_t)b * nc] = v;
 			}
+		/* cannot fail once the run's start has checked the constraints'
+		 * independence (check_initial_constraints, before the steppers
+		 * are made); kept so that a caller that skips it gets an error */
 		if (la_factor(s->bbt, s->bb) != 0) {
 			be_free(s);
 			snprintf(err->msg, sizeof err->msg, "formulation = regularized: the constraints are not "
