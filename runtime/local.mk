@@ -4,7 +4,7 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/la.c runtime/la.h \
 	runtime/vm.c runtime/vm.h \
 	runtime/stepper.h runtime/schemes.def runtime/registry.c \
-	runtime/stepper_newmark.c runtime/stepper_central.c runtime/stepper_alpha.c runtime/stepper_euler.c \
+	runtime/stepper_newmark.c runtime/stepper_central.c runtime/stepper_euler.c \
 	runtime/run.c runtime/run.h \
 	runtime/problem.c runtime/problem.h \
 	runtime/newton.c runtime/newton.h \

@@ -1,13 +1,17 @@
-/* stepper_newmark.c — the Newmark family (DESIGN.md, "Schemes"):
+/* stepper_newmark.c — the Newmark family and generalized-α (Chung &
+ * Hulbert 1993) on linear models with constant operators (DESIGN.md,
+ * "Schemes"):
  *
  *   uᵏ = uᵏ⁻¹ + τvᵏ⁻¹ + τ²[(½−β)aᵏ⁻¹ + βaᵏ]
  *   vᵏ = vᵏ⁻¹ + τ[(1−γ)aᵏ⁻¹ + γaᵏ]
- *   M aᵏ + C vᵏ + K uᵏ = f(tₖ)
+ *   M[(1−α_m)aᵏ + α_m aᵏ⁻¹] + (1−α_f)(C vᵏ + K uᵏ) + α_f(C vᵏ⁻¹ + K uᵏ⁻¹) = f(t_{k−α_f})
  *
- * in acceleration form: with the predictors ũ = uᵏ⁻¹ + τvᵏ⁻¹ + τ²(½−β)aᵏ⁻¹
- * and ṽ = vᵏ⁻¹ + τ(1−γ)aᵏ⁻¹, (M + γτC + βτ²K) aᵏ = f(tₖ) − Cṽ − Kũ.  The
- * step matrix is factored once per step size.  β = 0 is explicit in K and
- * is the central-difference scheme (stepper_central.c). */
+ * Newmark is α_m = α_f = 0.  In acceleration form, with the predictors
+ * ũ = uᵏ⁻¹ + τvᵏ⁻¹ + τ²(½−β)aᵏ⁻¹ and ṽ = vᵏ⁻¹ + τ(1−γ)aᵏ⁻¹, the step
+ * matrix (1−α_m)M + (1−α_f)(γτC + βτ²K) is factored once per step size
+ * (Cholesky for Newmark with symmetric operators).  β = 0 is explicit in K
+ * and is the central-difference scheme (stepper_central.c).  The same
+ * scheme as runtime/nl_alpha.c, without Newton. */
 #include <config.h>
 
 #include "stepper.h"
@@ -19,9 +23,9 @@
 
 struct newmark {
 	const struct rt_system *sys;
-	double beta, gamma, tau;
+	double am, af, beta, gamma, tau;
 	struct la_factor *f;
-	double *work, *ut, *vt, *rhs, *tmp;
+	double *work, *ut, *vt, *rhs, *tmp, *w;
 };
 
 static void nm_free(void *p)
@@ -35,6 +39,7 @@ static void nm_free(void *p)
 	free(s->vt);
 	free(s->rhs);
 	free(s->tmp);
+	free(s->w);
 	free(s);
 }
 
@@ -47,18 +52,22 @@ int step_factor(const struct rt_system *sys, struct la_factor *f, double *work,
 	return la_factor(f, work);
 }
 
-static void *nm_alloc(const struct rt_system *sys, const double *p, struct rt_error *err)
+/* p: α_m, α_f, β, γ */
+static void *alpha_alloc(const struct rt_system *sys, const double *p, struct rt_error *err)
 {
 	struct newmark *s = calloc(1, sizeof *s);
 	int n = sys->n;
 	if (!s)
 		goto oom;
 	s->sys = sys;
-	s->beta = p[0];
-	s->gamma = p[1];
+	s->am = p[0];
+	s->af = p[1];
+	s->beta = p[2];
+	s->gamma = p[3];
 	/* M + γτC + βτ²K is symmetric positive definite for symmetric
 	 * non-negative C and K; the general factorization covers the rest. */
-	int sym = la_asymmetry(n, sys->K) == 0 && (!sys->C || la_asymmetry(n, sys->C) == 0);
+	int sym = s->am == 0 && s->af == 0 && la_asymmetry(n, sys->K) == 0 &&
+	          (!sys->C || la_asymmetry(n, sys->C) == 0);
 	enum la_kind kind = sys->banded ? (sym ? LA_BAND_SPD : LA_BAND_GENERAL)
 	                                : (sym ? LA_DENSE_SPD : LA_DENSE_GENERAL);
 	s->f = la_factor_alloc(n, kind, sys->kl, sys->ku);
@@ -67,7 +76,8 @@ static void *nm_alloc(const struct rt_system *sys, const double *p, struct rt_er
 	s->vt = malloc(sizeof(double) * (size_t)n);
 	s->rhs = malloc(sizeof(double) * (size_t)n);
 	s->tmp = malloc(sizeof(double) * (size_t)n);
-	if (!s->f || !s->work || !s->ut || !s->vt || !s->rhs || !s->tmp)
+	s->w = malloc(sizeof(double) * (size_t)n);
+	if (!s->f || !s->work || !s->ut || !s->vt || !s->rhs || !s->tmp || !s->w)
 		goto oom;
 	return s;
 oom:
@@ -75,6 +85,13 @@ oom:
 	snprintf(err->msg, sizeof err->msg, "out of memory for the step matrix (%d dofs)", n);
 	err->code = 3;
 	return NULL;
+}
+
+/* p: β, γ */
+static void *nm_alloc(const struct rt_system *sys, const double *p, struct rt_error *err)
+{
+	const double q[4] = { 0, 0, p[0], p[1] };
+	return alpha_alloc(sys, q, err);
 }
 
 static int nm_set_step(void *p, double tau, struct rt_error *err)
@@ -92,25 +109,50 @@ static int nm_set_step(void *p, double tau, struct rt_error *err)
 	return 0;
 }
 
+static int ga_set_step(void *p, double tau, struct rt_error *err)
+{
+	struct newmark *s = p;
+	double c = 1 - s->af;
+	s->tau = tau;
+	int info = step_factor(s->sys, s->f, s->work, 1 - s->am, c * s->gamma * tau, c * s->beta * tau * tau);
+	if (info > 0) {
+		snprintf(err->msg, sizeof err->msg, "the step matrix of generalized_alpha is singular at pivot %d (dof %s)",
+		         info, s->sys->dof_name[info - 1]);
+		err->code = 3;
+		return -1;
+	}
+	return 0;
+}
+
 static int nm_step(void *p, double t, double tau, double *u, double *v, double *a, struct rt_error *err)
 {
 	struct newmark *s = p;
 	const struct rt_system *sys = s->sys;
 	int n = sys->n;
-	double b = s->beta, g = s->gamma;
+	double b = s->beta, g = s->gamma, am = s->am, af = s->af;
 	(void)err;
 	for (int i = 0; i < n; i++) {
 		s->ut[i] = u[i] + tau * v[i] + tau * tau * (0.5 - b) * a[i];
 		s->vt[i] = v[i] + tau * (1 - g) * a[i];
+		/* w = (1−α_f)ũ + α_f uᵏ⁻¹ for K, likewise for C below (ũ itself
+		 * for Newmark, to the last bit) */
+		s->w[i] = af != 0 ? (1 - af) * s->ut[i] + af * u[i] : s->ut[i];
 	}
-	sys->load(sys->load_ctx, t, s->rhs);
-	la_gemv_band(n, sys->kl, sys->ku, sys->K, s->ut, s->tmp);
+	sys->load(sys->load_ctx, t - af * tau, s->rhs);
+	la_gemv_band(n, sys->kl, sys->ku, sys->K, s->w, s->tmp);
 	for (int i = 0; i < n; i++)
 		s->rhs[i] -= s->tmp[i];
 	if (sys->C) {
-		la_gemv_band(n, sys->kl, sys->ku, sys->C, s->vt, s->tmp);
+		for (int i = 0; i < n; i++)
+			s->w[i] = af != 0 ? (1 - af) * s->vt[i] + af * v[i] : s->vt[i];
+		la_gemv_band(n, sys->kl, sys->ku, sys->C, s->w, s->tmp);
 		for (int i = 0; i < n; i++)
 			s->rhs[i] -= s->tmp[i];
+	}
+	if (am != 0) {
+		la_gemv_band(n, sys->kl, sys->ku, sys->M, a, s->tmp);
+		for (int i = 0; i < n; i++)
+			s->rhs[i] -= am * s->tmp[i];
 	}
 	la_solve(s->f, s->rhs);
 	for (int i = 0; i < n; i++) {
@@ -132,3 +174,15 @@ static const struct stepper_type newmark_type = {
 };
 
 const struct stepper_type *const step_newmark = &newmark_type;
+
+static const struct stepper_type alpha_type = {
+	.name = "generalized_alpha",
+	.order = 2,
+	.flags = STEP_IMPLICIT | STEP_DISSIPATIVE,
+	.alloc = alpha_alloc,
+	.set_step = ga_set_step,
+	.step = nm_step,
+	.free = nm_free,
+};
+
+const struct stepper_type *const step_generalized_alpha = &alpha_type;
