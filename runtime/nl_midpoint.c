@@ -262,34 +262,15 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		return up_step(s, t0, t1, tau, x, dW, dD, dterm, err);
 	struct stage *st = &s->st;
 	int n = pb->n, m = pb->m;
-	problem_load(pb, t0, s->c.f0);
-	problem_load(pb, t1, s->c.f1);
-	for (int k = 0; k < pb->N; k++) {
-		s->c.fm[k] = 0.5 * (s->c.f0[k] + s->c.f1[k]);
-		st->e[k] = -s->c.fm[k];
-	}
-	memcpy(s->uprev, x->u, sizeof(double) * (size_t)n);
-	memcpy(s->vprev, x->v, sizeof(double) * (size_t)n);
-	memcpy(s->zprev, x->z, sizeof(double) * (size_t)m);
-	for (int i = 0; i < n; i++)
-		s->in0[i] = -2 * x->v[i] / tau;
-	st->u0 = s->uprev;
-	st->cu = tau / 2;
-	st->v0 = s->zero;
-	st->cv = 1;
-	st->in0 = s->in0;
-	st->cm = 2 / tau;
+	nl_midpoint_begin(&s->c, st, x, t0, t1, tau, s->uprev, s->vprev, s->zprev, s->in0, s->zero);
 	st->z0 = s->zprev;
 	st->cz = tau / 2;
 	st->zd0 = s->zero;
 	st->czd = 1;
-	stage_constraints(st, s->uprev, tau, t1, x->lam);
 	st->dg = s->dg;
 	st->uprev = s->uprev;
 	st->zprev = s->zprev;
 	st->phiprev = s->dg ? problem_phi(pb, x->u, x->z, NULL) : 0;
-	for (int i = 0; i < n; i++)
-		st->x[i] = x->v[i] + 0.5 * tau * x->a[i];
 	for (int j = 0; j < m; j++)
 		st->x[n + j] = x->zd[j];
 	problem_phi(pb, x->u, x->z, s->c.g);
@@ -306,14 +287,7 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		return nl_fail(err, iters, res, rc);
 	stage_multipliers(st, x->lam);
 	double w = 0, d = 0;
-	for (int i = 0; i < n; i++) {
-		double du = tau * st->x[i];
-		s->du[i] = du;
-		w += du * s->c.fm[i];
-		d += du * st->gpsi[i];
-		x->u[i] = s->uprev[i] + du;
-		x->v[i] = 2 * st->x[i] - s->vprev[i];
-	}
+	nl_midpoint_end(&s->c, st, x, tau, s->uprev, s->vprev, s->du, &w, &d);
 	for (int j = 0; j < m; j++) {
 		double dz = tau * st->x[n + j];
 		s->dz[j] = dz;

@@ -131,32 +131,13 @@ static int u_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 	struct rt_problem *pb = s->pb;
 	struct stage *st = &s->st;
 	int n = pb->n, m = pb->m;
-	problem_load(pb, t0, s->c.f0);
-	problem_load(pb, t1, s->c.f1);
-	for (int k = 0; k < pb->N; k++) {
-		s->c.fm[k] = 0.5 * (s->c.f0[k] + s->c.f1[k]);
-		st->e[k] = -s->c.fm[k];
-	}
-	memcpy(s->uprev, x->u, sizeof(double) * (size_t)n);
-	memcpy(s->vprev, x->v, sizeof(double) * (size_t)n);
-	memcpy(s->zprev, x->z, sizeof(double) * (size_t)m);
-	for (int i = 0; i < n; i++)
-		s->in0[i] = -2 * x->v[i] / h;
+	nl_midpoint_begin(&s->c, st, x, t0, t1, h, s->uprev, s->vprev, s->zprev, s->in0, s->zero);
 	st->solve_u = 1;
 	st->solve_z = 0;
-	stage_constraints(st, s->uprev, h, t1, x->lam);
-	st->u0 = s->uprev;
-	st->cu = h / 2;
-	st->v0 = s->zero;
-	st->cv = 1;
-	st->in0 = s->in0;
-	st->cm = 2 / h;
 	st->z0 = s->zprev;
 	st->cz = 0;
 	st->zd0 = x->zd;
 	st->czd = 0;
-	for (int i = 0; i < n; i++)
-		st->x[i] = x->v[i] + 0.5 * h * x->a[i];
 	for (int j = 0; j < m; j++)
 		st->x[n + j] = 0;
 	int iters;
@@ -165,15 +146,8 @@ static int u_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 	if (rc)
 		return nl_fail(err, iters, res, rc);
 	stage_multipliers(st, x->lam);
-	for (int i = 0; i < n; i++) {
-		double du = h * st->x[i];
-		s->du[i] = du;
-		*w += du * s->c.fm[i];
-		*d += du * st->gpsi[i];
-		s->vh[i] = st->x[i];
-		x->u[i] = s->uprev[i] + du;
-		x->v[i] = 2 * st->x[i] - s->vprev[i];
-	}
+	memcpy(s->vh, st->x, sizeof(double) * (size_t)n);
+	nl_midpoint_end(&s->c, st, x, h, s->uprev, s->vprev, s->du, w, d);
 	problem_dissipation_terms(pb, s->vh, x->zd, 1, 0, s->du, s->zero, s->dterm);
 	*w += stage_constraint_work(st, s->du);
 	*d += problem_friction_terms(pb, s->du, st->xiu, s->dterm);

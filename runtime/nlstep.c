@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "nlstep.h"
+#include "stage.h"
 #include "la.h"
 
 #include <math.h>
@@ -228,4 +229,43 @@ int nl_unsupported(const struct rt_problem *pb, const char *scheme, unsigned wha
 	snprintf(err->msg, sizeof err->msg, "%s %s", scheme, why);
 	err->code = 3;
 	return 3;
+}
+
+void nl_midpoint_begin(struct nl_common *c, struct stage *st, struct rt_state *x, double t0, double t1, double h,
+                       double *uprev, double *vprev, double *zprev, double *in0, const double *zero)
+{
+	struct rt_problem *pb = c->pb;
+	int n = pb->n, m = pb->m;
+	problem_load(pb, t0, c->f0);
+	problem_load(pb, t1, c->f1);
+	for (int k = 0; k < pb->N; k++) {
+		c->fm[k] = 0.5 * (c->f0[k] + c->f1[k]);
+		st->e[k] = -c->fm[k];
+	}
+	memcpy(uprev, x->u, sizeof(double) * (size_t)n);
+	memcpy(vprev, x->v, sizeof(double) * (size_t)n);
+	memcpy(zprev, x->z, sizeof(double) * (size_t)m);
+	for (int i = 0; i < n; i++)
+		in0[i] = -2 * x->v[i] / h;
+	st->u0 = uprev;
+	st->cu = h / 2;
+	st->v0 = zero;
+	st->cv = 1;
+	st->in0 = in0;
+	st->cm = 2 / h;
+	stage_constraints(st, uprev, h, t1, x->lam);
+	for (int i = 0; i < n; i++)
+		st->x[i] = x->v[i] + 0.5 * h * x->a[i];
+}
+
+void nl_midpoint_end(const struct nl_common *c, const struct stage *st, struct rt_state *x, double h,
+                     const double *uprev, const double *vprev, double *du, double *w, double *d)
+{
+	for (int i = 0; i < c->pb->n; i++) {
+		du[i] = h * st->x[i];
+		*w += du[i] * c->fm[i];
+		*d += du[i] * st->gpsi[i];
+		x->u[i] = uprev[i] + du[i];
+		x->v[i] = 2 * st->x[i] - vprev[i];
+	}
 }

@@ -62,6 +62,19 @@ void nl_common_free(struct nl_common *c);
 /* The acceleration solving the equation of motion at (t, state):
  * M(u) a = f − ∇ᵤΦ − ∇ᵥΨ (constant mass). */
 void nl_acceleration(struct nl_common *c, double t, struct rt_state *s);
+/* The (u, v) part of a midpoint step of size h from t0 to t1 (midpoint,
+ * discrete_gradient, and staggered_midpoint's u-step; DESIGN.md,
+ * "Schemes"): the loads and their mean, the previous state into
+ * uprev/vprev/zprev, the stage's unknown y = v^{k−½} with
+ * u = uprev + h/2 y and inertia 2M(y − vᵏ⁻¹)/h, the constraints at t1,
+ * and the starting guess y = v + h/2 a.  The caller sets the z part.
+ * nl_midpoint_end takes the solution: Δu = h y into du, uᵏ, vᵏ = 2y − vᵏ⁻¹,
+ * and adds Δu·f^{k−½} to *w and Δu·∇ᵥΨ to *d. */
+struct stage;
+void nl_midpoint_begin(struct nl_common *c, struct stage *st, struct rt_state *x, double t0, double t1, double h,
+                       double *uprev, double *vprev, double *zprev, double *in0, const double *zero);
+void nl_midpoint_end(const struct nl_common *c, const struct stage *st, struct rt_state *x, double h,
+                     const double *uprev, const double *vprev, double *du, double *w, double *d);
 /* Σ σ_j |Δz_j| */
 double nl_sigma_dissipation(const struct rt_problem *pb, const double *z0, const double *z1);
 /* max |x_i| */
