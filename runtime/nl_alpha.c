@@ -44,16 +44,12 @@ static void al_free(void *p)
 static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
 {
 	if (pb->varmass) {
-		snprintf(err->msg, sizeof err->msg, "the Newmark family needs a constant mass: "
-		         "for a mass depending on u use midpoint or discrete_gradient");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "the Newmark family needs a constant mass: "
+		                      "for a mass depending on u use midpoint or discrete_gradient");
 	}
 	if (pb->nc > 0 && p[2] == 0) {
-		snprintf(err->msg, sizeof err->msg, "an explicit scheme (beta = 0) cannot enforce constraints: "
-		         "use an implicit one");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "an explicit scheme (beta = 0) cannot enforce constraints: "
+		                      "use an implicit one");
 	}
 	struct alpha *s = calloc(1, sizeof *s);
 	if (!s)
@@ -68,9 +64,7 @@ static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	    !(s->G = calloc((size_t)pb->nc * (size_t)pb->n + 1, sizeof(double))) ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		al_free(s);
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "out of memory for the step");
 	}
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;

@@ -95,10 +95,8 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 {
 	(void)p;
 	if (pb->varmass) {
-		snprintf(err->msg, sizeof err->msg, "backward_euler needs a constant mass: "
-		         "for a mass depending on u use midpoint or discrete_gradient");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "backward_euler needs a constant mass: "
+		                      "for a mass depending on u use midpoint or discrete_gradient");
 	}
 	struct euler *s = calloc(1, sizeof *s);
 	if (!s)
@@ -108,9 +106,7 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	               (double **)NULL) ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		be_free(s);
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "out of memory for the step");
 	}
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;
@@ -131,9 +127,7 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 		    nl_vectors((size_t)n, &s->u2a, &s->v2a, &s->u2b, &s->v2b, &s->w2b, &s->ushift, (double **)NULL) ||
 		    !(s->bbt = la_factor_alloc(nc, LA_DENSE_SPD, 0, 0))) {
 			be_free(s);
-			snprintf(err->msg, sizeof err->msg, "out of memory for the step");
-			err->code = 3;
-			return NULL;
+			return nl_refuse(err, "out of memory for the step");
 		}
 		/* B = ∂c/∂u, constant; BBᵀ is positive definite for independent
 		 * constraints (checked when the run starts) */
@@ -150,10 +144,8 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 		 * are made); kept so that a caller that skips it gets an error */
 		if (la_factor(s->bbt, s->bb) != 0) {
 			be_free(s);
-			snprintf(err->msg, sizeof err->msg, "formulation = regularized: the constraints are not "
-			         "independent (B Bᵀ is singular)");
-			err->code = 3;
-			return NULL;
+			return nl_refuse(err, "formulation = regularized: the constraints are not "
+			                      "independent (B Bᵀ is singular)");
 		}
 	}
 	return s;

@@ -71,9 +71,7 @@ static void *gg_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	    nl_vectors((size_t)nc * (size_t)n, &s->G, &s->Gt, (double **)NULL) ||
 	    !(s->nw = newton_alloc(NT)) || nl_common_alloc(&s->c, pb)) {
 		gg_free(s);
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "out of memory for the step");
 	}
 	return s;
 }

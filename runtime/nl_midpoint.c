@@ -62,20 +62,14 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 	for (int i = 0; i < pb->n && pb->sigma_u; i++)
 		friction |= pb->sigma_u[i] > 0;
 	if (pb->varmass && friction) {
-		snprintf(err->msg, sizeof err->msg, "dry friction together with a mass depending on u is not supported");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "dry friction together with a mass depending on u is not supported");
 	}
 	if (pb->varmass && pb->nc > 0) {
-		snprintf(err->msg, sizeof err->msg, "constraints together with a mass depending on u are not supported");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "constraints together with a mass depending on u are not supported");
 	}
 	if (pb->varmass && pb->m > 0) {
-		snprintf(err->msg, sizeof err->msg, "internal variables together with a mass depending on u "
-		         "are not supported");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "internal variables together with a mass depending on u "
+		                      "are not supported");
 	}
 	struct midpoint *s = calloc(1, sizeof *s);
 	if (!s)
@@ -97,9 +91,7 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 	}
 	if (bad) {
 		mp_free(s);
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "out of memory for the step");
 	}
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;

@@ -70,9 +70,7 @@ static void *mj_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	if (nl_unsupported(pb, "moreau_jean", NL_NO_VARMASS | NL_NO_INTERNAL | NL_NO_CONSTRAINTS | NL_NO_FRICTION, err))
 		return NULL;
 	if (!(p[0] > 0 && p[0] <= 1)) {
-		snprintf(err->msg, sizeof err->msg, "moreau_jean(theta = %g): theta must lie in (0, 1]", p[0]);
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "moreau_jean(theta = %g): theta must lie in (0, 1]", p[0]);
 	}
 	struct moreau *s = calloc(1, sizeof *s);
 	if (!s)
@@ -93,9 +91,7 @@ static void *mj_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	    (nk > 0 && !(s->df = la_factor_alloc(nk, LA_DENSE_GENERAL, 0, 0))) ||
 	    nl_common_alloc(&s->c, pb)) {
 		mj_free(s);
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "out of memory for the step");
 	}
 	return s;
 }

@@ -101,9 +101,7 @@ static void *ps_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	    !(s->kkt = la_factor_alloc(nt, LA_DENSE_GENERAL, 0, 0)) ||
 	    nl_common_alloc(&s->c, pb)) {
 		ps_free(s);
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "out of memory for the step");
 	}
 	return s;
 }

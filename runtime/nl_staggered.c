@@ -38,10 +38,8 @@ static void sg_free(void *p)
 static void *sg_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
 {
 	if (pb->varmass) {
-		snprintf(err->msg, sizeof err->msg, "staggered_midpoint needs a constant mass: "
-		         "for a mass depending on u use midpoint or discrete_gradient");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "staggered_midpoint needs a constant mass: "
+		                      "for a mass depending on u use midpoint or discrete_gradient");
 	}
 	struct staggered *s = calloc(1, sizeof *s);
 	if (!s)
@@ -52,9 +50,7 @@ static void *sg_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	               (double **)NULL) ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		sg_free(s);
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step");
-		err->code = 3;
-		return NULL;
+		return nl_refuse(err, "out of memory for the step");
 	}
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;

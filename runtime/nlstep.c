@@ -269,3 +269,13 @@ void nl_midpoint_end(const struct nl_common *c, const struct stage *st, struct r
 		x->v[i] = 2 * st->x[i] - vprev[i];
 	}
 }
+
+void *nl_refuse(struct rt_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	err->code = 3;
+	return NULL;
+}

@@ -90,6 +90,9 @@ enum {
 	NL_NO_VARMASS = 1u << 0, NL_NO_INTERNAL = 1u << 1, NL_NO_CONSTRAINTS = 1u << 2, NL_NO_FRICTION = 1u << 3
 };
 int nl_unsupported(const struct rt_problem *pb, const char *scheme, unsigned what, struct rt_error *err);
+/* A stepper that cannot take this model: the message (printf format) in
+ * err, status 3; returns NULL, for alloc to return. */
+void *nl_refuse(struct rt_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A Newton failure as a message. */
 int nl_fail(struct rt_error *err, int iters, double res, int rc);
 
