@@ -191,20 +191,20 @@ static int cmp_desc(const void *x, const void *y)
 	return (a < b) - (a > b);
 }
 
-int ir_gradient_sparse(struct ir_prog *p, struct ir_diff_ws *w, int out, const struct ir_diff_inputs *in,
-                       int *nnz, const int **idx, const int **reg)
+/* The registers out depends on (itself included) into w->cone, in no
+ * particular order; their number, or −1 as soon as one of them is an
+ * instruction whose opcode is in stop (bit 1ull << op). */
+static int backward_cone(const struct ir_prog *p, struct ir_diff_ws *w, int out, unsigned long long stop)
 {
-	if (reserve(w, p->n, in->n))
-		return -1;
-	struct sweep s = { p, w, p->insn[out].loc };
 	int gen = ++w->gen;
-	/* the backward cone of out, then a sweep in reverse SSA order */
 	int ncone = 0, top = 0;
 	w->cone[ncone++] = out;
 	w->stamp[out] = gen;
 	while (top < ncone) {
 		int r = w->cone[top++];
 		const struct ir_insn *x = &p->insn[r];
+		if (stop & (1ull << x->op))
+			return -1;
 		if (is_input(x->op))
 			continue;
 		int ar = ir_op_arity[x->op];
@@ -215,6 +215,17 @@ int ir_gradient_sparse(struct ir_prog *p, struct ir_diff_ws *w, int out, const s
 				w->cone[ncone++] = ops[k];
 			}
 	}
+	return ncone;
+}
+
+int ir_gradient_sparse(struct ir_prog *p, struct ir_diff_ws *w, int out, const struct ir_diff_inputs *in,
+                       int *nnz, const int **idx, const int **reg)
+{
+	if (reserve(w, p->n, in->n))
+		return -1;
+	struct sweep s = { p, w, p->insn[out].loc };
+	/* the backward cone of out, then a sweep in reverse SSA order */
+	int ncone = backward_cone(p, w, out, 0), gen = w->gen;
 	qsort(w->cone, (size_t)ncone, sizeof(int), cmp_desc);
 	for (int k = 0; k < ncone; k++)
 		w->adj[w->cone[k]] = -1;
@@ -277,24 +288,5 @@ int ir_depends(const struct ir_prog *p, struct ir_diff_ws *w, int out, unsigned 
 {
 	if (reserve(w, p->n, 0))
 		return -1;
-	int gen = ++w->gen;
-	int ncone = 0, top = 0;
-	w->cone[ncone++] = out;
-	w->stamp[out] = gen;
-	while (top < ncone) {
-		int r = w->cone[top++];
-		const struct ir_insn *x = &p->insn[r];
-		if (opmask & (1ull << x->op))
-			return 1;
-		if (is_input(x->op))
-			continue;
-		int ar = ir_op_arity[x->op];
-		int ops[3] = { x->a, x->b, x->c };
-		for (int k = 0; k < ar; k++)
-			if (w->stamp[ops[k]] != gen) {
-				w->stamp[ops[k]] = gen;
-				w->cone[ncone++] = ops[k];
-			}
-	}
-	return 0;
+	return backward_cone(p, w, out, opmask) < 0;
 }
