@@ -11,15 +11,9 @@ unset DYN_PATH DYN_STDLIB DYN_HISTORY_BUDGET
 LC_ALL=C
 export LC_ALL
 
-dir=$OUT/cli
-rm -rf "$dir"
-mkdir -p "$dir" || { echo "cli: cannot create $dir"; exit 1; }
+. "$srcdir/tests/shell/common.inc"
+test_folder cli cli
 cd "$dir" || exit 1
-status=0
-fail() {
-	echo "cli: FAIL: $*"
-	status=1
-}
 
 # t NAME ARGS...: run dyn with ARGS (stdin from /dev/null unless NAME.in
 # exists), leaving NAME.out, NAME.err and the exit status in $rc.

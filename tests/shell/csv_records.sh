@@ -26,14 +26,8 @@ unset DYN_PATH DYN_STDLIB DYN_HISTORY_BUDGET
 LC_ALL=C
 export LC_ALL
 
-dir=$OUT/csv_records
-rm -rf "$dir"
-mkdir -p "$dir/out" "$dir/cwd" || { echo "csv_records: cannot create $dir"; exit 1; }
-status=0
-fail() {
-	echo "csv_records: FAIL: $*"
-	status=1
-}
+. "$srcdir/tests/shell/common.inc"
+test_folder csv_records csv_records out cwd
 
 # expect FILE: compare FILE with the text on standard input.
 expect() {

@@ -16,15 +16,9 @@ unset DYN_PATH DYN_STDLIB DYN_HISTORY_BUDGET
 LC_ALL=C
 export LC_ALL
 
-dir=$OUT/garbage
-rm -rf "$dir"
-mkdir -p "$dir" || { echo "garbage: cannot create $dir"; exit 1; }
+. "$srcdir/tests/shell/common.inc"
+test_folder garbage garbage
 cd "$dir" || exit 1
-status=0
-fail() {
-	echo "garbage: FAIL: $*"
-	status=1
-}
 
 # A runner that stops a hang: timeout(1) when there is one.
 if command -v timeout > /dev/null 2>&1; then

@@ -21,14 +21,8 @@ set -u
 : "${DYN:?DYN is not set}" "${srcdir:?srcdir is not set}" "${OUT:?OUT is not set}"
 unset DYN_PATH DYN_STDLIB DYN_HISTORY_BUDGET
 
-dir=$OUT/locale
-rm -rf "$dir"
-mkdir -p "$dir/out" || { echo "locale: cannot create $dir"; exit 1; }
-status=0
-fail() {
-	echo "locale: FAIL: $*"
-	status=1
-}
+. "$srcdir/tests/shell/common.inc"
+test_folder locale locale out
 
 # The decimal point of locale $1 ("" when it cannot be used).
 decimal_point() {

@@ -27,14 +27,8 @@ unset DYN_PATH DYN_STDLIB DYN_HISTORY_BUDGET
 LC_ALL=C
 export LC_ALL
 
-dir=$OUT/man
-rm -rf "$dir"
-mkdir -p "$dir" || { echo "man_examples: cannot create $dir"; exit 1; }
-status=0
-fail() {
-	echo "man_examples: FAIL: $*"
-	status=1
-}
+. "$srcdir/tests/shell/common.inc"
+test_folder man_examples man
 
 # Undo the roff escapes used in the examples (\e last: its backslash must
 # not start another escape).
