@@ -253,7 +253,11 @@ void nl_midpoint_begin(struct nl_common *c, struct stage *st, struct rt_state *x
 	st->cv = 1;
 	st->in0 = in0;
 	st->cm = 2 / h;
+	/* c(uᵏ, tₖ) = 0 at the step's end, the forces G(u^{k−½}, t_{k−½})ᵀλ
+	 * at the midpoint: with G at tₖ a moving constraint's force would lag
+	 * the state by τ/2 and the scheme fall to first order */
 	stage_constraints(st, uprev, h, t1, x->lam);
+	st->tf = 0.5 * (t0 + t1);
 	for (int i = 0; i < n; i++)
 		st->x[i] = x->v[i] + 0.5 * h * x->a[i];
 }

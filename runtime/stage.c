@@ -193,7 +193,7 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 		const double *lam = x + NS;
 		int nc = s->nc;
 		if (s->solve_u) {
-			problem_constraints(pb, s->tc, s->u, NULL, s->Gs);
+			problem_constraints(pb, s->tf, s->u, NULL, s->Gs);
 			for (int i = 0; i < n; i++) {
 				double f = 0;
 				for (int k = 0; k < nc; k++)
@@ -319,6 +319,7 @@ void stage_constraints(struct stage *s, const double *ue0, double cue, double tc
 	s->ue0 = ue0;
 	s->cue = cue;
 	s->tc = tc;
+	s->tf = tc;
 	for (int k = 0; k < s->nc; k++)
 		s->x[s->N + k] = lam[k];
 }

@@ -46,10 +46,13 @@ struct stage {
 	double *rbuf, *gq;    /* N */
 	/* bilateral constraints: nc multipliers λ after the N unknowns; the
 	 * forces Gᵀλ at the stage's u, the equations c(u_end, tc) = 0 at the
-	 * step's end u_end = ue0 + cue y (Newmark: the stage's u itself) */
+	 * step's end u_end = ue0 + cue y (Newmark: the stage's u itself).
+	 * The forces take G at (u, tf): tf is tc unless the stage's u is at
+	 * another time than u_end (the midpoint rule: u^{k−½} at t_{k−½},
+	 * the equation c(uᵏ, tₖ) = 0 at the step's end). */
 	int nc, NT;
 	const double *ue0;
-	double cue, tc;
+	double cue, tc, tf;
 	double *cval, *Gs, *Ge, *uend;
 	double *cw;           /* nc: the weight of each constraint row */
 	struct newton *nw;
@@ -68,7 +71,9 @@ int stage_solve(struct stage *s, double scale, int *iters, double *res);
 
 /* Constraints in a step: c(u_end, tc) = 0 with u_end = ue0 + cue·y (the
  * step's end in the stage's unknown y), Newton starting from the
- * multipliers lam; stage_multipliers copies the solution's back. */
+ * multipliers lam; stage_multipliers copies the solution's back.  The
+ * forces' time tf is set to tc; a caller whose stage is at another time
+ * sets s->tf afterwards. */
 void stage_constraints(struct stage *s, const double *ue0, double cue, double tc, const double *lam);
 void stage_multipliers(const struct stage *s, double *lam);
 
