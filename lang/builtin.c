@@ -121,7 +121,9 @@ static int table_call(struct eval *ev, struct ast_expr *call, struct value *out)
 	return 0;
 }
 
-/* max(h), min(h), maxabs(h) over the samples of a history. */
+/* max(h), min(h), maxabs(h) over the samples of a history.  A NaN sample
+ * makes the result NaN: fmin and fmax would skip it, and a check such as
+ * maxabs(r.e) < 10 would pass on a history that is NaN on half its steps. */
 static int reduce(struct eval *ev, struct ast_expr *call, const char *name, struct value *h, struct value *out)
 {
 	const double *y;
@@ -131,6 +133,10 @@ static int reduce(struct eval *ev, struct ast_expr *call, const char *name, stru
 	double r = name[1] == 'i' ? INFINITY : name[3] == 'a' ? 0 : -INFINITY;
 	for (int i = 0; i < n; i++) {
 		double x = name[3] == 'a' ? fabs(y[i]) : y[i];
+		if (isnan(x)) {
+			r = x;
+			break;
+		}
 		r = name[1] == 'i' ? fmin(r, x) : fmax(r, x);
 	}
 	*out = value_num(ev, r, call->loc);

@@ -103,6 +103,17 @@ static int exec_print(struct eval *ev, struct ast_stmt *st)
 
 /* ---- check ---- */
 
+/* Why a check on a NaN failed: any comparison with NaN is false but !=,
+ * which is true, so a check involving a NaN fails whatever it compares and
+ * says so (dyn(5), "Checks"). */
+static const char *nan_note(double x, double y)
+{
+	return isnan(x) && isnan(y) ? ": both values are NaN"
+	       : isnan(x)           ? ": the checked value is NaN"
+	       : isnan(y)           ? ": the reference is NaN"
+	                            : "";
+}
+
 /* check A == B within TOL [relative]; check COND.  A failed check is
  * reported with its values and location; the script goes on. */
 static int exec_check(struct eval *ev, struct ast_stmt *st)
@@ -126,9 +137,13 @@ static int exec_check(struct eval *ev, struct ast_stmt *st)
 			char d[32];
 			value_format_num(st->relative && y != 0 ? err / fabs(y) : err, d);
 			value_format_num(tol, c);
-			fprintf(stderr, "%s:%d:%d: check failed: %s, expected %s: %s error %s exceeds %s\n",
-			        st->loc.file, st->loc.line, st->loc.col, a, b,
-			        st->relative ? "relative" : "absolute", d, c);
+			if (isnan(x) || isnan(y))
+				fprintf(stderr, "%s:%d:%d: check failed: %s, expected %s%s\n", st->loc.file,
+				        st->loc.line, st->loc.col, a, b, nan_note(x, y));
+			else
+				fprintf(stderr, "%s:%d:%d: check failed: %s, expected %s: %s error %s exceeds %s\n",
+				        st->loc.file, st->loc.line, st->loc.col, a, b,
+				        st->relative ? "relative" : "absolute", d, c);
 		}
 		return 0;
 	}
@@ -140,20 +155,21 @@ static int exec_check(struct eval *ev, struct ast_stmt *st)
 		struct value v;
 		if (eval_expr(ev, e, &v) || eval_number(ev, e, &ok, "a check"))
 			return -1;
-		if (ok == 0) {
+		if (ok == 0 || isnan(x) || isnan(y)) {
 			ev->s->failed_checks++;
 			value_format_num(x, a);
 			value_format_num(y, b);
-			fprintf(stderr, "%s:%d:%d: check failed: %s %s %s is false\n", st->loc.file, st->loc.line,
-			        st->loc.col, a, ast_op_text[e->op], b);
+			fprintf(stderr, "%s:%d:%d: check failed: %s %s %s is %s%s\n", st->loc.file, st->loc.line,
+			        st->loc.col, a, ast_op_text[e->op], b, ok == 0 ? "false" : "true", nan_note(x, y));
 		}
 		return 0;
 	}
 	if (eval_number(ev, e, &ok, "a check"))
 		return -1;
-	if (ok == 0) {
+	if (ok == 0 || isnan(ok)) {
 		ev->s->failed_checks++;
-		fprintf(stderr, "%s:%d:%d: check failed\n", st->loc.file, st->loc.line, st->loc.col);
+		fprintf(stderr, "%s:%d:%d: check failed%s\n", st->loc.file, st->loc.line, st->loc.col,
+		        isnan(ok) ? ": the value is NaN" : "");
 	}
 	return 0;
 }

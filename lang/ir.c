@@ -179,8 +179,9 @@ static double fold(enum ir_op op, double x, double y, double z)
 	case IR_OR: return x != 0 || y != 0;
 	case IR_NOT: return x == 0;
 	case IR_SELECT: return x != 0 ? y : z;
-	case IR_MIN: return fmin(x, y);
-	case IR_MAX: return fmax(x, y);
+	/* min and max propagate NaN (fmin and fmax would drop it): dyn(5). */
+	case IR_MIN: return isnan(x) || isnan(y) ? x + y : fmin(x, y);
+	case IR_MAX: return isnan(x) || isnan(y) ? x + y : fmax(x, y);
 	case IR_ATAN2: return atan2(x, y);
 	case IR_HYPOT: return hypot(x, y);
 	case IR_FMOD: return fmod(x, y);

@@ -50,8 +50,9 @@ void vm_eval(const struct ir_prog *p, double *r, const struct vm_input *in, doub
 		case IR_OR: r[i] = a != 0 || b != 0; break;
 		case IR_NOT: r[i] = a == 0; break;
 		case IR_SELECT: r[i] = a != 0 ? b : r[x->c]; break;
-		case IR_MIN: r[i] = fmin(a, b); break;
-		case IR_MAX: r[i] = fmax(a, b); break;
+		/* NaN propagates, as in ir.c's folding (fmin would drop it) */
+		case IR_MIN: r[i] = isnan(a) || isnan(b) ? a + b : fmin(a, b); break;
+		case IR_MAX: r[i] = isnan(a) || isnan(b) ? a + b : fmax(a, b); break;
 		case IR_ATAN2: r[i] = atan2(a, b); break;
 		case IR_HYPOT: r[i] = hypot(a, b); break;
 		case IR_FMOD: r[i] = fmod(a, b); break;
