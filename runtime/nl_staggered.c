@@ -1,10 +1,22 @@
-/* nl_staggered.c — the fractional-step midpoint scheme of seed 003
- * (eq. 11; DESIGN.md, "Schemes", staggered_midpoint): first (u, v) by the
- * midpoint rule with z frozen at zᵏ⁻¹, then z by the midpoint rule with u
- * frozen at uᵏ.  Each sub-step balances its own energy exactly when Φ is
- * separately quadratic, so the whole step does; first order when Φ
- * couples u and z.  symmetric = true is Strang's ordering z(τ/2), (u,
- * v)(τ), z(τ/2): still exact in energy, and second order. */
+/* nl_staggered.c — the fractional-step midpoint scheme of Roubíček 2017
+ * ("Energy-conserving time-discretisation...", eq. 11; dyn(5),
+ * staggered_midpoint): first (u, v) by the midpoint rule with z frozen at
+ * zᵏ⁻¹, then z by the midpoint rule with u frozen at uᵏ.
+ *
+ * Each sub-step replaces the partial gradient at its midpoint by a
+ * difference quotient in its own block (Roubíček's section 4, eqs. 16–17),
+ * built by Gonzalez's (1996) construction restricted to that block (stage.c,
+ * dg, with the frozen block's increment zero):
+ *   D_uΦ·(uᵏ − uᵏ⁻¹) = Φ(uᵏ, zᵏ⁻¹) − Φ(uᵏ⁻¹, zᵏ⁻¹),
+ *   D_zΦ·(zᵏ − zᵏ⁻¹) = Φ(uᵏ, zᵏ) − Φ(uᵏ, zᵏ⁻¹).
+ * The two telescope, so the step balances T + Φ + dissipated − work exactly
+ * for any Φ, not only for a Φ separately quadratic in u and z (where the
+ * quotients are the midpoint gradients).  Gonzalez's quotient is the
+ * midpoint gradient plus O(Δ²) and symmetric in its two ends, so each
+ * sub-step keeps its second order: the fractional step is first order when
+ * Φ couples u and z (its splitting error), and symmetric = true, Strang's
+ * ordering z(τ/2), (u, v)(τ), z(τ/2), a composition of symmetric steps, is
+ * second order, still exact in energy. */
 #include <config.h>
 
 #include "nlstep.h"
@@ -96,6 +108,10 @@ static int z_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 	st->cz = h / 2;
 	st->zd0 = s->zero;
 	st->czd = 1;
+	/* D_zΦ(uᵏ; zᵏ⁻¹, zᵏ) in the z block alone, u frozen (Δu = 0) */
+	st->dg = 1;
+	st->uprev = x->u;
+	st->zprev = s->zprev;
 	for (int i = 0; i < n; i++)
 		st->x[i] = 0;
 	for (int j = 0; j < m; j++)
@@ -134,6 +150,10 @@ static int u_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 	st->cz = 0;
 	st->zd0 = x->zd;
 	st->czd = 0;
+	/* D_uΦ(uᵏ⁻¹, uᵏ; zᵏ⁻¹) in the u block alone, z frozen (Δz = 0) */
+	st->dg = 1;
+	st->uprev = s->uprev;
+	st->zprev = s->zprev;
 	for (int j = 0; j < m; j++)
 		st->x[n + j] = 0;
 	int iters;
