@@ -171,6 +171,9 @@ struct ir_model {
 	                                 1..n, the damping matrix is term n + 1 */
 	struct ir_prog *dissipation_terms;   /* per statement, the gradient of its
 	                                        smooth part (ndof + nint outputs each) */
+	int dissipation_coupled;      /* a statement's ∂Ψ/∂u' depends on z' (or
+	                                 ∂Ψ/∂z' on u'): Ψ is not Ψ₁(u') + Ψ₂(z') */
+	struct ir_loc dissipation_coupled_loc;   /* the first such statement */
 	struct ir_kinetic *kinetic;   /* u-dependent mass, or NULL */
 	struct ir_prog *kinetic_value;   /* T(u, v) of the kinetic statements */
 	struct ir_loc kinetic_loc;

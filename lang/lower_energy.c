@@ -598,6 +598,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		mc->allow_t = 0;
 		mc->allow_state = 1;
 		int *smooth_of = arena_alloc(ev->a, sizeof(int) * (size_t)nitem);
+		struct loc *loc_of = arena_alloc(ev->a, sizeof(struct loc) * (size_t)nitem);
 		int smooth = -1, k = 0;
 		enum { MAXTERMS = 4096 };
 		int *t = malloc(sizeof(int) * MAXTERMS), *sg = malloc(sizeof(int) * MAXTERMS);
@@ -646,6 +647,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			}
 			if (k == 0)
 				where = it->loc;
+			loc_of[k] = it->loc;
 			smooth_of[k++] = mine;
 			if (mine >= 0)
 				smooth = smooth < 0 ? mine : ir_emit(p, IR_ADD, smooth, mine, 0, ir_loc_of(it->loc));
@@ -676,6 +678,22 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 					goto out;
 				}
 				memcpy(outs + (size_t)i * (size_t)(n + nz), grad, sizeof(int) * (size_t)(n + nz));
+				/* Roubíček's staggered scheme assumes Ψ₁(u') + Ψ₂(z'): a
+				 * statement whose u'-forces depend on z' (or the reverse)
+				 * couples them, whatever the form (½(u' − z')², |u' − z'|) */
+				for (int c = 0; c < n + nz && !m->dissipation_coupled && nz > 0; c++) {
+					int dep = ir_depends(q, w, grad[c], OPBIT(c < n ? IR_INTVEL : IR_VEL));
+					if (dep < 0) {
+						free(grad);
+						free(outs);
+						eval_error(ev, am->loc, "out of memory");
+						goto out;
+					}
+					if (dep) {
+						m->dissipation_coupled = 1;
+						m->dissipation_coupled_loc = ir_loc_of(loc_of[i]);
+					}
+				}
 			}
 			/* a program of its own: a copy of p's instructions with these
 			 * outputs, compacted (derive below compacts p for its own) */

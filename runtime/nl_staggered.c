@@ -53,6 +53,15 @@ static void *sg_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 		return nl_refuse(err, "staggered_midpoint needs a constant mass: "
 		                      "for a mass depending on u use midpoint or discrete_gradient");
 	}
+	if (pb->ir->dissipation_coupled) {
+		/* Roubíček's splitting (and its energy equality) assumes Ψ =
+		 * Ψ₁(u') + Ψ₂(z'): each sub-step dissipates through its own rate
+		 * with the other frozen, which a coupled Ψ does not separate */
+		err->loc = pb->ir->dissipation_coupled_loc;
+		return nl_refuse(err, "staggered_midpoint needs the dissipation to separate as "
+		                      "Psi1(u') + Psi2(z'), and this one couples the rates of dofs and "
+		                      "internal variables: use midpoint or discrete_gradient");
+	}
 	struct staggered *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
