@@ -41,6 +41,53 @@ static void al_free(void *p)
 	free(s);
 }
 
+/* The index-3 multipliers follow the step's accelerations in the
+ * constrained directions, which only the position constraint c(uᵏ) = 0
+ * determines there: Newmark's updates with u = 0 give
+ * β zᵏ⁺² + (½ − 2β + γ) zᵏ⁺¹ + (½ + β − γ) zᵏ = 0, the scheme's
+ * recurrence at infinite frequency (whose roots have modulus ρ∞ for
+ * chung_hulbert(ρ∞); Arnold and Brüls 2007, "Convergence of the
+ * generalized-α scheme for constrained mechanical systems").  The
+ * largest modulus of its roots: */
+static double multiplier_radius(double beta, double gamma)
+{
+	double b = (0.5 - 2 * beta + gamma) / beta, c = (0.5 + beta - gamma) / beta;
+	double disc = b * b - 4 * c;
+	if (disc < 0)
+		return sqrt(c);
+	double r = sqrt(disc);
+	return fmax(fabs(-b + r), fabs(-b - r)) / 2;
+}
+
+/* With ρ > 1 the multipliers blow up.  With ρ = 1 (γ = ½, no numerical
+ * dissipation) their errors are not damped: a moving constraint feeds
+ * them every step, and under trapezoidal (a double root −1) λ alternates
+ * with an O(1) error growing like t (measured 1.08 at every step size on
+ * a pendulum whose pivot moves); for β > ¼ (roots e^{±iθ}) λ wanders even
+ * with fixed constraints (errors 3e-3, 3e-4, 3e-4, 2e-5 per halving).
+ * Fixed constraints under the double root −1 converge at second order
+ * (measured), and are accepted.  0, or 3 with the reason in err. */
+static int refuse_multipliers(struct rt_problem *pb, double beta, double gamma, struct rt_error *err)
+{
+	if (pb->nc == 0)
+		return 0;
+	double rho = multiplier_radius(beta, gamma);
+	const char *name = pb->plan->scheme.name;
+	const char *advice = "use chung_hulbert(rho_inf) with rho_inf < 1, or midpoint";
+	if (rho > 1 + 1e-12)
+		nl_refuse(err, "%s is unstable for constraints (its multipliers grow by a factor %.3g per step): %s",
+		          name, rho, advice);
+	else if (rho >= 1 - 1e-12 && pb->ir->constraint_moving)
+		nl_refuse(err, "%s does not converge in lambda for a moving constraint (without numerical dissipation, "
+		          "rho_inf = 1, the index-3 multipliers oscillate and grow): %s", name, advice);
+	else if (rho >= 1 - 1e-12 && (beta != 0.25 || gamma != 0.5))
+		nl_refuse(err, "%s does not converge in lambda (without numerical dissipation, rho_inf = 1, "
+		          "the index-3 multipliers oscillate): %s", name, advice);
+	else
+		return 0;
+	return 3;
+}
+
 static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
 {
 	if (pb->varmass) {
@@ -51,6 +98,8 @@ static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 		return nl_refuse(err, "an explicit scheme (beta = 0) cannot enforce constraints: "
 		                      "use an implicit one");
 	}
+	if (refuse_multipliers(pb, p[2], p[3], err))
+		return NULL;
 	struct alpha *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
@@ -88,9 +137,11 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	 * (1−α_f)G(uᵏ)ᵀλᵏ + α_f G(uᵏ⁻¹)ᵀλᵏ⁻¹, so λᵏ is the multiplier at tₖ
 	 * (with G(uᵏ)ᵀλᵏ alone, the force would point along the constraint
 	 * gradient of the wrong time and the scheme drop to first order) */
+	int moving = pb->nc && pb->ir->constraint_moving;
+	if (pb->nc && (s->af != 0 || moving))
+		problem_constraints(pb, t0, x->u, NULL, s->G);
 	if (pb->nc && s->af != 0) {
 		int nc = pb->nc;
-		problem_constraints(pb, t0, x->u, NULL, s->G);
 		for (int i = 0; i < n; i++)
 			for (int k = 0; k < nc; k++)
 				s->Fprev[i] += s->G[k + (size_t)i * nc] * x->lam[k];
@@ -145,16 +196,23 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	int rc = stage_solve(st, scale, &iters, &res);
 	if (rc)
 		return nl_fail(err, iters, res, rc);
-	/* moving constraints: the work of the α-weighted constraint force,
-	 * (1−α_f)G(uᵏ)ᵀλᵏ (in the stage) + α_f G(uᵏ⁻¹)ᵀλᵏ⁻¹ */
+	/* moving constraints: the work of the constraint forces in the
+	 * pairing of the loads, −Δu·(G(uᵏ⁻¹, tₖ₋₁)ᵀλᵏ⁻¹ + G(uᵏ, tₖ)ᵀλᵏ)/2,
+	 * λᵏ being the multiplier at tₖ.  The α-weighted force that the
+	 * equation applies, (1−α_f)Gᵏᵀλᵏ + α_f Gᵏ⁻¹ᵀλᵏ⁻¹, is the force at
+	 * t_{k−α_f}: paired with Δu it was O(τ) off the mean force over the
+	 * step, and a dissipative scheme showed a positive residual (energy
+	 * created, 7.5e-3 for chung_hulbert(0.8) at τ = 0.02 on a pendulum
+	 * whose pivot moves; the loads' f(t_{k−α_f}) are likewise paired as
+	 * (fᵏ⁻¹ + fᵏ)/2, code_aster's TRAV_EXT). */
 	double wc = 0;
-	if (pb->nc && pb->ir->constraint_moving) {
-		for (int i = 0; i < n; i++)
-			s->du[i] = st->u[i] - x->u[i];
-		wc = stage_constraint_work(st, s->du);
-		for (int k = 0; k < pb->nc && s->af != 0; k++)
-			for (int i = 0; i < n; i++)
-				wc -= s->af * x->lam[k] * s->G[k + (size_t)i * pb->nc] * s->du[i];
+	if (moving) {
+		int nc = pb->nc;
+		for (int k = 0; k < nc; k++)
+			for (int i = 0; i < n; i++) {
+				double du = st->u[i] - x->u[i];
+				wc -= 0.5 * du * (s->G[k + (size_t)i * nc] * x->lam[k] + st->Gs[k + (size_t)i * nc] * st->x[pb->N + k]);
+			}
 	}
 	stage_multipliers(st, x->lam);
 
