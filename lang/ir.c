@@ -13,6 +13,7 @@
 
 #include "ir.h"
 #include "arena.h"
+#include "fmt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -374,14 +375,11 @@ struct ir_prog *ir_prog_copy(struct arena *a, const struct ir_prog *p)
 
 /* ---- printing (--dump-ir) ---- */
 
+/* %.15g, or %.16g or %.17g when needed to read back as k. */
 static void print_num(FILE *f, double k)
 {
-	char buf[32];
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof buf, "%.*g", prec, k);
-		if (strtod(buf, NULL) == k || k != k)
-			break;
-	}
+	char buf[FMT_BUFSZ];
+	fmt_g(buf, k, 15);
 	fputs(buf, f);
 }
 

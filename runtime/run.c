@@ -14,6 +14,7 @@
 #include "problem.h"
 #include "nlstep.h"
 #include "stage.h"
+#include "fmt.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -159,19 +160,15 @@ struct output {
 	double *val;
 };
 
+/* %.15g, or %.16g or %.17g when needed to read back as x; "0" for -0. */
 static void put_num(FILE *f, double x)
 {
-	char buf[32];
+	char buf[FMT_BUFSZ];
 	if (x == 0) {
 		fputs("0", f);
 		return;
 	}
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof buf, "%.*g", prec, x);
-		if (strtod(buf, NULL) == x || x != x)
-			break;
-	}
-	fputs(buf, f);
+	fwrite(buf, 1, (size_t)fmt_g(buf, x, 15), f);
 }
 
 struct state {

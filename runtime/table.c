@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "table.h"
+#include "fmt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -88,15 +89,9 @@ static void quote(char *buf, size_t len, const char *s)
 
 /* Shortest %g form that reads back as v, so that two close but distinct
  * times in a message do not print alike. */
-static void format_num(char *buf, size_t len, double v)
+static void format_num(char buf[FMT_BUFSZ], double v)
 {
-	int p;
-
-	for (p = 1; p <= 17; p++) {
-		snprintf(buf, len, "%.*g", p, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
+	fmt_g(buf, v, 1);
 }
 
 /* Report a field of column c that is not a usable number. */
@@ -186,8 +181,8 @@ static int read_file(FILE *f, const char *path, int col, int *n, double **x,
 			}
 		}
 		if (size > 0 && !(t > xs[size - 1])) {
-			format_num(a, sizeof a, t);
-			format_num(b, sizeof b, xs[size - 1]);
+			format_num(a, t);
+			format_num(b, xs[size - 1]);
 			set_err(err, errlen, "'%s' line %ld: times must increase "
 			        "(%s after %s)", path, lineno, a, b);
 			goto fail;
