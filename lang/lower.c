@@ -859,8 +859,14 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 		} else if (strcmp(o->name, "tolerance") == 0) {
 			if (eval_number(ev, o->value, &run->tolerance, "tolerance"))
 				return -1;
-			if (!(run->tolerance > 0 && run->tolerance < 1))
-				return eval_error(ev, o->value->loc, "tolerance is a relative residual in (0, 1)");
+			/* Below 1e-16, under the unit roundoff 1.1e-16, no residual
+			 * is attainable in double precision; above 1e-2 a step's
+			 * equations would hold to worse than a percent, an error
+			 * larger than any scheme's at a usable step, and divergence
+			 * could pass for convergence. */
+			if (!(run->tolerance >= 1e-16 && run->tolerance <= 1e-2))
+				return eval_error(ev, o->value->loc, "tolerance is a relative residual between 1e-16 and "
+				                  "1e-2 (the default is 1e-13), not %.6g", run->tolerance);
 		} else if (strcmp(o->name, "max_iterations") == 0) {
 			long k;
 			if (eval_int(ev, o->value, &k, "max_iterations"))

@@ -14,6 +14,7 @@ struct newton {
 	int N;
 	double *J, *r, *dx, *xt, *rt;
 	struct la_factor *f;
+	const double *terms;   /* fn's size of the residual's terms, or NULL */
 };
 
 struct newton *newton_alloc(int N)
@@ -48,6 +49,11 @@ void newton_free(struct newton *nw)
 	free(nw);
 }
 
+void newton_set_terms(struct newton *nw, const double *terms)
+{
+	nw->terms = terms;
+}
+
 static double norm_inf(int n, const double *x)
 {
 	double s = 0;
@@ -59,20 +65,56 @@ static double norm_inf(int n, const double *x)
 	return s;
 }
 
+/* The largest component of r, or the first that is not finite. */
+static int worst_of(int n, const double *r)
+{
+	int w = -1;
+	double s = -1;
+	for (int i = 0; i < n; i++) {
+		if (!isfinite(r[i]))
+			return i;
+		if (fabs(r[i]) > s) {
+			s = fabs(r[i]);
+			w = i;
+		}
+	}
+	return w;
+}
+
 int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double tol, double scale,
                  int maxit, struct newton_report *rep)
 {
 	int N = nw->N;
 	size_t NN = (size_t)N * (size_t)N;
-	memset(nw->J, 0, sizeof(double) * NN);
-	fn(ctx, x, nw->r, nw->J);
-	double res = norm_inf(N, nw->r);
-	rep->iterations = 0;
-	rep->residual = res;
 	if (!(scale > 0))
 		scale = 1;
+	/* The bound at an iterate: tol times the larger of the caller's scale
+	 * (the forces before the step, which no guess can change) and the
+	 * size of the terms at that iterate, which is what rounding allows
+	 * there.  An iterate is judged by its own terms, never by the guess's:
+	 * a wild predictor used to set the bound for the whole iteration, and
+	 * a residual of 1e12 passed.  A residual below tol times its own terms
+	 * makes x the exact solution of equations perturbed by tol relative
+	 * (a backward error), whatever x is.
+	 *
+	 * The noise exits accept a residual that no Newton direction
+	 * decreases, up to 1000 tol (the discrete gradient's cancellation, a
+	 * few hundred ulps) but never above 1e-10 relative nor below tol:
+	 * with a loose tol they are the convergence test itself. */
+	double noise = fmax(tol, fmin(1e3 * tol, 1e-10));
+	memset(nw->J, 0, sizeof(double) * NN);
+	fn(ctx, x, nw->r, nw->J);
+	double res = norm_inf(N, nw->r), terms = nw->terms ? *nw->terms : 0;
+	double bound = tol * fmax(scale, terms);
+	rep->iterations = 0;
+	rep->residual = res;
+	rep->initial = res;
+	rep->bound = bound;
+	rep->worst = worst_of(N, nw->r);
+	if (!isfinite(res))
+		return -3;
 	for (int it = 0; it < maxit; it++) {
-		if (res <= tol * scale) {
+		if (res <= bound) {
 			/* Converged: one more Newton step takes a quadratically
 			 * convergent iteration down to rounding, which is what exact
 			 * energy balances over 10⁴ steps need; kept only if it helps. */
@@ -114,7 +156,7 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
 		/* No direction decreases a residual this small: it is at the noise
 		 * level of its evaluation (e.g. the cancellation in a discrete
 		 * gradient), so x is as converged as it can be. */
-		if (!decreased && res <= 1e3 * tol * scale) {
+		if (!decreased && res <= noise / tol * bound) {
 			rep->residual = res;
 			return 0;
 		}
@@ -124,12 +166,19 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
 		memset(nw->J, 0, sizeof(double) * NN);
 		fn(ctx, x, nw->r, nw->J);
 		res = norm_inf(N, nw->r);
+		terms = nw->terms ? *nw->terms : 0;
+		bound = tol * fmax(scale, terms);
 		rep->residual = res;
-		if (!isfinite(res))
-			return -1;
+		rep->bound = bound;
+		rep->worst = worst_of(N, nw->r);
+		if (!isfinite(res) || !isfinite(terms))
+			return -3;
 		/* a step at round-off level: nothing more to gain */
-		if (dxn <= 4e-16 * xn && res <= 1e3 * tol * scale)
+		if (dxn <= 4e-16 * xn && res <= noise / tol * bound)
 			return 0;
 	}
-	return res <= tol * scale ? 0 : -1;
+	if (res <= bound)
+		return 0;
+	/* diverged rather than merely slow: the residual doubled */
+	return res > 2 * rep->initial ? -3 : -1;
 }

@@ -195,7 +195,7 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	double res;
 	int rc = stage_solve(st, scale, &iters, &res);
 	if (rc)
-		return nl_fail(err, iters, res, rc);
+		return stage_failure(st, rc, err);
 	/* moving constraints: the work of the constraint forces in the
 	 * pairing of the loads, −Δu·(G(uᵏ⁻¹, tₖ₋₁)ᵀλᵏ⁻¹ + G(uᵏ, tₖ)ᵀλᵏ)/2,
 	 * λᵏ being the multiplier at tₖ.  The α-weighted force that the

@@ -276,7 +276,7 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	double res;
 	int rc = stage_solve(st, scale, &iters, &res);
 	if (rc)
-		return nl_fail(err, iters, res, rc);
+		return stage_failure(st, rc, err);
 	stage_multipliers(st, x->lam);
 	double w = 0, d = 0;
 	nl_midpoint_end(&s->c, st, x, tau, s->uprev, s->vprev, s->du, &w, &d);

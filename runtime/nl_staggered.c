@@ -129,7 +129,7 @@ static int z_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 	double res;
 	int rc = stage_solve(st, scale_of(s, x, h), &iters, &res);
 	if (rc)
-		return nl_fail(err, iters, res, rc);
+		return stage_failure(st, rc, err);
 	for (int j = 0; j < m; j++) {
 		double dz = h * st->x[n + j];
 		s->dz[j] = dz;
@@ -169,7 +169,7 @@ static int u_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 	double res;
 	int rc = stage_solve(st, scale_of(s, x, h), &iters, &res);
 	if (rc)
-		return nl_fail(err, iters, res, rc);
+		return stage_failure(st, rc, err);
 	stage_multipliers(st, x->lam);
 	memcpy(s->vh, st->x, sizeof(double) * (size_t)n);
 	nl_midpoint_end(&s->c, st, x, h, s->uprev, s->vprev, s->du, w, d);

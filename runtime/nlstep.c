@@ -173,6 +173,9 @@ int nl_fail(struct rt_error *err, int iters, double res, int rc)
 {
 	if (rc == -2)
 		snprintf(err->msg, sizeof err->msg, "the Jacobian of the step is singular");
+	else if (rc == -3)
+		snprintf(err->msg, sizeof err->msg, "Newton diverged in %d iteration%s, residual %.2g", iters,
+		         iters == 1 ? "" : "s", res);
 	else
 		snprintf(err->msg, sizeof err->msg,
 		         "Newton did not converge in %d iteration%s, residual %.2g", iters, iters == 1 ? "" : "s", res);

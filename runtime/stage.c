@@ -8,6 +8,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,18 +346,78 @@ double stage_constraint_work(const struct stage *s, const double *du)
 
 int stage_solve(struct stage *s, double scale, int *iters, double *res)
 {
-	struct newton_report rep;
+	struct newton_report *rep = &s->rep;
 	for (int j = 0; j < s->m; j++)
 		s->pc[j] = 0;
 	for (int i = 0; i < s->n; i++)
 		s->pcu[i] = 0;
-	residual(s, s->x, s->rbuf, NULL);
-	scale = fmax(scale, s->mag);
+	/* The scale is the caller's, from the state before the step (loads,
+	 * internal forces, inertia): the guess in s->x does not enter it, so
+	 * a predictor far off cannot loosen the test (newton.c judges each
+	 * iterate by its own terms, s->mag). */
+	if (!(scale > 0))
+		scale = 1;
 	constraint_weights(s, scale);
-	int rc = newton_solve(s->nw, residual, s, s->x, s->tol, scale, s->maxit, &rep);
-	*iters = rep.iterations;
-	*res = scale > 0 ? rep.residual / scale : rep.residual;
+	newton_set_terms(s->nw, &s->mag);
+	/* A predictor where the residual is not finite (e.g. exp(u²) far
+	 * along the initial acceleration) gives Newton nothing to start from:
+	 * pull the guess toward the state before the step (y, ζ = 0) until it
+	 * is finite. */
+	for (int k = 0; k < 60; k++) {
+		residual(s, s->x, s->rbuf, NULL);
+		int finite = 1;
+		for (int i = 0; i < s->NT && finite; i++)
+			finite = isfinite(s->rbuf[i]);
+		if (finite)
+			break;
+		for (int i = 0; i < s->N; i++)
+			s->x[i] *= 0.5;
+	}
+	int rc = newton_solve(s->nw, residual, s, s->x, s->tol, scale, s->maxit, rep);
+	*iters = rep->iterations;
+	*res = rep->bound > 0 ? rep->residual * s->tol / rep->bound : rep->residual;
 	/* leave the quantities of the final x */
 	residual(s, s->x, s->rbuf, NULL);
 	return rc;
+}
+
+/* The unknown of row i as the user wrote it: a dof, an internal variable
+ * or a constraint. */
+static void row_name(const struct stage *s, int i, char *buf, size_t size, double *value)
+{
+	*value = NAN;
+	if (i < 0)
+		snprintf(buf, size, "?");
+	else if (i < s->n) {
+		snprintf(buf, size, "%s", s->pb->name[i]);
+		*value = s->u[i];
+	} else if (i < s->N) {
+		snprintf(buf, size, "%s", s->pb->name[i]);
+		*value = s->z[i - s->n];
+	} else
+		snprintf(buf, size, "constraint %d", i - s->N + 1);
+}
+
+int stage_failure(const struct stage *s, int rc, struct rt_error *err)
+{
+	const struct newton_report *rep = &s->rep;
+	char name[128];
+	double value;
+	row_name(s, rep->worst, name, sizeof name, &value);
+	double rel = rep->bound > 0 ? rep->residual * s->tol / rep->bound : rep->residual;
+	int it = rep->iterations;
+	if (rc == -2)
+		snprintf(err->msg, sizeof err->msg, "the Jacobian of the step is singular");
+	else if (rc == -3 && !isfinite(rep->residual))
+		snprintf(err->msg, sizeof err->msg, "Newton diverged: the equation of %s is %s at %s = %.3g "
+		         "after %d iteration%s", name, isnan(rep->residual) ? "NaN" : "infinite", name, value, it,
+		         it == 1 ? "" : "s");
+	else if (rc == -3)
+		snprintf(err->msg, sizeof err->msg, "Newton diverged: its residual grew from %.2g to %.2g in %d "
+		         "iteration%s, largest in the equation of %s (%s = %.3g)",
+		         rep->initial * s->tol / rep->bound, rel, it, it == 1 ? "" : "s", name, name, value);
+	else
+		snprintf(err->msg, sizeof err->msg, "Newton did not converge in %d iteration%s, residual %.2g "
+		         "(largest in the equation of %s)", it, it == 1 ? "" : "s", rel, name);
+	return -1;
 }

@@ -15,8 +15,7 @@
 #define DYN_STAGE_H
 
 #include "problem.h"
-
-struct newton;
+#include "newton.h"
 
 struct stage {
 	struct rt_problem *pb;
@@ -56,6 +55,7 @@ struct stage {
 	double *cval, *Gs, *Ge, *uend;
 	double *cw;           /* nc: the weight of each constraint row */
 	struct newton *nw;
+	struct newton_report rep;   /* of the last solve */
 	double tol;
 	int maxit;
 };
@@ -64,10 +64,15 @@ int stage_alloc(struct stage *s, struct rt_problem *pb);
 void stage_free(struct stage *s);
 
 /* Solve from the initial guess in s->x; on success the solution's
- * quantities are filled in.  scale: the magnitude of the forces, for the
- * relative tolerance.  Returns 0, or -1 (Newton did not converge: *res the
- * residual, *iters the iterations) or -2 (singular Jacobian). */
+ * quantities are filled in.  scale: the magnitude of the forces before
+ * the step (loads, internal forces, inertia), for the relative tolerance;
+ * the guess never enters it.  Returns 0, or newton_solve's failure: -1
+ * (not converged: *res the relative residual, *iters the iterations), -2
+ * (singular Jacobian), -3 (diverged). */
 int stage_solve(struct stage *s, double scale, int *iters, double *res);
+/* The failure rc of the last stage_solve as a message in err, naming the
+ * unknown whose equation is worst as the user wrote it; returns -1. */
+int stage_failure(const struct stage *s, int rc, struct rt_error *err);
 
 /* Constraints in a step: c(u_end, tc) = 0 with u_end = ue0 + cue·y (the
  * step's end in the stage's unknown y), Newton starting from the
