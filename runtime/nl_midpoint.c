@@ -35,6 +35,8 @@ struct midpoint {
 	/* (u, p) form */
 	struct newton *nw;
 	double *X, *R0, *R1, *Xp, *p0, *u0, *uh, *ph, *vh, *dT, *gp, *gs, *Mh, *ue, *ve, *pe, *gq;
+	double *fs;           /* the support's load −M(u^½) d ā at the midpoint */
+	double ag;            /* ā = (a(tₖ₋₁) + a(tₖ))/2, the support's mean acceleration */
 	struct la_factor *mf;
 	double tau, scale;
 	struct nl_options opt;
@@ -52,7 +54,7 @@ static void mp_free(void *p)
 	free(s->in0); free(s->zero); free(s->uprev); free(s->zprev); free(s->vprev); free(s->du); free(s->dz);
 	free(s->X); free(s->R0); free(s->R1); free(s->Xp); free(s->p0); free(s->u0); free(s->uh);
 	free(s->ph); free(s->vh); free(s->dT); free(s->gp); free(s->gs); free(s->Mh); free(s->ue);
-	free(s->ve); free(s->pe); free(s->gq);
+	free(s->ve); free(s->pe); free(s->gq); free(s->fs);
 	free(s);
 }
 
@@ -84,7 +86,7 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 	if (!bad && pb->varmass) {
 		bad |= nl_vectors(2 * n, &s->X, &s->R0, &s->R1, &s->Xp, (double **)NULL);
 		bad |= nl_vectors(n, &s->p0, &s->u0, &s->uh, &s->ph, &s->vh, &s->dT, &s->gp, &s->gs, &s->ue, &s->ve, &s->pe,
-		                  &s->gq, (double **)NULL);
+		                  &s->gq, &s->fs, (double **)NULL);
 		bad |= !(s->Mh = calloc(n * n, sizeof(double)));
 		bad |= !(s->nw = newton_alloc(2 * pb->n));
 		bad |= !(s->mf = la_factor_alloc(pb->n, LA_DENSE_GENERAL, 0, 0));
@@ -173,10 +175,14 @@ static void up_residual(struct midpoint *s, const double *X, double *R)
 			}
 		}
 	}
+	/* the support's load −M(u^½) d ā, the whole mass at the midpoint
+	 * with the mean of the loads' times (second order, like f^{k−½}) */
+	memset(s->fs, 0, sizeof(double) * (size_t)n);
+	problem_support_load(pb, s->uh, s->ag, s->fs);
 	for (int i = 0; i < n; i++) {
 		/* both rows times τ: displacements and momenta */
 		R[i] = uk[i] - s->u0[i] - tau * s->vh[i];
-		R[n + i] = pk[i] - s->p0[i] + tau * (s->gp[i] + s->gs[i] - s->c.fm[i]);
+		R[n + i] = pk[i] - s->p0[i] + tau * (s->gp[i] + s->gs[i] - s->c.fm[i] - s->fs[i]);
 	}
 }
 
@@ -212,6 +218,7 @@ static int up_step(struct midpoint *s, double t0, double t1, double tau, struct 
 	problem_load(pb, t1, s->c.f1);
 	for (int k = 0; k < pb->N; k++)
 		s->c.fm[k] = 0.5 * (s->c.f0[k] + s->c.f1[k]);
+	s->ag = 0.5 * (problem_support(pb, t0) + problem_support(pb, t1));
 	memcpy(s->u0, x->u, sizeof(double) * (size_t)n);
 	problem_kinetic(pb, x->u, x->v, s->p0, NULL);
 	for (int i = 0; i < n; i++) {
@@ -232,7 +239,7 @@ static int up_step(struct midpoint *s, double t0, double t1, double tau, struct 
 	for (int i = 0; i < n; i++) {
 		double du = s->X[i] - x->u[i];
 		s->du[i] = du;
-		w += du * s->c.fm[i];
+		w += du * (s->c.fm[i] + s->fs[i]);
 		d += du * s->gs[i];
 	}
 	problem_dissipation_terms(pb, s->vh, s->zero, 1, 0, s->du, s->zero, dterm);

@@ -242,7 +242,7 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		problem_mass(pb, x->u, s->Mu);
 		s->M = s->Mu;
 	}
-	problem_load(pb, t0, s->f0);
+	problem_load_at(pb, t0, x->u, s->f0);
 	problem_psi(pb, x->v, NULL, s->psi0);
 	for (int i = 0; i < n; i++)
 		s->y[i] = (2 * x->u[i] - (1 - e) * s->uprev[i] + tau * tau * s->acc[i]) / (1 + e);
@@ -270,7 +270,7 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 			x->v[i] = s->vtmp[i] + 0.5 * tau * x->a[i];
 		}
 	}
-	problem_load(pb, t1, s->f1);
+	problem_load_at(pb, t1, x->u, s->f1);
 	problem_psi(pb, x->v, NULL, s->w);
 	for (int i = 0; i < n; i++) {
 		w += s->y[i] * 0.5 * (s->f0[i] + s->f1[i]);

@@ -92,6 +92,10 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		problem_mass(pb, s->u, c->Mu);
 		if (la_factor(c->mf, c->Mu) == 0)
 			la_solve(c->mf, s->a);
+		/* the support's load −M(u) d a(t) accelerates by −d a(t) */
+		double ag = problem_support(pb, t);
+		for (int i = 0; i < n && pb->ir->support; i++)
+			s->a[i] -= pb->ir->support_dir[i] * ag;
 		return;
 	}
 	if (pb->nc) {

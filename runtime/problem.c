@@ -221,7 +221,9 @@ int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_err
 	}
 	if (m->damping_kind == IR_DAMP_MODAL && modal_damping(pb, err))
 		return 3;
-	if (m->support)
+	/* the support's load −M d a(t) with a constant mass; with M(u) it is
+	 * evaluated where the steppers need it (problem_support_load) */
+	if (m->support && !pb->varmass)
 		la_gemv(n, m->mass.a, m->support_dir, pb->md);
 	return 0;
 }
@@ -250,6 +252,17 @@ void problem_free(struct rt_problem *pb)
 	memset(pb, 0, sizeof *pb);
 }
 
+double problem_support(struct rt_problem *pb, double t)
+{
+	const struct ir_model *m = pb->ir;
+	if (!m->support)
+		return 0;
+	struct vm_input in = { t, NULL, NULL, NULL, NULL, NULL, m->table, pb->hint };
+	double ag;
+	vm_eval(m->support, pb->reg_s, &in, &ag);
+	return ag;
+}
+
 void problem_load(struct rt_problem *pb, double t, double *f)
 {
 	const struct ir_model *m = pb->ir;
@@ -258,12 +271,29 @@ void problem_load(struct rt_problem *pb, double t, double *f)
 		vm_eval(m->force, pb->reg_f, &in, f);
 	else
 		memset(f, 0, sizeof(double) * (size_t)pb->N);
-	if (m->support) {
-		double ag;
-		vm_eval(m->support, pb->reg_s, &in, &ag);
+	if (m->support && !pb->varmass) {
+		double ag = problem_support(pb, t);
 		for (int i = 0; i < pb->n; i++)
 			f[i] -= pb->md[i] * ag;
 	}
+}
+
+void problem_support_load(struct rt_problem *pb, const double *u, double ag, double *f)
+{
+	const struct ir_model *m = pb->ir;
+	if (!m->support || !pb->varmass || ag == 0)
+		return;
+	/* M(u) d is the momentum of the velocity d */
+	problem_kinetic(pb, u, m->support_dir, pb->md, NULL);
+	for (int i = 0; i < pb->n; i++)
+		f[i] -= pb->md[i] * ag;
+}
+
+void problem_load_at(struct rt_problem *pb, double t, const double *u, double *f)
+{
+	problem_load(pb, t, f);
+	if (pb->varmass)
+		problem_support_load(pb, u, problem_support(pb, t), f);
 }
 
 /* ½xᵀAx with A x into y (length n), banded work. */

@@ -41,8 +41,18 @@ struct rt_problem {
 int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_error *err);
 void problem_free(struct rt_problem *pb);
 
-/* Loads at t: f (n entries, support included) then g (m entries). */
+/* Loads at t: f (n entries) then g (m entries).  The support's load
+ * −M d a(t) is included when the mass is constant; with a mass depending
+ * on u it is −M(u) d a(t) (the whole mass: the `mass` item plus the
+ * Hessian of the kinetic energy in u'), which problem_load_at adds at a
+ * configuration u and problem_support_load at u for a given a. */
 void problem_load(struct rt_problem *pb, double t, double *f);
+void problem_load_at(struct rt_problem *pb, double t, const double *u, double *f);
+/* The support acceleration a(t) (0 without a support). */
+double problem_support(struct rt_problem *pb, double t);
+/* f −= M(u) d ag with a mass depending on u (nothing otherwise: the
+ * support is in problem_load then). */
+void problem_support_load(struct rt_problem *pb, const double *u, double ag, double *f);
 
 /* Φ(u, z) + ½uᵀKu.  With g non-NULL, its gradient (N entries).  The
  * Hessian of the last call is added by problem_add_hess_phi as
