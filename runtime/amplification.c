@@ -40,6 +40,17 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	struct ir_run plan = { 0 };
 	plan.model = &model;
 	plan.scheme = *scheme;
+	/* Central differences are newmark(0, 1/2) step for step (dyn(5)), and
+	 * their own stepper refuses a step above the critical one, the very
+	 * range where the growth factor is asked for: analyse the Newmark
+	 * member.  Beyond ωτ = 2 the eigenvalues of λ² − (2 − ω²τ²)λ + 1 = 0
+	 * are real and ρ = ((ω²τ² − 2) + ωτ√(ω²τ² − 4))/2. */
+	if (scheme->family == IR_CENTRAL_DIFFERENCE) {
+		plan.scheme.family = IR_NEWMARK;
+		plan.scheme.p[0] = 0;
+		plan.scheme.p[1] = 0.5;
+	}
+	scheme = &plan.scheme;
 	plan.t0 = 0;
 	plan.t1 = 1;
 	plan.dt = 1;

@@ -196,7 +196,7 @@ const struct nl_stepper_type *nl_lookup(enum ir_family f, const double *p, doubl
 		return &nl_generalized_alpha;
 	case IR_CENTRAL_DIFFERENCE:
 		q[3] = 0.5;
-		return &nl_generalized_alpha;
+		return &nl_central_difference;
 	case IR_GENERALIZED_ALPHA:
 		memcpy(q, p, sizeof(double) * 4);
 		return &nl_generalized_alpha;

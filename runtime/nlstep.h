@@ -26,12 +26,16 @@ struct nl_stepper_type {
 	/* Advance s from t0 to t1 = t0 + tau.  dW and dD receive the step's
 	 * work and dissipation, dterm[k] (zeroed by the caller) the
 	 * dissipation of each term.  On a Newton failure returns -1 with
-	 * err->msg saying so; s is then unspecified (the driver restores it). */
+	 * err->msg saying so; s is then unspecified (the driver restores it).
+	 * NL_UNSTABLE instead: the step would be unstable, err->msg says why
+	 * and what to do (the driver adds no advice of its own). */
 	int (*step)(void *st, double t0, double t1, double tau, struct rt_state *s, double *dW, double *dD, double *dterm, struct rt_error *err);
 	void (*free)(void *st);
 };
 
-extern const struct nl_stepper_type nl_generalized_alpha;   /* newmark, generalized_alpha, central_difference */
+enum { NL_UNSTABLE = -3 };
+extern const struct nl_stepper_type nl_generalized_alpha;   /* newmark, generalized_alpha */
+extern const struct nl_stepper_type nl_central_difference;  /* newmark(0, 1/2) with a stability monitor */
 extern const struct nl_stepper_type nl_backward_euler;
 extern const struct nl_stepper_type nl_midpoint;
 extern const struct nl_stepper_type nl_discrete_gradient;

@@ -843,6 +843,8 @@ int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 				                        m->dof[dof].name, isnan(bad) ? "NaN" : "infinite");
 			char msg[sizeof err->msg];
 			snprintf(msg, sizeof msg, "%s", err->msg);
+			if (failed == NL_UNSTABLE)
+				return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): %s", tk, k, msg);
 			return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): %s; try a smaller step%s", tk, k, msg,
 			                        r->eng.nl && r->eng.halvings == 0 ? " or on_failure = halve(4)" : "");
 		}
