@@ -1,6 +1,16 @@
 # tests/local.mk — unit tests of the numeric kernels, golden tests of the
-# language, verification scripts.  `make check` runs tests/run-tests, which
-# ends with the line "N passed, N failed".
+# language, verification scripts, shell tests.
+#
+# `make check` runs every test file found in the test folders (see
+# tests/run-tests: tests/test_*.c, tests/golden/*.test, tests/verify/*.dyn,
+# examples/*.dyn, tests/shell/*.sh), so adding a file there adds a test
+# without editing a list.  The list is made when `make check` runs, and each
+# test is a target of a sub-make (its log is tests/out/log/FILE.log), so
+# `make -j2 check` runs them in parallel under make's job server; each runs
+# through Automake's test-driver (tap-driver.sh for a golden file: one
+# result per case), and the run ends with the line "N passed, N failed".
+# `make check T=PATTERN` runs the tests whose file (or golden GROUP/CASE)
+# name contains PATTERN.
 RT_LIBS = runtime/libdynrt.a $(LIBS)
 check_PROGRAMS += tests/test_la tests/test_plot tests/test_table tests/test_fmt tests/ptyrun
 tests_ptyrun_LDADD = -lutil
@@ -10,10 +20,28 @@ tests_test_table_LDADD = $(RT_LIBS)
 tests_test_fmt_LDADD = $(RT_LIBS)
 
 # Whole folders: every .test, .dyn, .csv and .sh in them ships.
-EXTRA_DIST += tests/run-tests tests/setup tests/golden tests/verify tests/shell examples
+EXTRA_DIST += tests/run-tests tests/setup tests/numdiff tests/golden tests/verify tests/shell examples
+
+DYN_TEST_RUN = env srcdir=$(srcdir) builddir=. T='$(T)' $(SHELL) $(srcdir)/tests/run-tests
+DYN_TEST_LOGS = tests/out/log/none.log
 
 check-local: dyn$(EXEEXT) $(check_PROGRAMS)
-	@srcdir=$(srcdir) builddir=. $(SHELL) $(srcdir)/tests/run-tests
+	@rm -rf tests/out
+	@logs=`$(DYN_TEST_RUN) --list '$(T)' | sed 's|^\(.*\)$$|tests/out/log/\1.log|' | tr '\n' ' '`; \
+	$(MAKE) $(AM_MAKEFLAGS) -k DYN_TEST_LOGS="$$logs" $$logs; \
+	$(DYN_TEST_RUN) --summary $$logs
+
+# One test: tests/out/log/FILE.log and .trs from the test FILE.
+$(DYN_TEST_LOGS):
+	@log='$@'; test=$${log#tests/out/log/}; test=$${test%.log}; \
+	$(MKDIR_P) `dirname "$$log"` || exit 1; \
+	case $$test in \
+	*.test) driver="env AM_TAP_AWK=$(AWK) $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh" ;; \
+	*) driver="$(SHELL) $(top_srcdir)/build-aux/test-driver" ;; \
+	esac; \
+	$$driver --test-name "$$test" --log-file "$$log" --trs-file "$${log%.log}.trs" \
+		--color-tests no --enable-hard-errors yes --expect-failure no -- \
+		$(DYN_TEST_RUN) --one "$$test"
 
 clean-local:
 	rm -rf tests/out
