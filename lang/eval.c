@@ -83,6 +83,18 @@ int eval_error(struct eval *ev, struct loc loc, const char *fmt, ...)
 	return -1;
 }
 
+/* Ctrl-C at the REPL outside a run (lang/repl.c sets rt_interrupted;
+ * a script ends on the signal, lang/main.c): statements, function calls
+ * and the terms of a sum stop at the next one, with status 130. */
+int eval_interrupted(struct eval *ev, struct loc loc)
+{
+	if (!rt_interrupted)
+		return 0;
+	rt_interrupted = 0;
+	ev->s->status = 130;
+	return eval_error(ev, loc, "interrupted");
+}
+
 struct ir_loc ir_loc_of(struct loc loc)
 {
 	struct ir_loc l = { loc.file, loc.line, loc.col };
@@ -550,6 +562,8 @@ static int call_function(struct eval *ev, struct ast_expr *call, struct binding 
 		return eval_error(ev, call->loc, "%s has more than %d parameters", f->name, MAXARGS);
 	if (ev->depth >= 64)
 		return eval_error(ev, call->loc, "function calls nested too deeply (is %s recursive?)", f->name);
+	if (eval_interrupted(ev, call->loc))
+		return -1;
 	/* The call's scope lives on the C stack: nothing of it outlives the
 	 * call (results are registers), and matrix(n, n, f) makes n² calls. */
 	struct binding args[MAXARGS];
@@ -737,6 +751,8 @@ static int eval_sum(struct eval *ev, struct ast_expr *e, struct value *out)
 	for (long i = lo; i <= hi && rc == 0; i++) {
 		b->val = value_num(ev, (double)i, e->loc);
 		struct value x, s;
+		if ((rc = eval_interrupted(ev, e->loc)))
+			break;
 		rc = eval_expr(ev, e->lhs, &x);
 		if (rc == 0 && acc.kind == VAL_NUM && x.kind == VAL_MAT && i == lo) {
 			acc = x;

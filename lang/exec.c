@@ -364,14 +364,19 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 	rv->res = res;
 	rv->next = ev->s->runs;
 	ev->s->runs = rv;
-	ev->s->last_run = rv;
 	int status = 0;
-	if (r && ev->s->prepare_only && rt_advance(r, 0, &err) == 0) {
+	/* rt_advance(r, 0) is 0 when the run has begun (row 0 stored): only
+	 * then is it the REPL's last run (:state, :energy); a run refused
+	 * before its first step has no history to show. */
+	int begun = r && rt_advance(r, 0, &err) == 0;
+	if (begun)
+		ev->s->last_run = rv;
+	if (begun && ev->s->prepare_only) {
 		/* :start — the REPL advances it with :step and :run */
 		ev->s->pending = r;
 		ev->s->pending_run = rv;
 	} else {
-		if (r && rt_advance(r, 0, &err) == 0)
+		if (begun)
 			run_with_progress(ev, r, &err);
 		status = rt_end(r, &err);
 	}
@@ -548,6 +553,8 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 static int exec_stmts(struct eval *ev, struct ast_vec *stmts)
 {
 	for (int i = 0; i < stmts->n; i++) {
+		if (eval_interrupted(ev, ((struct ast_stmt *)stmts->v[i])->loc))
+			return -1;
 		int rc = exec_stmt(ev, stmts->v[i]);
 		if (rc)
 			return rc;

@@ -106,6 +106,10 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 int eval_error(struct eval *ev, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* After Ctrl-C at the REPL: report "interrupted" (status 130) and return
+ * -1; otherwise 0. */
+int eval_interrupted(struct eval *ev, struct loc loc);
+
 /* An evaluator over the session's globals (exec.c), for the REPL. */
 void session_eval_init(struct session *s, struct eval *ev);
 

@@ -13,6 +13,7 @@
 #include "stepper.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -525,10 +526,13 @@ static void step(const char *arg, int to_end)
 	}
 	long n = 1;
 	if (arg && *arg) {
+		/* a count past int would wrap in rt_advance (4294967297 steps
+		 * is 1): refuse it, as anything but a whole number */
 		char *end;
+		errno = 0;
 		n = strtol(arg, &end, 10);
-		if (*end || n < 1) {
-			puts("usage: :step [N], N a positive whole number");
+		if (end == arg || *end || errno == ERANGE || n < 1 || n > INT_MAX) {
+			printf(":step %s: the count must be a whole number from 1 to %d\n", arg, INT_MAX);
 			return;
 		}
 	}
@@ -554,6 +558,7 @@ static void step(const char *arg, int to_end)
 
 static void command(char *line)
 {
+	rt_interrupted = 0;   /* a Ctrl-C before this command is not for it */
 	char *cmd = line, *arg = line;
 	while (*arg && *arg != ' ' && *arg != '\t')
 		arg++;

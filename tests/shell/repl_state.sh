@@ -1,0 +1,140 @@
+#!/bin/sh
+# repl_state.sh — the REPL's state after Ctrl-C, a refused :start and a bad
+# :step count, through a pseudo-terminal (tests/ptyrun):
+#  1. Ctrl-C during a long evaluation that is not a run (2^40 calls of a
+#     function) stops it with "error: interrupted" and the prompt; the next
+#     run is not reported interrupted.
+#  2. A :start refused before its first step (a step beyond the critical
+#     step) is not the session's last run: :state and :energy show the run
+#     before it, not an unwritten history.
+#  3. :step with a count that is not a whole number from 1 to INT_MAX
+#     (4294967297 would wrap to 1, 1e30 overflows long) is refused with a
+#     message and takes no step.
+set -u
+: "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${PTYRUN:?PTYRUN is not set}" "${srcdir:?srcdir is not set}"
+. "$srcdir/tests/shell/common.inc"
+test_folder repl_state repl_state home
+HOME=$dir/home
+export HOME
+
+# Each session runs in its own ptyrun; a failed expect kills dyn after 10 s.
+session() {  # NAME: runs $dir/NAME.pty, transcript in $dir/NAME.out
+	if ! "$PTYRUN" "$dir/$1.pty" "$DYN" > "$dir/$1.out" 2> "$dir/$1.err"; then
+		fail "session $1: $(cat "$dir/$1.err")"
+		tail -15 "$dir/$1.out" | sed 's/^/    /'
+		return 1
+	fi
+	return 0
+}
+
+OSC='model osc {\n  dof u\n  mass [1]\n  stiffness [100]\n  init u = 1\n}\n'
+
+# 1. Ctrl-C outside a run.
+cat > "$dir/interrupt.pty" <<PTY
+expect dyn> 
+send $OSC
+expect dyn> 
+send function f(n) = if n <= 0 then 1 else f(n - 1) + f(n - 1)\n
+expect dyn> 
+send print f(40)\n
+sleep 300
+send \x03
+expect error: interrupted
+expect dyn> 
+send let r = run osc with midpoint from 0 to 1 step 0.01\n
+expect dyn> 
+send print "u(1) =", r.u(1)\n
+expect u(1) =
+expect dyn> 
+send \x04
+exit 0
+PTY
+if session interrupt; then
+	grep -q 'interrupted at t' "$dir/interrupt.out" &&
+		fail "the run after a Ctrl-C outside a run was reported interrupted"
+fi
+
+# 2. A refused :start.
+cat > "$dir/refused.pty" <<PTY
+expect dyn> 
+send $OSC
+expect dyn> 
+send let r = run osc with midpoint from 0 to 1 step 0.01\n
+expect dyn> 
+send :start let s = run osc with central_difference from 0 to 1 step 0.5\n
+expect exceeds the critical step
+expect dyn> 
+send :state\n
+expect run r of osc with midpoint: t = 1, step 100 of 100
+expect dyn> 
+send :energy\n
+expect (step 100)
+expect dyn> 
+send :step\n
+expect no run in progress
+expect dyn> 
+send \x04
+exit 0
+PTY
+session refused
+
+# ... and as the first run of a session: no run to show.
+cat > "$dir/refused_first.pty" <<PTY
+expect dyn> 
+send $OSC
+expect dyn> 
+send :start let s = run osc with central_difference from 0 to 1 step 0.5\n
+expect exceeds the critical step
+expect dyn> 
+send :state\n
+expect no run yet
+expect dyn> 
+send :energy\n
+expect no run yet
+expect dyn> 
+send \x04
+exit 0
+PTY
+session refused_first
+
+# 3. :step counts.
+cat > "$dir/count.pty" <<PTY
+expect dyn> 
+send $OSC
+expect dyn> 
+send :start let s = run osc with midpoint from 0 to 1 step 0.1\n
+expect step 0 of 10 (in progress)
+send :step 4294967297\n
+expect :step 4294967297: the count must be a whole number from 1 to 2147483647
+expect dyn> 
+send :step 100000000000000000000\n
+expect :step 100000000000000000000: the count must be
+expect dyn> 
+send :step 0\n
+expect :step 0: the count must be
+expect dyn> 
+send :step 2x\n
+expect :step 2x: the count must be
+expect dyn> 
+send :state\n
+expect step 0 of 10 (in progress)
+expect dyn> 
+send :step 2147483647\n
+expect step 10 of 10
+expect dyn> 
+send \x04
+exit 0
+PTY
+session count
+
+# Valgrind, when installed: the refused :start reads no uninitialised
+# history (the old :state printed one).
+if command -v valgrind > /dev/null 2>&1; then
+	"$PTYRUN" "$dir/refused.pty" valgrind -q --error-exitcode=99 "$DYN" > "$dir/refused.vg.out" 2> "$dir/refused.vg.err" ||
+		fail "refused :start under valgrind: $(cat "$dir/refused.vg.err")"
+	grep -q 'Conditional jump\|uninitialised\|Invalid read' "$dir/refused.vg.out" &&
+		fail "valgrind reports an error in the refused :start session"
+fi
+
+[ "$status" -eq 0 ] && echo "repl_state: ok"
+exit "$status"
