@@ -18,6 +18,7 @@
 #include "interp.h"
 #include "ir_diff.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,26 @@ _Static_assert(IR_NOPS < 64, "ir_depends takes a 64-bit opcode mask");
 static const unsigned long long nonsmooth_ops =
 	OPBIT(IR_ABS) | OPBIT(IR_MIN) | OPBIT(IR_MAX) | OPBIT(IR_SIGN) | OPBIT(IR_SELECT) |
 	OPBIT(IR_FLOOR) | OPBIT(IR_CEIL) | OPBIT(IR_FMOD);
+
+/* Makes room for entry n in each of the k parallel int arrays *v[i]
+ * (capacity *cap, doubled): -1 when out of memory, the arrays then still
+ * valid (and freed by the caller). */
+static int grow_ints(int **v[], int k, int n, int *cap)
+{
+	if (n < *cap)
+		return 0;
+	if (*cap > INT_MAX / 2)
+		return -1;
+	int c = *cap ? 2 * *cap : 16;
+	for (int i = 0; i < k; i++) {
+		int *q = realloc(*v[i], sizeof(int) * (size_t)c);
+		if (!q)
+			return -1;
+		*v[i] = q;
+	}
+	*cap = c;
+	return 0;
+}
 
 /* Sum the expressions of every item of one kind into a register of a new
  * program; -1 when the model has none. */
@@ -102,18 +123,10 @@ static int derive(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, int 
 				continue;
 			if (!ir_is_const(p, hreg[j], NULL))
 				f->quadratic = 0;
-			if (f->nnz == cap) {
-				cap = cap ? 2 * cap : 64;
-				int *r2 = realloc(row, sizeof(int) * (size_t)cap), *c2 = realloc(col, sizeof(int) * (size_t)cap);
-				int *g2 = realloc(reg, sizeof(int) * (size_t)cap);
-				if (r2) row = r2;
-				if (c2) col = c2;
-				if (g2) reg = g2;
-				if (!r2 || !c2 || !g2) {
-					free(grad);
-					free(row); free(col); free(reg);
-					return eval_error(ev, loc, "out of memory differentiating this energy");
-				}
+			if (grow_ints((int **[]){ &row, &col, &reg }, 3, f->nnz, &cap)) {
+				free(grad);
+				free(row); free(col); free(reg);
+				return eval_error(ev, loc, "out of memory differentiating this energy");
 			}
 			row[f->nnz] = k;
 			col[f->nnz] = hidx[j];
@@ -135,18 +148,42 @@ static int derive(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, int 
 	return 0;
 }
 
-/* Split the top-level sum of register r into its terms. */
-static void terms(struct ir_prog *p, int r, int sign, int *t, int *sg, int *n, int cap)
+/* Signed registers, growable: the terms of a sum, or a work stack. */
+struct term_list {
+	int *t, *sg, n, cap;
+};
+
+static int term_push(struct term_list *l, int r, int sign)
 {
-	const struct ir_insn *x = &p->insn[r];
-	if ((x->op == IR_ADD || x->op == IR_SUB) && *n < cap - 1) {
-		terms(p, x->a, sign, t, sg, n, cap);
-		terms(p, x->b, x->op == IR_SUB ? -sign : sign, t, sg, n, cap);
-		return;
+	if (grow_ints((int **[]){ &l->t, &l->sg }, 2, l->n, &l->cap))
+		return -1;
+	l->t[l->n] = r;
+	l->sg[l->n++] = sign;
+	return 0;
+}
+
+/* Split the top-level sum of register r into its signed terms, left to
+ * right, into *out (emptied first).  The sum of a long chain is a deep
+ * left-leaning tree: walk it with an explicit stack, not recursion, and
+ * with no bound on the number of terms.  -1 when out of memory. */
+static int terms(struct ir_prog *p, int r, struct term_list *out, struct term_list *stack)
+{
+	out->n = 0;
+	stack->n = 0;
+	if (term_push(stack, r, 1))
+		return -1;
+	while (stack->n > 0) {
+		stack->n--;
+		int q = stack->t[stack->n], sign = stack->sg[stack->n];
+		const struct ir_insn *x = &p->insn[q];
+		if (x->op == IR_ADD || x->op == IR_SUB) {
+			if (term_push(stack, x->b, x->op == IR_SUB ? -sign : sign) || term_push(stack, x->a, sign))
+				return -1;
+		} else if (term_push(out, q, sign)) {
+			return -1;
+		}
 	}
-	t[*n] = r;
-	sg[*n] = sign;
-	(*n)++;
+	return 0;
 }
 
 /* σ if register r is c·|q'| (or |q'|·c, |c·q'|) with c > 0 and q a dof
@@ -345,10 +382,10 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		memcpy(gr, reg, sizeof(int) * (size_t)nnz);
 		for (int q = 0; q < nnz && rc == 0; q++) {
 			if (ng == gcap) {
-				gcap = gcap ? 2 * gcap : 16;
-				gk = realloc(gk, sizeof(int) * (size_t)gcap);
-				gi = realloc(gi, sizeof(int) * (size_t)gcap);
-				greg = realloc(greg, sizeof(int) * (size_t)gcap);
+				if (grow_ints((int **[]){ &gk, &gi, &greg }, 3, ng, &gcap)) {
+					rc = eval_error(ev, am->loc, "out of memory");
+					break;
+				}
 			}
 			gk[ng] = k;
 			gi[ng] = gidx[q];
@@ -364,12 +401,9 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 				double kv;
 				if (ir_is_const(p, hr[h], &kv) && kv == 0)
 					continue;
-				if (nh == hcap) {
-					hcap = hcap ? 2 * hcap : 16;
-					hk = realloc(hk, sizeof(int) * (size_t)hcap);
-					hi = realloc(hi, sizeof(int) * (size_t)hcap);
-					hj = realloc(hj, sizeof(int) * (size_t)hcap);
-					hreg = realloc(hreg, sizeof(int) * (size_t)hcap);
+				if (grow_ints((int **[]){ &hk, &hi, &hj, &hreg }, 4, nh, &hcap)) {
+					rc = eval_error(ev, am->loc, "out of memory");
+					break;
 				}
 				hk[nh] = k;
 				hi[nh] = gidx[q];
@@ -476,6 +510,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 	int rc = -1;
 	struct ir_prog *p;
 	struct loc where = am->loc;
+	struct term_list tl = { 0 }, stack = { 0 };
 	const unsigned long long rates = OPBIT(IR_VEL) | OPBIT(IR_INTVEL) | OPBIT(IR_ACC);
 	const unsigned long long states = OPBIT(IR_DOF) | OPBIT(IR_INT);
 
@@ -600,35 +635,26 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		int *smooth_of = arena_alloc(ev->a, sizeof(int) * (size_t)nitem);
 		struct loc *loc_of = arena_alloc(ev->a, sizeof(struct loc) * (size_t)nitem);
 		int smooth = -1, k = 0;
-		enum { MAXTERMS = 4096 };
-		int *t = malloc(sizeof(int) * MAXTERMS), *sg = malloc(sizeof(int) * MAXTERMS);
-		if (!t || !sg) {
-			free(t);
-			free(sg);
-			eval_error(ev, am->loc, "out of memory");
-			goto out;
-		}
 		for (int i = 0; i < am->items.n; i++) {
 			struct ast_item *it = am->items.v[i];
 			if (it->kind != AST_ITEM_DISSIPATION)
 				continue;
 			struct value v;
-			if (eval_expr(ev, it->value, &v)) {
-				free(t);
-				free(sg);
+			if (eval_expr(ev, it->value, &v))
 				goto out;
-			}
 			if (v.kind != VAL_NUM || ir_depends(p, w, v.reg, states | OPBIT(IR_ACC) | OPBIT(IR_TIME))) {
-				free(t);
-				free(sg);
 				eval_error(ev, it->loc, v.kind != VAL_NUM ? "the dissipation must be a number, not %s"
 				           : "the dissipation is a function of the rates u' and z' only%s",
 				           v.kind != VAL_NUM ? value_kind_name(&v) : "");
 				goto out;
 			}
-			int nt = 0, mine = -1;
-			terms(p, v.reg, 1, t, sg, &nt, MAXTERMS);
-			for (int q = 0; q < nt; q++) {
+			int mine = -1;
+			if (terms(p, v.reg, &tl, &stack)) {
+				eval_error(ev, it->loc, "out of memory splitting the dissipation into its terms");
+				goto out;
+			}
+			const int *t = tl.t, *sg = tl.sg;
+			for (int q = 0; q < tl.n; q++) {
 				int j, isdof = 0;
 				double c = sg[q] > 0 ? one_homogeneous(p, t[q], &j, &isdof) : 0;
 				if (c > 0 && isdof) {
@@ -652,8 +678,6 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			if (mine >= 0)
 				smooth = smooth < 0 ? mine : ir_emit(p, IR_ADD, smooth, mine, 0, ir_loc_of(it->loc));
 		}
-		free(t);
-		free(sg);
 		struct ir_diff_inputs in = { n + nz, 2, { { IR_VEL, 0 }, { IR_INTVEL, n } } };
 		/* the gradients of each statement's smooth part, for the ledger's
 		 * per-term dissipation */
@@ -736,6 +760,10 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 	}
 	rc = 0;
 out:
+	free(tl.t);
+	free(tl.sg);
+	free(stack.t);
+	free(stack.sg);
 	ir_diff_ws_free(w);
 	return rc;
 }
