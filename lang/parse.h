@@ -7,6 +7,11 @@
 
 struct arena;
 
+/* Brackets open at once: far beyond any written expression (a generated
+ * one may wrap every operation in parentheses), and each one
+ * costs the parser stack a few entries (dyn(5), EXPRESSIONS). */
+enum { PARSE_MAX_BRACKETS = 1000 };
+
 /* State shared by the scanner and the parser (yyextra and the parser's
  * parameter). */
 struct parse_ctx {
@@ -14,10 +19,12 @@ struct parse_ctx {
 	struct diag *diag;
 	const char *file;
 	struct ast_program *prog;
-	/* scanner state: the stack of open brackets ('(' or '['), the last
-	 * token returned (to decide whether a newline ends a statement), and
-	 * whether the final newline has been sent */
-	char brackets[64];
+	/* scanner state: the stack of open brackets ('(' or '['; at most
+	 * PARSE_MAX_BRACKETS, beyond which an opening bracket is an error and
+	 * depth still counts), the last token returned (to decide whether a
+	 * newline ends a statement), and whether the final newline has been
+	 * sent */
+	char brackets[PARSE_MAX_BRACKETS];
 	int depth;
 	int last;
 	int eof_sent;
