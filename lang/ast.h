@@ -150,6 +150,7 @@ struct ast_stmt {
 	int relative;
 	struct ast_model *model;
 	struct ast_program *module;   /* import: the module, once parsed */
+	const char *module_path;      /* import: the file it was read from */
 };
 
 struct ast_program {

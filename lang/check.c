@@ -14,6 +14,7 @@
 #include "interp.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 struct cname {
 	const char *name;
@@ -28,8 +29,22 @@ struct cscope {
 	struct cscope *parent;
 };
 
+/* The chain of modules being imported, from the script to the statement
+ * being checked: a module that imports itself, directly or through
+ * others, is refused here rather than read and checked forever. */
+struct import_frame {
+	const char *path;
+	int have_id;            /* dev and ino are the file's identity */
+	dev_t dev;
+	ino_t ino;
+	const char *name;       /* NULL: the script itself */
+	struct loc loc;         /* where it was imported */
+	struct import_frame *up;
+};
+
 struct checker {
 	struct session *s;
+	struct import_frame *importing;
 	struct arena *a;
 	struct diag *d;
 	struct cscope *scope;
@@ -39,6 +54,28 @@ struct checker {
 	int errors;
 	int depth;
 };
+
+static void frame_of(struct import_frame *fr, const char *path, const char *name, struct loc loc)
+{
+	struct stat sb;
+	memset(fr, 0, sizeof *fr);
+	fr->path = path;
+	fr->name = name;
+	fr->loc = loc;
+	if (path && stat(path, &sb) == 0) {
+		fr->have_id = 1;
+		fr->dev = sb.st_dev;
+		fr->ino = sb.st_ino;
+	}
+}
+
+/* One file, whatever the spelling of its path (./a.dyn, a link). */
+static int same_file(const struct import_frame *a, const struct import_frame *b)
+{
+	if (a->have_id && b->have_id)
+		return a->dev == b->dev && a->ino == b->ino;
+	return a->path && b->path && strcmp(a->path, b->path) == 0;
+}
 
 static struct cname *lookup(struct cscope *sc, const char *name)
 {
@@ -370,7 +407,7 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 		expr(c, st->value);
 		expr(c, st->tol);
 		return;
-	case AST_STMT_IMPORT:
+	case AST_STMT_IMPORT: {
 		/* the module's names join the importing scope */
 		if (strcmp(st->name, "schemes") == 0)
 			return;
@@ -378,8 +415,32 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 			c->errors++;
 			return;
 		}
+		struct import_frame fr;
+		frame_of(&fr, st->module_path, st->name, st->name_loc);
+		for (struct import_frame *f = c->importing; f; f = f->up) {
+			if (!same_file(f, &fr))
+				continue;
+			/* the chain from the first import of the module to this one */
+			const char *chain = st->name;
+			for (struct import_frame *g = c->importing; g != f; g = g->up)
+				chain = arena_printf(c->a, "%s -> %s", g->name, chain);
+			chain = arena_printf(c->a, "%s -> %s", st->name, chain);
+			if (f->name) {
+				diag_error(c->d, st->name_loc, "import cycle: %s", chain);
+				diag_note(c->d, f->loc, "'%s' is first imported here", f->name);
+			} else {
+				diag_error(c->d, st->name_loc, "import cycle: %s ('%s' is the script being run)", chain,
+				           st->name);
+			}
+			c->errors++;
+			return;
+		}
+		fr.up = c->importing;
+		c->importing = &fr;
 		stmts(c, &st->module->stmts);
+		c->importing = fr.up;
 		return;
+	}
 	case AST_STMT_EXPR:
 		if (st->value->kind == AST_RUN)
 			run(c, st->value->run);
@@ -413,6 +474,11 @@ int check_program(struct session *s, const struct ast_program *prog)
 		c.globals->head = n;
 	}
 	c.scope = c.globals;
+	/* the script itself heads the chain of imports */
+	struct import_frame script;
+	frame_of(&script, prog->stmts.n ? ((struct ast_stmt *)prog->stmts.v[0])->loc.file : NULL, NULL,
+	         (struct loc){ 0 });
+	c.importing = &script;
 	stmts(&c, (struct ast_vec *)&prog->stmts);
 	return c.errors ? -1 : 0;
 }

@@ -433,6 +433,7 @@ int import_module(struct session *s, struct ast_stmt *st)
 			len += k;
 		}
 		fclose(f);
+		st->module_path = path;
 		st->module = parse_text(s->arena, &s->diag, path, text ? text : "", len);
 		return st->module ? 0 : -1;
 	}
