@@ -238,6 +238,30 @@ static uint64_t shortest(uint64_t m2, int e2, int lower_closer, int *exp10)
 	uint64_t hi = vp - (!ends_in && p_int);
 	int m_in = ends_in && m_int;
 	int last = 0, removed = 0;
+	if (!m_in && !r_int) {
+		/* The usual case: neither x nor the lower end is a whole number
+		 * at this scale, so no tie can occur and only whether the digits
+		 * removed reach half a unit matters; two digits at a time while
+		 * two can go (if a multiple of 100 lies in the range, a multiple
+		 * of 10 does at both steps). */
+		int up = 0;
+		while (hi / 100 > vm / 100) {
+			up = vr % 100 >= 50;
+			vr /= 100;
+			hi /= 100;
+			vm /= 100;
+			removed += 2;
+		}
+		while (hi / 10 > vm / 10) {
+			up = vr % 10 >= 5;
+			vr /= 10;
+			hi /= 10;
+			vm /= 10;
+			removed++;
+		}
+		*exp10 = e10 + removed;
+		return vr + (vr == vm || up);
+	}
 	while (hi / 10 > vm / 10) {
 		m_in &= vm % 10 == 0;
 		r_int &= last == 0;
@@ -265,65 +289,98 @@ static uint64_t shortest(uint64_t m2, int e2, int lower_closer, int *exp10)
 
 /* ---- layout ---- */
 
+/* "00" to "99": two digits per division by 100. */
+static const char digit_pairs[] =
+	"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/* The nd digits of v < 10^8, written so that the last is at end[-1]. */
+static void put_digits32(char *end, uint32_t v, int nd)
+{
+	for (; nd >= 2; nd -= 2) {
+		uint32_t q = v / 100;
+		const char *d = digit_pairs + 2 * (v - 100 * q);
+		*--end = d[1];
+		*--end = d[0];
+		v = q;
+	}
+	if (nd)
+		*--end = (char)('0' + v);
+}
+
+/* The nd digits of v, written so that the last is at end[-1]: eight at a
+ * time in 32-bit arithmetic, which is cheaper than 64-bit. */
+static void put_digits(char *end, uint64_t v, int nd)
+{
+	for (; nd > 8; nd -= 8, end -= 8) {
+		uint64_t q = v / 100000000;
+		put_digits32(end, (uint32_t)(v - 100000000 * q), 8);
+		v = q;
+	}
+	put_digits32(end, (uint32_t)v, nd);
+}
+
 /* %.{prec}g of sign·digits·10^(exp − nd + 1): digits has nd ≤ prec digits,
  * the last nonzero, and exp is the exponent of the first one. */
 static int layout_g(char *buf, int neg, uint64_t digits, int nd, int exp, int prec)
 {
-	char s[20];
 	char *b = buf;
 
-	for (int i = nd - 1; i >= 0; i--) {
-		s[i] = (char)('0' + digits % 10);
-		digits /= 10;
-	}
 	if (neg)
 		*b++ = '-';
 	if (exp < -4 || exp >= prec) {
-		*b++ = s[0];
+		/* d.ddde±XX: the digits one place right, then the first moved
+		 * in front of the point */
+		put_digits(b + 1 + nd, digits, nd);
+		b[0] = b[1];
 		if (nd > 1) {
-			*b++ = '.';
-			memcpy(b, s + 1, (size_t)nd - 1);
-			b += nd - 1;
+			b[1] = '.';
+			b += nd + 1;
+		} else {
+			b++;
 		}
 		*b++ = 'e';
 		*b++ = exp < 0 ? '-' : '+';
 		int e = exp < 0 ? -exp : exp;
 		if (e >= 100)
 			*b++ = (char)('0' + e / 100);
-		*b++ = (char)('0' + e / 10 % 10);
-		*b++ = (char)('0' + e % 10);
+		*b++ = digit_pairs[2 * (e % 100)];
+		*b++ = digit_pairs[2 * (e % 100) + 1];
 	} else if (exp >= 0) {
 		int ni = exp + 1;   /* digits before the point */
 		if (nd <= ni) {
-			memcpy(b, s, (size_t)nd);
-			memset(b + nd, '0', (size_t)(ni - nd));
-			b += ni;
+			put_digits(b + nd, digits, nd);
+			for (b += nd; nd < ni; nd++)
+				*b++ = '0';
 		} else {
-			memcpy(b, s, (size_t)ni);
-			b += ni;
-			*b++ = '.';
-			memcpy(b, s + ni, (size_t)(nd - ni));
-			b += nd - ni;
+			put_digits(b + 1 + nd, digits, nd);
+			for (int i = 0; i < ni; i++)
+				b[i] = b[i + 1];
+			b[ni] = '.';
+			b += nd + 1;
 		}
 	} else {
 		*b++ = '0';
 		*b++ = '.';
-		memset(b, '0', (size_t)(-exp - 1));
-		b += -exp - 1;
-		memcpy(b, s, (size_t)nd);
+		for (int i = 0; i < -exp - 1; i++)
+			*b++ = '0';
+		put_digits(b + nd, digits, nd);
 		b += nd;
 	}
 	*b = '\0';
 	return (int)(b - buf);
 }
 
+/* The number of decimal digits of v < 10^17. */
 static int ndigits(uint64_t v)
 {
+	static const uint64_t pow10[] = { 1, 10, 100, 1000, 10000, 100000,
+		1000000, 10000000, 100000000, 1000000000, 10000000000u,
+		100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+		1000000000000000u, 10000000000000000u };
 	int n = 1;
-	while (v >= 10) {
-		v /= 10;
+	while (n < 17 && v >= pow10[n])
 		n++;
-	}
 	return n;
 }
 
