@@ -115,6 +115,10 @@ static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 		al_free(s);
 		return nl_refuse(err, "out of memory for the step");
 	}
+	if (opt->ggl && stage_ggl(&s->st)) {
+		al_free(s);
+		return nl_refuse(err, "out of memory for the step");
+	}
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;
 	return s;
@@ -174,6 +178,7 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	st->cz = tau;
 	st->czd = 1;
 	stage_constraints(st, s->ut, b * tau * tau, t1, x->lam);
+	stage_velocity_constraints(st, 1, s->vt, g * tau);   /* formulation = ggl */
 	st->cm = 1 - s->am;
 	st->wu = 1 - s->af;
 	for (int i = 0; i < n; i++)

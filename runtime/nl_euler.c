@@ -8,6 +8,10 @@
  * stage are vʲ and żʲ; the ledger pairs with the end-of-step forces:
  * ΔW = Δu·Fʲ + Δz·gʲ, ΔD = Δu·∇ᵥΨ(vʲ) + Δz·∇_żΨ(żʲ) + Σσ|Δz|.
  *
+ * formulation = ggl (Gear, Gupta & Leimkuhler 1985) through the stage
+ * (stage_ggl): (uʲ − uʲ⁻¹)/τ = vʲ + G(ū)ᵀμ/τ with ū = uʲ⁻¹ + τvʲ, and
+ * G(uʲ)vʲ + ∂ₜc(uʲ, tʲ) = 0 held with c(uʲ, tʲ) = 0.
+ *
  * formulation = regularized, for linear constraints B u = G(t) (seed 001,
  * eq. 3.4): u = u₁ + u₂ with u₁ ∈ ker B and the particular part
  * u₂ = B⁺G, v₂ = B⁺Ġ, w₂ = B⁺G̈ (B⁺ = Bᵀ(BBᵀ)⁻¹, Ġ and G̈ the derivatives
@@ -108,6 +112,10 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 		be_free(s);
 		return nl_refuse(err, "out of memory for the step");
 	}
+	if (opt->ggl && stage_ggl(&s->st)) {
+		be_free(s);
+		return nl_refuse(err, "out of memory for the step");
+	}
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;
 	if (opt->regularized && pb->nc > 0) {
@@ -185,6 +193,7 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	st->zd0 = s->zero;
 	st->czd = 1;
 	stage_constraints(st, s->reg ? s->ushift : s->uprev, tau, t1, x->lam);
+	stage_velocity_constraints(st, 0, s->zero, 1);   /* formulation = ggl: vʲ = y */
 	for (int i = 0; i < n; i++)
 		st->x[i] = x->v[i] + tau * x->a[i];
 	for (int j = 0; j < m; j++)

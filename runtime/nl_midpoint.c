@@ -95,6 +95,10 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 		mp_free(s);
 		return nl_refuse(err, "out of memory for the step");
 	}
+	if (opt->ggl && stage_ggl(&s->st)) {
+		mp_free(s);
+		return nl_refuse(err, "out of memory for the step");
+	}
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;
 	return s;

@@ -265,6 +265,8 @@ void nl_midpoint_begin(struct nl_common *c, struct stage *st, struct rt_state *x
 	 * the state by τ/2 and the scheme fall to first order */
 	stage_constraints(st, uprev, h, t1, x->lam);
 	st->tf = 0.5 * (t0 + t1);
+	/* formulation = ggl: vᵏ = 2y − vᵏ⁻¹ */
+	stage_velocity_constraints(st, -1, vprev, 2);
 	for (int i = 0; i < n; i++)
 		st->x[i] = x->v[i] + 0.5 * h * x->a[i];
 }
@@ -273,7 +275,7 @@ void nl_midpoint_end(const struct nl_common *c, const struct stage *st, struct r
                      const double *uprev, const double *vprev, double *du, double *w, double *d)
 {
 	for (int i = 0; i < c->pb->n; i++) {
-		du[i] = h * st->x[i];
+		du[i] = h * st->x[i] + st->shift[i];   /* the shift: formulation = ggl */
 		*w += du[i] * c->fm[i];
 		*d += du[i] * st->gpsi[i];
 		x->u[i] = uprev[i] + du[i];

@@ -18,6 +18,7 @@ struct nl_options {
 	double tol;          /* Newton: relative residual */
 	int maxit;
 	int regularized;     /* formulation = regularized (backward_euler) */
+	int ggl;             /* formulation = ggl, on a model with constraints */
 };
 
 struct nl_stepper_type {
@@ -42,7 +43,6 @@ extern const struct nl_stepper_type nl_discrete_gradient;
 extern const struct nl_stepper_type nl_staggered_midpoint;
 extern const struct nl_stepper_type nl_paoli_schatzman;
 extern const struct nl_stepper_type nl_moreau_jean;
-extern const struct nl_stepper_type nl_backward_euler_ggl;
 
 /* The nonlinear stepper of a family, and its parameters in its own
  * convention (e.g. newmark(β, γ) as generalized_alpha(0, 0, β, γ)). */
@@ -72,7 +72,8 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s);
  * uprev/vprev/zprev, the stage's unknown y = v^{k−½} with
  * u = uprev + h/2 y and inertia 2M(y − vᵏ⁻¹)/h, the constraints at t1,
  * and the starting guess y = v + h/2 a.  The caller sets the z part.
- * nl_midpoint_end takes the solution: Δu = h y into du, uᵏ, vᵏ = 2y − vᵏ⁻¹,
+ * nl_midpoint_end takes the solution: Δu = h y (+ the position correction
+ * of formulation = ggl) into du, uᵏ, vᵏ = 2y − vᵏ⁻¹,
  * and adds Δu·f^{k−½} to *w and Δu·∇ᵥΨ to *d. */
 struct stage;
 void nl_midpoint_begin(struct nl_common *c, struct stage *st, struct rt_state *x, double t0, double t1, double h,

@@ -480,19 +480,28 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 	if (pb->ncontact > 0 && fam != IR_PAOLI_SCHATZMAN && fam != IR_MOREAU_JEAN)
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "
 		            "use paoli_schatzman or moreau_jean", plan->model->name, plan->scheme.name);
+	/* formulation = ggl enters the implicit steppers through their stage
+	 * (stage_ggl); the explicit and the staggered steps have none that
+	 * holds both c and G v + ∂c/∂t */
+	if (plan->ggl && pb->nc > 0 && fam != IR_BACKWARD_EULER && fam != IR_MIDPOINT &&
+	    fam != IR_DISCRETE_GRADIENT && fam != IR_NEWMARK && fam != IR_GENERALIZED_ALPHA)
+		return fail(err, 3, plan->scheme.loc, "formulation = ggl is not available for %s: use "
+		            "backward_euler, midpoint, discrete_gradient, newmark or generalized_alpha "
+		            "(trapezoidal, chung_hulbert, hht, wbz)", plan->scheme.name);
 	if ((fam == IR_CENTRAL_DIFFERENCE || fam == IR_PAOLI_SCHATZMAN) && critical_step(pb, x->u, x->z, err))
 		return 3;
-	if ((plan->regularized || plan->ggl) && pb->nc > 0 && fam != IR_BACKWARD_EULER)
-		return fail(err, 3, plan->scheme.loc, "formulation = %s is implemented for "
-		            "backward_euler (rothe) only; %s enforces constraints as index3",
-		            plan->ggl ? "ggl" : "regularized", plan->scheme.name);
-	if (plan->ggl && pb->nc > 0)
-		e->nl = &nl_backward_euler_ggl;
+	if (plan->regularized && pb->nc > 0 && fam != IR_BACKWARD_EULER)
+		return fail(err, 3, plan->scheme.loc, "formulation = regularized is implemented for "
+		            "backward_euler (rothe) only; %s enforces constraints as index3", plan->scheme.name);
 	/* the discrete gradient balances energy exactly for any Φ and M(u);
 	 * constraint forces λ·G Δu do their exact work only when G is
-	 * constant */
-	e->exact_balance = e->nl == &nl_discrete_gradient && (pb->nc == 0 || pb->ir->constraint_linear);
-	struct nl_options opt = { plan->tolerance, plan->max_iterations, plan->regularized && pb->nc > 0 };
+	 * constant, and ggl's correction Gᵀμ, which does work, vanishes
+	 * then only for fixed constraints (G vᵏ = G vᵏ⁻¹ = 0 and G Δu = 0
+	 * give G Gᵀμ = 0) */
+	e->exact_balance = e->nl == &nl_discrete_gradient && (pb->nc == 0 || pb->ir->constraint_linear) &&
+	                   !(plan->ggl && pb->nc > 0 && pb->ir->constraint_moving);
+	struct nl_options opt = { plan->tolerance, plan->max_iterations, plan->regularized && pb->nc > 0,
+	                          plan->ggl && pb->nc > 0 };
 	e->nst = e->nl->alloc(pb, e->q, &opt, err);
 	if (!e->nst) {
 		if (!err->msg[0])

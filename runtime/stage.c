@@ -21,7 +21,8 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->N = pb->N;
 	s->nc = pb->nc;
 	s->NT = pb->N + pb->nc;
-	size_t N = (size_t)s->NT + 1;
+	/* room for the μ unknowns of formulation = ggl (stage_ggl) */
+	size_t N = (size_t)(pb->N + 2 * pb->nc) + 1;
 	s->e = calloc(N, sizeof(double));
 	s->x = calloc(N, sizeof(double));
 	s->u = calloc(N, sizeof(double));
@@ -48,12 +49,13 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->Ge = calloc((size_t)s->nc * (size_t)s->n + 1, sizeof(double));
 	s->uend = calloc((size_t)s->n + 1, sizeof(double));
 	s->cw = calloc((size_t)s->nc + 1, sizeof(double));
+	s->shift = calloc((size_t)s->n + 1, sizeof(double));
 	s->solve_u = s->solve_z = 1;
 	s->wu = 1;
 	s->tol = 1e-13;
 	s->maxit = 25;
 	if (!s->e || !s->x || !s->u || !s->v || !s->z || !s->zd || !s->gphi || !s->gpsi || !s->xi ||
-	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->xiu || !s->pcu || !s->nw || !s->cval || !s->Gs || !s->Ge || !s->uend || !s->cw) {
+	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->xiu || !s->pcu || !s->nw || !s->cval || !s->Gs || !s->Ge || !s->uend || !s->cw || !s->shift) {
 		stage_free(s);
 		return -1;
 	}
@@ -65,7 +67,9 @@ void stage_free(struct stage *s)
 	free(s->e); free(s->x); free(s->u); free(s->v); free(s->z); free(s->zd);
 	free(s->gphi); free(s->gpsi); free(s->xi); free(s->Mi); free(s->cr); free(s->cc);
 	free(s->ccpsi); free(s->ue); free(s->ze); free(s->pc); free(s->rbuf); free(s->gq); free(s->xiu); free(s->pcu);
-	free(s->cval); free(s->Gs); free(s->Ge); free(s->uend); free(s->cw);
+	free(s->cval); free(s->Gs); free(s->Ge); free(s->uend); free(s->cw); free(s->shift);
+	free(s->Gm); free(s->Pv); free(s->ct); free(s->ctt); free(s->Gt); free(s->cwv); free(s->vend); free(s->ve0); free(s->hu);
+	free(s->ccu);
 	newton_free(s->nw);
 	s->nw = NULL;
 }
@@ -74,6 +78,73 @@ void stage_free(struct stage *s)
 static double soft(double x, double lambda)
 {
 	return x > lambda ? x - lambda : x < -lambda ? x + lambda : 0;
+}
+
+/* formulation = ggl: the position correction G(ū)ᵀμ at the stage's
+ * index-3 position ū = u0 + cu y (in s->u on entry; at the forces' time
+ * tf), added whole to the
+ * step's end and in the proportion cu/cue to the stage's u (the midpoint
+ * rule's u^{k−½} moves by half of it, Newmark's uᵏ by all of it). */
+static void ggl_shift(struct stage *s, const double *mu)
+{
+	int n = s->n, nc = s->nc;
+	problem_constraints(s->pb, s->tf, s->u, NULL, s->Gm);
+	for (int i = 0; i < n; i++) {
+		double d = 0;
+		for (int k = 0; k < nc; k++)
+			d += s->Gm[k + (size_t)i * nc] * mu[k];
+		s->shift[i] = d;
+		s->u[i] += s->cu / s->cue * d;
+	}
+}
+
+/* formulation = ggl: the velocity rows G(u_end) v_end + ∂c/∂t(u_end, tc)
+ * = 0, after the position rows (which left G(u_end), its Hessians and the
+ * rates' inputs from the evaluation at u_end), and the Jacobian's μ
+ * columns: ∂u/∂μ = (cu/cue) G(ū)ᵀ, ∂u_end/∂μ = G(ū)ᵀ.  The dependence of
+ * G(ū) on y (Σ μ_k ∇²c_k(ū) cu) is left out of the Jacobian: μ vanishes
+ * with the step (it is O(τ³) for the midpoint rule), so Newton keeps its
+ * quadratic convergence to within a factor O(|μ|). */
+static void ggl_rows(struct stage *s, const double *y, double *R, double *J)
+{
+	struct rt_problem *pb = s->pb;
+	const struct ir_model *m = pb->ir;
+	int n = s->n, nc = s->nc, NS = s->N, N = s->NT;
+	for (int i = 0; i < n; i++)
+		s->vend[i] = s->ve0[i] + s->cve * y[i];
+	problem_constraint_rates(pb, s->ct, s->ctt, s->Gt);
+	for (int k = 0; k < nc; k++) {
+		double gv = s->ct[k];
+		for (int i = 0; i < n; i++)
+			gv += s->Ge[k + (size_t)i * nc] * s->vend[i];
+		R[NS + nc + k] = s->cwv[k] * gv;
+	}
+	if (!J)
+		return;
+	/* Pv = ∂(G v_end + ∂c/∂t)/∂u_end = Σ_j ∇²c_k[i][j] v_end,j + ∂G/∂t */
+	memcpy(s->Pv, s->Gt, sizeof(double) * (size_t)nc * (size_t)n);
+	const double *h = pb->out_c + nc + m->ngrad;
+	for (int q = 0; q < m->nhess; q++)
+		s->Pv[m->hk[q] + (size_t)m->hi[q] * nc] += h[q] * s->vend[m->hj[q]];
+	for (int k = 0; k < nc; k++)
+		for (int i = 0; i < n; i++)
+			J[NS + nc + k + (size_t)i * N] =
+			        s->cwv[k] * (s->Ge[k + (size_t)i * nc] * s->cve + s->Pv[k + (size_t)i * nc] * s->cue);
+	double r = s->cu / s->cue;
+	for (int l = 0; l < nc; l++) {
+		double *col = J + (size_t)(NS + nc + l) * N;
+		for (int i = 0; i < n; i++) {
+			double g = s->Gm[l + (size_t)i * nc];
+			if (g == 0)
+				continue;
+			for (int a = 0; a < NS; a++)
+				col[a] += s->hu[a + (size_t)i * NS] * r * g;
+			for (int k = 0; k < nc; k++) {
+				col[NS + k] += s->cw[k] * s->Ge[k + (size_t)i * nc] * g;
+				col[NS + nc + k] += s->cwv[k] * s->Pv[k + (size_t)i * nc] * g;
+			}
+		}
+	}
 }
 
 static int residual(void *ctx, const double *x, double *R, double *J)
@@ -90,6 +161,8 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 		s->z[j] = s->z0[j] + (s->solve_z ? s->cz * zeta[j] : 0);
 		s->zd[j] = s->zd0[j] + (s->solve_z ? s->czd * zeta[j] : 0);
 	}
+	if (s->ggl && s->solve_u)
+		ggl_shift(s, x + NS + s->nc);
 	s->phi = problem_phi(pb, s->u, s->z, s->gphi);
 	if (s->dg) {
 		/* Gonzalez (1996): DΦ = ∇Φ(x^½) + [Φ(xᵏ) − Φ(xᵏ⁻¹) − ∇Φ(x^½)·Δx] Δx/|Δx|²
@@ -175,6 +248,10 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 		}
 		problem_add_hess_phi(pb, s->cr, s->cc, J, N);
 		problem_add_hess_psi(pb, s->cr, s->ccpsi, J, N);
+		if (s->ggl && s->solve_u) {
+			memset(s->hu, 0, sizeof(double) * (size_t)NS * (size_t)NS);
+			problem_add_hess_phi(pb, s->cr, s->ccu, s->hu, NS);
+		}
 		if (s->solve_u) {
 			for (int j = 0; j < n; j++)
 				for (int i = 0; i < n; i++)
@@ -206,9 +283,11 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 				for (int k = 0; k < nc; k++)
 					for (int i = 0; i < n; i++)
 						J[i + (size_t)(NS + k) * N] += s->wu * s->Gs[k + (size_t)i * nc];
+				if (s->ggl)
+					problem_add_constraint_hess(pb, lam, s->wu, s->hu, NS);
 			}
 			for (int i = 0; i < n; i++)
-				s->uend[i] = s->ue0[i] + s->cue * y[i];
+				s->uend[i] = s->ue0[i] + s->cue * y[i] + s->shift[i];
 			problem_constraints(pb, s->tc, s->uend, s->cval, s->Ge);
 			for (int k = 0; k < nc; k++) {
 				R[NS + k] = s->cval[k] * s->cw[k];
@@ -216,9 +295,11 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 					for (int i = 0; i < n; i++)
 						J[NS + k + (size_t)i * N] = s->Ge[k + (size_t)i * nc] * s->cw[k] * s->cue;
 			}
+			if (s->ggl)
+				ggl_rows(s, y, R, J);
 		} else {
-			for (int k = 0; k < nc; k++) {
-				R[NS + k] = lam[k];
+			for (int k = 0; k < N - NS; k++) {
+				R[NS + k] = x[NS + k];
 				if (J)
 					J[NS + k + (size_t)(NS + k) * N] = 1;
 			}
@@ -303,6 +384,22 @@ static void constraint_weights(struct stage *s, double scale)
 		s->cw[k] = 1 / s->cue;
 	if (!s->solve_u)
 		return;
+	if (s->ggl) {
+		/* the velocity rows in force units: (G v_end + ∂c/∂t)·m cm/cve
+		 * changes with y as the inertia cm M y of R_u does (m the
+		 * largest mass entry).  Their floor, from the residual's last
+		 * evaluation (at the starting guess), is capped as above. */
+		for (int k = 0; k < nc; k++) {
+			double terms = fabs(s->ct[k]);
+			for (int i = 0; i < n; i++)
+				terms += fabs(s->Ge[k + (size_t)i * nc] * s->vend[i]);
+			s->cwv[k] = s->ms * fabs(s->cm) / s->cve;
+			double floor = 8 * DBL_EPSILON * terms * s->cwv[k];
+			double limit = 0.1 * s->tol * scale;
+			if (floor > limit)
+				s->cwv[k] *= limit / floor;
+		}
+	}
 	problem_constraints(s->pb, s->tc, s->ue0, s->cval, s->Ge);
 	for (int k = 0; k < nc; k++) {
 		double terms = fabs(s->cval[k]);
@@ -323,6 +420,46 @@ void stage_constraints(struct stage *s, const double *ue0, double cue, double tc
 	s->tf = tc;
 	for (int k = 0; k < s->nc; k++)
 		s->x[s->N + k] = lam[k];
+}
+
+int stage_ggl(struct stage *s)
+{
+	int n = s->n, nc = s->nc, NS = s->N;
+	if (!nc)
+		return 0;
+	size_t gn = (size_t)nc * (size_t)n + 1;
+	s->Gm = calloc(gn, sizeof(double));
+	s->Pv = calloc(gn, sizeof(double));
+	s->Gt = calloc(gn, sizeof(double));
+	s->ct = calloc((size_t)nc, sizeof(double));
+	s->ctt = calloc((size_t)nc, sizeof(double));
+	s->cwv = calloc((size_t)nc, sizeof(double));
+	s->vend = calloc((size_t)n + 1, sizeof(double));
+	s->ve0 = calloc((size_t)n + 1, sizeof(double));
+	s->hu = calloc((size_t)NS * (size_t)NS + 1, sizeof(double));
+	s->ccu = calloc((size_t)NS + 1, sizeof(double));
+	newton_free(s->nw);
+	s->NT = NS + 2 * nc;
+	s->nw = newton_alloc(s->NT);
+	if (!s->Gm || !s->Pv || !s->Gt || !s->ct || !s->ctt || !s->cwv || !s->vend || !s->ve0 || !s->hu || !s->ccu || !s->nw)
+		return -1;
+	for (int i = 0; i < n; i++)
+		s->ccu[i] = 1;
+	for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
+		s->ms = fmax(s->ms, fabs(s->pb->M[i]));
+	s->ggl = 1;
+	return 0;
+}
+
+void stage_velocity_constraints(struct stage *s, double a0, const double *v0, double cve)
+{
+	if (!s->ggl)
+		return;
+	for (int i = 0; i < s->n; i++)
+		s->ve0[i] = a0 * v0[i];
+	s->cve = cve;
+	for (int k = 0; k < s->nc; k++)
+		s->x[s->N + s->nc + k] = 0;
 }
 
 void stage_multipliers(const struct stage *s, double *lam)

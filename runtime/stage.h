@@ -54,6 +54,19 @@ struct stage {
 	double cue, tc, tf;
 	double *cval, *Gs, *Ge, *uend;
 	double *cw;           /* nc: the weight of each constraint row */
+	/* formulation = ggl (stage_ggl): nc more unknowns μ after λ.  The
+	 * positions move by G(ū, tf)ᵀμ, ū = u0 + cu y the stage's index-3
+	 * position: u = ū + (cu/cue) G(ū)ᵀμ, u_end = ue0 + cue y + G(ū)ᵀμ;
+	 * and the velocity equations G(u_end) v_end + ∂c/∂t(u_end, tc) = 0
+	 * hold with c(u_end, tc) = 0, v_end = ve0 + cve y (ve0 = a0·v0 of
+	 * stage_velocity_constraints). */
+	int ggl;
+	double *ve0, cve, ms;   /* ms: the largest mass entry */
+	double *shift;        /* n: G(ū)ᵀμ (zero without ggl) */
+	double *Gm, *Pv;      /* nc × n: G(ū); ∂(G v_end + ∂c/∂t)/∂u_end */
+	double *ct, *ctt, *Gt, *cwv;   /* nc, nc, nc × n, nc */
+	double *vend, *hu;    /* n; N × N: ∂R/∂u, for the μ columns */
+	double *ccu;          /* N: 1 on u, 0 on z (the columns of hu) */
 	struct newton *nw;
 	struct newton_report rep;   /* of the last solve */
 	double tol;
@@ -81,6 +94,16 @@ int stage_failure(const struct stage *s, int rc, struct rt_error *err);
  * sets s->tf afterwards. */
 void stage_constraints(struct stage *s, const double *ue0, double cue, double tc, const double *lam);
 void stage_multipliers(const struct stage *s, double *lam);
+
+/* formulation = ggl for this stage (Gear, Gupta & Leimkuhler 1985): the
+ * μ unknowns and the velocity equations, see struct stage.  Called once
+ * after stage_alloc on a model with constraints; 0, or -1 when out of
+ * memory.  Each step then states the step's end velocity v_end = a0·v0 +
+ * cve·y with stage_velocity_constraints (a no-op without ggl; μ starts
+ * from 0); the position
+ * correction G(ū)ᵀμ of the solution is left in s->shift. */
+int stage_ggl(struct stage *s);
+void stage_velocity_constraints(struct stage *s, double a0, const double *v0, double cve);
 
 /* The work −wu λ·G(u)Δu of the constraint forces at the stage's solution
  * over the displacement du, when the constraints move (DESIGN.md,
