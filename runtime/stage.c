@@ -384,22 +384,6 @@ static void constraint_weights(struct stage *s, double scale)
 		s->cw[k] = 1 / s->cue;
 	if (!s->solve_u)
 		return;
-	if (s->ggl) {
-		/* the velocity rows in force units: (G v_end + ∂c/∂t)·m cm/cve
-		 * changes with y as the inertia cm M y of R_u does (m the
-		 * largest mass entry).  Their floor, from the residual's last
-		 * evaluation (at the starting guess), is capped as above. */
-		for (int k = 0; k < nc; k++) {
-			double terms = fabs(s->ct[k]);
-			for (int i = 0; i < n; i++)
-				terms += fabs(s->Ge[k + (size_t)i * nc] * s->vend[i]);
-			s->cwv[k] = s->ms * fabs(s->cm) / s->cve;
-			double floor = 8 * DBL_EPSILON * terms * s->cwv[k];
-			double limit = 0.1 * s->tol * scale;
-			if (floor > limit)
-				s->cwv[k] *= limit / floor;
-		}
-	}
 	problem_constraints(s->pb, s->tc, s->ue0, s->cval, s->Ge);
 	for (int k = 0; k < nc; k++) {
 		double terms = fabs(s->cval[k]);
@@ -409,6 +393,25 @@ static void constraint_weights(struct stage *s, double scale)
 		double limit = 0.1 * s->tol * scale;
 		if (floor > limit)
 			s->cw[k] *= limit / floor;
+	}
+	if (!s->ggl)
+		return;
+	/* the velocity rows in force units: (G v_end + ∂c/∂t)·m cm/cve
+	 * changes with y as the inertia cm M y of R_u does (m the largest
+	 * mass entry).  Their floor, at u_end ≈ ue0 and the starting guess's
+	 * v_end, is capped as above. */
+	problem_constraint_rates(s->pb, s->ct, s->ctt, s->Gt);
+	for (int i = 0; i < n; i++)
+		s->vend[i] = s->ve0[i] + s->cve * s->x[i];
+	for (int k = 0; k < nc; k++) {
+		double terms = fabs(s->ct[k]);
+		for (int i = 0; i < n; i++)
+			terms += fabs(s->Ge[k + (size_t)i * nc] * s->vend[i]);
+		s->cwv[k] = s->ms * fabs(s->cm) / s->cve;
+		double floor = 8 * DBL_EPSILON * terms * s->cwv[k];
+		double limit = 0.1 * s->tol * scale;
+		if (floor > limit)
+			s->cwv[k] *= limit / floor;
 	}
 }
 
@@ -531,8 +534,10 @@ static void row_name(const struct stage *s, int i, char *buf, size_t size, doubl
 	} else if (i < s->N) {
 		snprintf(buf, size, "%s", s->pb->name[i]);
 		*value = s->z[i - s->n];
-	} else
+	} else if (i < s->N + s->nc)
 		snprintf(buf, size, "constraint %d", i - s->N + 1);
+	else   /* formulation = ggl */
+		snprintf(buf, size, "the velocity of constraint %d", i - s->N - s->nc + 1);
 }
 
 int stage_failure(const struct stage *s, int rc, struct rt_error *err)
