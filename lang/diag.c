@@ -65,29 +65,53 @@ static const char *find_line(const struct diag *d, const char *file, int line, s
 	return NULL;
 }
 
-/* Print the source line and the caret line; bytes that are not printable
- * ASCII (binary garbage) are shown as '?' so the terminal stays sane. */
+/* A line longer than QUOTE_MAX bytes is quoted as a window of QUOTE_WIDTH
+ * bytes around the caret, "..." marking what is cut: a generated script
+ * with a 10 MB line must not print 10 MB per diagnostic. */
+enum { QUOTE_MAX = 160, QUOTE_WIDTH = 120 };
+
+/* Print the source line and the caret line, each composed in a buffer
+ * and written at once (stderr is unbuffered: one write per byte took 17 s
+ * on a 10 MB line); bytes that are not printable ASCII (binary garbage)
+ * are shown as '?' so the terminal stays sane. */
 static void quote(struct diag *d, struct loc loc)
 {
 	size_t n;
 	const char *s = find_line(d, loc.file, loc.line, &n);
 	if (!s)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		fputc(c == '\t' || (c >= 0x20 && c < 0x7f) ? c : '?', d->out);
+	size_t col = loc.col < 1 ? 0 : (size_t)loc.col - 1;   /* the caret's byte, from 0 */
+	if (col > n)
+		col = n;
+	size_t from = 0, to = n;
+	if (n > QUOTE_MAX) {
+		from = col > QUOTE_WIDTH / 2 ? col - QUOTE_WIDTH / 2 : 0;
+		if (from + QUOTE_WIDTH > n)
+			from = n - QUOTE_WIDTH;
+		to = from + QUOTE_WIDTH;
 	}
-	fputc('\n', d->out);
-	int col = loc.col < 1 ? 1 : loc.col;
-	for (int i = 1; i < col; i++)
-		fputc((size_t)(i - 1) < n && s[i - 1] == '\t' ? '\t' : ' ', d->out);
-	fputc('^', d->out);
-	int len = loc.len;
-	if ((size_t)(col - 1 + len) > n)
-		len = (int)n - (col - 1);
-	for (int i = 1; i < len; i++)
-		fputc('~', d->out);
-	fputc('\n', d->out);
+	const char *pre = from > 0 ? "..." : "", *post = to < n ? "..." : "";
+	char buf[QUOTE_MAX + 16];
+	size_t k = 0;
+	k += (size_t)snprintf(buf, sizeof buf, "%s", pre);
+	for (size_t i = from; i < to; i++) {
+		unsigned char c = (unsigned char)s[i];
+		buf[k++] = c == '\t' || (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+	}
+	k += (size_t)snprintf(buf + k, sizeof buf - k, "%s\n", post);
+	fwrite(buf, 1, k, d->out);
+	/* the caret line, tabs reproduced so that it lines up */
+	k = (size_t)snprintf(buf, sizeof buf, "%s", from > 0 ? "   " : "");
+	for (size_t i = from; i < col; i++)
+		buf[k++] = s[i] == '\t' ? '\t' : ' ';
+	buf[k++] = '^';
+	size_t len = loc.len > 1 ? (size_t)loc.len : 1;
+	if (col + len > to)
+		len = to > col ? to - col : 1;
+	for (size_t i = 1; i < len; i++)
+		buf[k++] = '~';
+	buf[k++] = '\n';
+	fwrite(buf, 1, k, d->out);
 }
 
 static void report(struct diag *d, struct loc loc, const char *what, const char *fmt, va_list ap)

@@ -687,6 +687,7 @@ struct rt_stepper_run {
 	struct rt_state x;
 	struct state s;
 	double T0, P0, D, W;
+	double E1;             /* T + |Φ| at the first step where it is not 0 */
 	int k, status, done;
 	int state_valid;       /* x holds step k (not a failed attempt) */
 };
@@ -797,12 +798,58 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->P0 = problem_phi(&r->pb, x.u, x.z, NULL);
 	r->s.energy[0] = r->T0;
 	r->s.energy[1] = r->P0;
+	r->E1 = fabs(r->T0) + fabs(r->P0);
 	r->k = 0;
 	store_row(r);
 	r->state_valid = 1;
 	r->done = N == 0;
 	rt_running = 1;
 	return r;
+}
+
+/* Why a step gave no number: a load that is not finite at t0 or t1 is
+ * named with the statement that states it.  Returns 4 with err set, or 0
+ * when the loads are finite. */
+static int load_not_finite(struct rt_stepper_run *r, double t0, double t1, int k, struct rt_error *err)
+{
+	const struct ir_model *m = r->plan->model;
+	double *f = r->nc.g;   /* N scratch */
+	double ts[2] = { t0, t1 };
+	for (int q = 0; q < 2; q++) {
+		double t = ts[q];
+		if (m->support) {
+			double ag;
+			struct vm_input in = { t, NULL, NULL, NULL, NULL, NULL, m->table, r->pb.hint };
+			vm_eval(m->support, r->pb.reg_s, &in, &ag);
+			if (!isfinite(ag))
+				return fail(err, 4, m->support_loc, "t = %.10g (step %d): the support acceleration is %s "
+				            "at t = %.10g: its expression has no value there", t1, k,
+				            isnan(ag) ? "NaN" : "infinite", t);
+		}
+		problem_load(&r->pb, t, f);
+		for (int i = 0; i < r->pb.N; i++)
+			if (!isfinite(f[i]))
+				return fail(err, 4, m->force ? m->force_loc : m->support_loc, "t = %.10g (step %d): the load "
+				            "on %s is %s at t = %.10g: its expression has no value there", t1, k, r->pb.name[i],
+				            isnan(f[i]) ? "NaN" : "infinite", t);
+	}
+	return 0;
+}
+
+/* Schemes stable only below a critical step: central differences and
+ * the Newmark family with γ > 2β (or β = 0). */
+static int conditional(const struct ir_scheme *sc)
+{
+	switch (sc->family) {
+	case IR_CENTRAL_DIFFERENCE:
+		return 1;
+	case IR_NEWMARK:
+		return sc->p[0] < 0.5 * sc->p[1] || sc->p[0] == 0;
+	case IR_GENERALIZED_ALPHA:
+		return sc->p[2] < 0.5 * sc->p[3] || sc->p[2] == 0;
+	default:
+		return 0;
+	}
 }
 
 int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
@@ -844,6 +891,9 @@ int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 				}
 			memcpy(r->buf, r->prev, sz);
 			r->state_valid = 1;
+			/* a load with no value explains any failure of its step */
+			if (load_not_finite(r, r->s.t, tk, k, err))
+				return r->status = 4;
 			if (failed == 2)
 				return r->status = fail(err, 4, plan->loc,
 				                        "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "
@@ -857,6 +907,8 @@ int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 			return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): %s; try a smaller step%s", tk, k, msg,
 			                        r->eng.nl && r->eng.halvings == 0 ? " or on_failure = halve(4)" : "");
 		}
+		double tprev = r->s.t, eprev[RT_NENERGY];
+		memcpy(eprev, r->s.energy, sizeof eprev);
 		r->W += dW;
 		r->D += dD;
 		for (int q = 0; q < r->res->nterm; q++)
@@ -867,6 +919,43 @@ int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		r->s.energy[2] = r->D;
 		r->s.energy[3] = r->W;
 		r->s.energy[4] = r->s.energy[0] + r->s.energy[1] + r->D - r->W - (r->T0 + r->P0);
+		/* Growth beyond any physical bound: the ledger's residual is the
+		 * energy the scheme created; a stable scheme keeps it within the
+		 * energies in play (initial, work, dissipation, or the first
+		 * nonzero T + |Φ| of a run started at rest), an unstable one
+		 * multiplies it by a factor each step.  At 1e12 times that scale
+		 * (amplitudes 1e6 times) the run is stopped before it records
+		 * values near overflow. */
+		double eT = r->s.energy[0], eP = r->s.energy[1], Ek = fabs(eT) + fabs(eP);
+		if (r->E1 == 0)
+			r->E1 = Ek;
+		double escale = fabs(r->T0) + fabs(r->P0) + fabs(r->W) + fabs(r->D) + r->E1;
+		double created = r->s.energy[4];
+		if (!isfinite(Ek) || !(fabs(created) <= 1e12 * escale)) {
+			memcpy(r->buf, r->prev, sz);
+			r->state_valid = 1;
+			r->W -= dW;
+			r->D -= dD;
+			for (int q = 0; q < r->res->nterm; q++)
+				r->Dterm[q] -= r->dterm[q];
+			r->s.t = tprev;
+			memcpy(r->s.energy, eprev, sizeof eprev);
+			if (load_not_finite(r, tprev, tk, k, err))
+				return r->status = 4;
+			if (!isfinite(Ek)) {
+				int stored = isfinite(eT);
+				struct ir_loc where = stored && m->potential ? m->potential->loc : !stored && m->kinetic_value ?
+				                      m->kinetic_loc : plan->loc;
+				return r->status = fail(err, 4, where, "t = %.10g (step %d): the %s energy is %s at the end "
+				                        "of the step: its expression has no value there", tk, k,
+				                        stored ? "stored" : "kinetic", isnan(stored ? eP : eT) ? "NaN" : "infinite");
+			}
+			return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): the solution grew beyond any "
+			                        "physical bound: the scheme created an energy of %.3g from energies of "
+			                        "%.3g in play; %s is unstable at this step%s: take a smaller step", tk, k,
+			                        created, escale, plan->scheme.name, conditional(&plan->scheme) ?
+			                        " (it is stable only below a critical step 2/omega_max)" : "");
+		}
 		r->k = k;
 		store_row(r);
 		r->state_valid = 1;
