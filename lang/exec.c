@@ -7,6 +7,7 @@
 #include "interp.h"
 #include "parse.h"
 #include "plot.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -237,14 +238,25 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 		return eval_error(ev, st->path->loc, "plots are written as SVG: the file name must end in .svg");
 	}
 	const char *full = path_join(ev->a, ev->s->outdir, path);
-	FILE *f = fopen(full, "w");
-	if (!f) {
-		eval_error(ev, st->path->loc, "cannot write '%s': %s", full, strerror(errno));
+	char name[256];
+	struct rt_outfile of;
+	if (rt_outfile_open(&of, full) != 0)
+		return eval_error(ev, st->path->loc, "cannot write '%s': %s", rt_escape(name, sizeof name, full),
+		                  strerror(errno));
+	/* a plot is whole or not written: after an error the old file stays */
+	int rc = plot_svg_write(of.f, &spec), e = errno;
+	if (rc != 0) {
+		rt_outfile_check(&of);
+		e = of.err ? of.err : e;
+		rt_outfile_discard(&of);
+	} else if ((e = rt_outfile_commit(&of)) != 0) {
+		rc = -1;
+	}
+	if (rc != 0) {
+		eval_error(ev, st->path->loc, "cannot write '%s': %s", rt_escape(name, sizeof name, full), strerror(e));
+		ev->s->status = 4;   /* a write error, as for records */
 		return -1;
 	}
-	int rc = plot_svg_write(f, &spec);
-	if (fclose(f) != 0 || rc != 0)
-		return eval_error(ev, st->path->loc, "error writing '%s': %s", full, strerror(errno));
 	return 0;
 }
 

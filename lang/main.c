@@ -7,6 +7,7 @@
 #include "stepper.h"
 #include "run.h"
 #include "repl.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -183,17 +184,32 @@ static void list_schemes(struct session *s)
 	}
 }
 
-/* Ctrl-C stops the run in progress after its current step: its records
- * are complete, and the script exits with 130 (the REPL continues). */
-static void on_sigint(int sig)
+static volatile sig_atomic_t in_repl;
+
+/* SIGINT (Ctrl-C), SIGTERM, SIGHUP and SIGXCPU stop the run in progress
+ * after its current step: its records get their names with whole rows,
+ * and the script exits with 128 + the signal's number (130 for SIGINT).
+ * With no run to stop — or at the REPL, which has its own SIGINT handler
+ * and may hold a prepared run while it waits for a command — the
+ * temporaries of unfinished files are removed and the signal ends dyn as
+ * it would have by default: the old files stay. */
+static void on_signal(int sig)
 {
-	if (!rt_running) {
-		/* nothing to stop cleanly: end as interrupted (status 130) */
-		signal(sig, SIG_DFL);
-		raise(sig);
+	if (rt_running && (!in_repl || rt_stepping)) {
+		rt_signal = sig;
+		rt_interrupted = 1;
 		return;
 	}
-	rt_interrupted = 1;
+	rt_outfile_cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void handled_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof rt_handled_signals / sizeof rt_handled_signals[0]; i++)
+		sigaddset(set, rt_handled_signals[i]);
 }
 
 static int dyn_main(int argc, char **argv);
@@ -208,8 +224,7 @@ static void *main_thread(void *p)
 {
 	struct main_args *a = p;
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
+	handled_signals(&set);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	a->status = dyn_main(a->argc, a->argv);
 	return NULL;
@@ -217,15 +232,14 @@ static void *main_thread(void *p)
 
 /* The interpreter recurses as deep as expressions nest: it runs on a
  * thread with a large stack (256 MB of address space, used only as deep
- * as a script goes), the only one that takes SIGINT. */
+ * as a script goes), the only one that takes the handled signals. */
 int main(int argc, char **argv)
 {
 	struct main_args a = { argc, argv, 0 };
 	pthread_attr_t attr;
 	pthread_t th;
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
+	handled_signals(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, (size_t)256 << 20) == 0 &&
 	    pthread_create(&th, &attr, main_thread, &a) == 0) {
@@ -242,9 +256,19 @@ static int dyn_main(int argc, char **argv)
 	setlocale(LC_NUMERIC, "C");
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_signal;
+	handled_signals(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof rt_handled_signals / sizeof rt_handled_signals[0]; i++) {
+		struct sigaction cur;
+		/* a signal ignored by whoever started dyn (nohup) stays ignored */
+		if (sigaction(rt_handled_signals[i], NULL, &cur) == 0 && cur.sa_handler == SIG_IGN &&
+		    rt_handled_signals[i] != SIGINT)
+			continue;
+		sigaction(rt_handled_signals[i], &sa, NULL);
+	}
+	/* A file beyond the size limit (ulimit -f) is a write error (EFBIG)
+	 * that stops the run with its message, not a silent kill. */
+	signal(SIGXFSZ, SIG_IGN);
 
 	struct session s;
 	session_init(&s);
@@ -331,6 +355,7 @@ static int dyn_main(int argc, char **argv)
 			status = EXIT_USAGE;
 			goto out;
 		}
+		in_repl = 1;
 		status = repl_main(&s, interactive);
 		goto out;
 	}

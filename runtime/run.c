@@ -15,6 +15,7 @@
 #include "nlstep.h"
 #include "stage.h"
 #include "fmt.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -152,9 +153,10 @@ static int check_initial_contacts(struct rt_problem *pb, const struct rt_state *
 	return rc;
 }
 
-/* A CSV writer per record clause. */
+/* A CSV writer per record clause: f is file.f once the file is open. */
 struct output {
 	const struct ir_output *o;
+	struct rt_outfile file;
 	FILE *f;
 	double **reg;   /* VM registers per expression column */
 	double *val;
@@ -648,7 +650,10 @@ static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n
 	return 0;
 }
 
-static int open_outputs(struct output *outs, const struct ir_run *plan, struct rt_error *err)
+/* The registers and the row of each record clause; the files are opened
+ * later (open_files), once every check before the first step has passed,
+ * so that a refused run leaves the files it names as they were. */
+static int alloc_outputs(struct output *outs, const struct ir_run *plan, struct rt_error *err)
 {
 	for (int o = 0; o < plan->noutput; o++) {
 		const struct ir_output *po = &plan->output[o];
@@ -661,14 +666,31 @@ static int open_outputs(struct output *outs, const struct ir_run *plan, struct r
 			if (po->record[j].kind == IR_REC_EXPR &&
 			    !(outs[o].reg[j] = calloc((size_t)po->record[j].expr->n + 1, sizeof(double))))
 				return fail(err, 3, po->loc, "out of memory");
-		if (po->path) {
-			outs[o].f = fopen(po->path, "w");
-			if (!outs[o].f)
-				return fail(err, 3, po->loc, "cannot write '%s': %s", po->path, strerror(errno));
-			for (int j = 0; j < po->nrecord; j++)
-				fprintf(outs[o].f, "%s%s", j ? "," : "", po->record[j].name);
-			fputc('\n', outs[o].f);
+	}
+	return 0;
+}
+
+static int open_files(struct output *outs, const struct ir_run *plan, struct rt_error *err)
+{
+	for (int o = 0; o < plan->noutput; o++) {
+		const struct ir_output *po = &plan->output[o];
+		if (!po->path)
+			continue;
+		if (rt_outfile_open(&outs[o].file, po->path) != 0) {
+			char name[256];
+			int e = errno;
+			for (int q = 0; q < o; q++)
+				if (outs[q].f) {
+					rt_outfile_discard(&outs[q].file);
+					outs[q].f = NULL;
+				}
+			return fail(err, 3, po->loc, "cannot write '%s': %s", rt_escape(name, sizeof name, po->path),
+			            strerror(e));
 		}
+		outs[o].f = outs[o].file.f;
+		for (int j = 0; j < po->nrecord; j++)
+			fprintf(outs[o].f, "%s%s", j ? "," : "", po->record[j].name);
+		fputc('\n', outs[o].f);
 	}
 	return 0;
 }
@@ -693,10 +715,13 @@ struct rt_stepper_run {
 };
 
 volatile sig_atomic_t rt_interrupted;
+volatile sig_atomic_t rt_signal;
 volatile sig_atomic_t rt_running;
+volatile sig_atomic_t rt_stepping;
 
-/* store row k of the histories and write it to the records */
-static void store_row(struct rt_stepper_run *r)
+/* Store row k of the histories and write it to the records.  Returns
+ * the index of a record whose file could not be written, or -1. */
+static int store_row(struct rt_stepper_run *r)
 {
 	const struct ir_run *plan = r->plan;
 	struct rt_result *res = r->res;
@@ -719,17 +744,55 @@ static void store_row(struct rt_stepper_run *r)
 		res->dterm[q][k] = r->Dterm[q];
 	for (int q = 0; q < res->nlam; q++)
 		res->lam[q][k] = r->x.lam[q];
-	int c = 0;
+	int c = 0, bad = -1;
 	for (int o = 0; o < plan->noutput; o++) {
 		struct output row = r->outs[o];
 		if (!(k == 0 || k == N || k % r->outs[o].o->every == 0))
 			row.f = NULL;
 		write_row(&r->s, &row, plan->model->table, r->pb.hint);
+		/* a full disk is found at the step it happens, not at the end */
+		if (row.f && bad < 0 && rt_outfile_check(&r->outs[o].file))
+			bad = o;
 		for (int j = 0; j < r->outs[o].o->nrecord; j++)
 			if (r->outs[o].o->record[j].kind == IR_REC_EXPR)
 				res->col[c++][k] = r->outs[o].val[j];
 	}
 	res->nstep = k;
+	return bad;
+}
+
+/* A record file that could not be written stops the run (exit 4) at the
+ * step where the write failed; its file keeps the rows written whole. */
+static int write_failed(struct rt_stepper_run *r, int o, struct rt_error *err)
+{
+	char name[256];
+	const struct ir_output *po = r->outs[o].o;
+	return r->status = fail(err, 4, po->loc, "t = %.10g (step %d): cannot write '%s': %s", r->s.t, r->k,
+	                        rt_escape(name, sizeof name, po->path), strerror(r->outs[o].file.err));
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	case SIGXCPU: return "SIGXCPU";
+	default: return "SIGINT";
+	}
+}
+
+/* A handled signal stops the run after its current step with status
+ * 128 + the signal's number (130 for SIGINT, as shells report it). */
+static int interrupted(struct rt_stepper_run *r, struct rt_error *err)
+{
+	int sig = rt_signal ? rt_signal : SIGINT;
+	rt_interrupted = 0;
+	rt_signal = 0;
+	if (sig == SIGINT)
+		return fail(err, 130, r->plan->loc, "interrupted at t = %.10g (step %d of %d)", r->s.t, r->k,
+		            r->plan->nstep);
+	return fail(err, 128 + sig, r->plan->loc, "stopped by %s at t = %.10g (step %d of %d)", signal_name(sig),
+	            r->s.t, r->k, r->plan->nstep);
 }
 
 struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **resp, struct rt_error *err)
@@ -771,7 +834,7 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	memcpy(x.u, m->u0, sizeof(double) * (size_t)n);
 	memcpy(x.v, m->v0, sizeof(double) * (size_t)n);
 	memcpy(x.z, m->z0, sizeof(double) * (size_t)nz);
-	if ((r->status = alloc_history(res, plan, n, nz, N, err)) || (r->status = open_outputs(r->outs, plan, err)))
+	if ((r->status = alloc_history(res, plan, n, nz, N, err)) || (r->status = alloc_outputs(r->outs, plan, err)))
 		return r;
 	if ((nc || m->contact.n) && m->init_equilibrium) {
 		r->status = fail(err, 3, nc ? m->constraint_loc[0] : m->contact.loc[0], "init equilibrium is not supported with constraints "
@@ -800,8 +863,14 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->s.energy[1] = r->P0;
 	r->E1 = fabs(r->T0) + fabs(r->P0);
 	r->k = 0;
-	store_row(r);
+	if ((r->status = open_files(r->outs, plan, err)))
+		return r;
+	int bad = store_row(r);
 	r->state_valid = 1;
+	if (bad >= 0) {
+		write_failed(r, bad, err);
+		return r;
+	}
 	r->done = N == 0;
 	rt_running = 1;
 	return r;
@@ -852,7 +921,7 @@ static int conditional(const struct ir_scheme *sc)
 	}
 }
 
-int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
+static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 {
 	const struct ir_run *plan = r->plan;
 	const struct ir_model *m = plan->model;
@@ -860,11 +929,8 @@ int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 	if (r->status)
 		return r->status;
 	for (int step = 0; step < nsteps && !r->done; step++) {
-		if (rt_interrupted) {
-			rt_interrupted = 0;
-			return r->status = fail(err, 130, plan->loc, "interrupted at t = %.10g (step %d of %d)",
-			                        r->s.t, r->k, N);
-		}
+		if (rt_interrupted)
+			return r->status = interrupted(r, err);
 		/* step k → k + 1 on the grid tₖ = t₀ + kτ, t_N = T1 */
 		int k = r->k + 1;
 		double tk = k == N ? plan->t1 : plan->t0 + k * plan->dt;
@@ -957,12 +1023,22 @@ int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 			                        " (it is stable only below a critical step 2/omega_max)" : "");
 		}
 		r->k = k;
-		store_row(r);
+		int bad = store_row(r);
 		r->state_valid = 1;
 		if (k == N)
 			r->done = 1;
+		if (bad >= 0)
+			return write_failed(r, bad, err);
 	}
 	return 0;
+}
+
+int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
+{
+	rt_stepping = 1;
+	int rc = advance(r, nsteps, err);
+	rt_stepping = 0;
+	return rc;
 }
 
 int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep)
@@ -978,20 +1054,22 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 	rt_running = 0;
 	if (!r)
 		return err->code ? err->code : 3;
+	/* a signal that came after the last step still stops the script */
+	if (!r->status && rt_interrupted && r->done)
+		r->status = interrupted(r, err);
 	int status = r->status;
 	/* a run stopped early still ends its records with its last step */
 	if (r->pb_ok && r->state_valid && r->k > 0 && r->k < r->plan->nstep && r->s.u)
 		for (int o = 0; o < r->plan->noutput && r->outs; o++)
-			if (r->outs[o].f && r->k % r->outs[o].o->every != 0)
+			if (r->outs[o].f && !r->outs[o].file.err && r->k % r->outs[o].o->every != 0)
 				write_row(&r->s, &r->outs[o], r->plan->model->table, r->pb.hint);
+	/* every file that was opened gets its name, whatever stopped the run:
+	 * its rows are whole (outfile.c) */
 	for (int o = 0; o < r->plan->noutput && r->outs; o++) {
-		if (r->outs[o].f) {
-			int bad = ferror(r->outs[o].f);
-			if (fclose(r->outs[o].f) != 0 || bad) {
-				if (!status)
-					status = fail(err, 3, r->outs[o].o->loc, "error writing '%s': %s", r->outs[o].o->path,
-					              strerror(errno));
-			}
+		if (r->outs[o].f && rt_outfile_commit(&r->outs[o].file) && !status) {
+			char name[256];
+			status = fail(err, 4, r->outs[o].o->loc, "cannot write '%s': %s",
+			              rt_escape(name, sizeof name, r->outs[o].o->path), strerror(r->outs[o].file.err));
 		}
 		if (r->outs[o].reg)
 			for (int j = 0; j < r->outs[o].o->nrecord; j++)

@@ -50,7 +50,9 @@ int rt_run(const struct ir_run *run, struct rt_result **res, struct rt_error *er
 /* The same in steps, for the REPL (:step, :run): rt_begin prepares the run
  * and records row 0 (NULL only when out of memory); rt_advance takes up to
  * nsteps steps (0, or the error status); rt_end closes the records and
- * frees the run, returning the run's status.  *res stays valid after. */
+ * frees the run, returning the run's status.  *res stays valid after.
+ * Record files are written under temporary names and renamed by rt_end
+ * (outfile.h); a run refused by rt_begin leaves them untouched. */
 struct rt_stepper_run;
 struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **res, struct rt_error *err);
 int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err);
@@ -64,10 +66,15 @@ int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep);
 int rt_modes(const struct ir_model *m, double *w2, double *phi, int *nmodes, struct rt_error *err);
 
 /* Set from a signal handler: the run in progress stops after its current
- * step with status 130, its records complete. */
+ * step with status 128 + rt_signal (130 when rt_signal is 0: SIGINT), its
+ * records complete. */
 extern volatile sig_atomic_t rt_interrupted;
-/* Set while a run is stepping (between rt_begin and rt_end). */
+extern volatile sig_atomic_t rt_signal;
+/* Set while a run is prepared (between rt_begin and rt_end). */
 extern volatile sig_atomic_t rt_running;
+/* Set while rt_advance takes steps: only then is rt_interrupted read soon
+ * at the REPL, where a prepared run may wait for the next command. */
+extern volatile sig_atomic_t rt_stepping;
 void rt_result_free(struct rt_result *r);
 
 /* The value at time T of dof i's u (deriv 0), u' (1) or u'' (2): exact at
