@@ -27,6 +27,7 @@ struct cname {
 struct cscope {
 	struct cname *head;
 	struct cscope *parent;
+	struct name_index index;   /* of head's list (names.h) */
 };
 
 /* The chain of modules being imported, from the script to the statement
@@ -79,28 +80,29 @@ static int same_file(const struct import_frame *a, const struct import_frame *b)
 
 static struct cname *lookup(struct cscope *sc, const char *name)
 {
-	for (; sc; sc = sc->parent)
-		for (struct cname *n = sc->head; n; n = n->next)
-			if (strcmp(n->name, name) == 0)
-				return n;
+	for (; sc; sc = sc->parent) {
+		struct cname *n = name_index_find(&sc->index, sc->head, name);
+		if (n)
+			return n;
+	}
 	return NULL;
 }
 
 static struct cname *define(struct checker *c, const char *name, enum bind_kind kind, struct loc loc)
 {
-	for (struct cname *n = c->scope->head; n; n = n->next)
-		if (strcmp(n->name, name) == 0) {
-			if (c->allow_redefine && c->scope == c->globals) {
-				n->kind = kind;
-				return n;
-			}
-			diag_error(c->d, loc, "'%s' is already defined", name);
-			if (n->loc.file)
-				diag_note(c->d, n->loc, "'%s' was defined here", name);
-			c->errors++;
+	struct cname *n = name_index_find(&c->scope->index, c->scope->head, name);
+	if (n) {
+		if (c->allow_redefine && c->scope == c->globals) {
+			n->kind = kind;
 			return n;
 		}
-	struct cname *n = arena_alloc(c->a, sizeof *n);
+		diag_error(c->d, loc, "'%s' is already defined", name);
+		if (n->loc.file)
+			diag_note(c->d, n->loc, "'%s' was defined here", name);
+		c->errors++;
+		return n;
+	}
+	n = arena_alloc(c->a, sizeof *n);
 	n->name = name;
 	n->kind = kind;
 	n->loc = loc;
@@ -113,6 +115,7 @@ static void push(struct checker *c)
 {
 	struct cscope *sc = arena_alloc(c->a, sizeof *sc);
 	sc->parent = c->scope;
+	NAME_INDEX_INIT(&sc->index, c->a, struct cname);
 	c->scope = sc;
 }
 
@@ -466,6 +469,7 @@ int check_program(struct session *s, const struct ast_program *prog)
 	/* The session's names so far (stdlib, earlier REPL input) are the
 	 * outermost scope. */
 	c.globals = arena_alloc(s->arena, sizeof *c.globals);
+	NAME_INDEX_INIT(&c.globals->index, s->arena, struct cname);
 	for (struct binding *b = s->globals->head; b; b = b->next) {
 		struct cname *n = arena_alloc(s->arena, sizeof *n);
 		n->name = b->name;

@@ -24,15 +24,13 @@ struct scope *scope_new(struct arena *a, struct scope *parent)
 {
 	struct scope *sc = arena_alloc(a, sizeof *sc);
 	sc->parent = parent;
+	NAME_INDEX_INIT(&sc->index, a, struct binding);
 	return sc;
 }
 
 struct binding *scope_lookup_local(struct scope *sc, const char *name)
 {
-	for (struct binding *b = sc->head; b; b = b->next)
-		if (strcmp(b->name, name) == 0)
-			return b;
-	return NULL;
+	return name_index_find(&sc->index, sc->head, name);
 }
 
 struct binding *scope_lookup(struct scope *sc, const char *name)
@@ -567,7 +565,8 @@ static int call_function(struct eval *ev, struct ast_expr *call, struct binding 
 	/* The call's scope lives on the C stack: nothing of it outlives the
 	 * call (results are registers), and matrix(n, n, f) makes n² calls. */
 	struct binding args[MAXARGS];
-	struct scope sc = { NULL, NULL };
+	struct scope sc = { .head = NULL, .parent = NULL };
+	NAME_INDEX_INIT(&sc.index, NULL, struct binding);   /* a few names: walked */
 	for (int i = 0; i < call->args.n; i++) {
 		struct ast_arg *g = call->args.v[i];
 		if (g->name)

@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "eval.h"
+#include "names.h"
 
 enum bind_kind {
 	B_VALUE,      /* val: param, let, loop variable, function argument */
@@ -39,6 +40,7 @@ struct binding {
 struct scope {
 	struct binding *head;
 	struct scope *parent;
+	struct name_index index;   /* of head's list (names.h) */
 };
 
 /* What a model expression may refer to while it is lowered. */

@@ -10,7 +10,7 @@ lang_libdynlang_a_SOURCES = \
 	lang/ir.c lang/ir.h lang/ir_ops.def lang/ir_diff.c lang/ir_diff.h lang/ir_families.def \
 	lang/value.c lang/value.h \
 	lang/eval.c lang/eval.h lang/interp.h \
-	lang/check.c lang/check.h \
+	lang/check.c lang/check.h lang/names.c lang/names.h \
 	lang/builtin.c lang/lower.c lang/lower_energy.c lang/exec.c lang/repl.c lang/repl.h
 nodist_lang_libdynlang_a_SOURCES = lang/stdlib_schemes.inc
 dyn_SOURCES = lang/main.c

@@ -1,0 +1,38 @@
+/* names.h — a hash index over a scope's list of names, so that a scope of
+ * 10⁶ definitions is searched in constant time, not by walking the list.
+ *
+ * The scopes of eval.c and check.c are singly linked lists, newest first,
+ * that code extends by pushing at the head.  The index follows the list
+ * lazily: a lookup walks the entries pushed since the last indexing, then
+ * probes the table for the rest; once enough new entries have gathered it
+ * indexes them.  The newest entry of a name wins, as in the list. */
+#ifndef DYN_NAMES_H
+#define DYN_NAMES_H
+
+#include <stddef.h>
+
+struct arena;
+
+struct name_slot {
+	size_t hash;
+	void *entry;            /* NULL: empty */
+};
+
+struct name_index {
+	struct arena *arena;    /* NULL: never indexed (small scopes on the stack) */
+	struct name_slot *slot; /* open addressing; cap a power of 2 */
+	size_t cap, count;
+	void *indexed_head;     /* the list's head when it was last indexed */
+	size_t name_off, next_off;   /* offsetof(T, name), offsetof(T, next) */
+};
+
+/* Set up the index of a list of T (fields `const char *name` and
+ * `T *next`) whose entries live in arena a. */
+#define NAME_INDEX_INIT(ix, a, T) \
+	name_index_init((ix), (a), offsetof(T, name), offsetof(T, next))
+void name_index_init(struct name_index *ix, struct arena *a, size_t name_off, size_t next_off);
+
+/* The newest entry named `name` in the list starting at head, or NULL. */
+void *name_index_find(struct name_index *ix, void *head, const char *name);
+
+#endif
