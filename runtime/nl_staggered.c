@@ -73,6 +73,13 @@ static void *sg_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 		sg_free(s);
 		return nl_refuse(err, "out of memory for the step");
 	}
+	/* formulation = ggl: the (u, v) sub-step is nl_midpoint_begin's, whose
+	 * stage then holds the velocity constraints too; the z sub-step
+	 * leaves u, and so both constraints, as they are */
+	if (opt->ggl && stage_ggl(&s->st)) {
+		sg_free(s);
+		return nl_refuse(err, "out of memory for the step");
+	}
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;
 	return s;
