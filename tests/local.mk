@@ -43,5 +43,7 @@ $(DYN_TEST_LOGS):
 		--color-tests no --enable-hard-errors yes --expect-failure no -- \
 		$(DYN_TEST_RUN) --one "$$test"
 
-clean-local:
+clean-local: clean-tests
+clean-tests:
 	rm -rf tests/out
+.PHONY: clean-tests
