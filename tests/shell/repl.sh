@@ -61,9 +61,9 @@ send not a statement\x03
 expect dyn> 
 send print "after Ctrl-C"\n
 expect after Ctrl-C
-send model big {\n  dof x[50]\n  mass eye(50)\n  stiffness eye(50)\n  init x[1] = 1\n}\n
+send model big {\n  dof x[30]\n  kinetic 0.5*sum(i in 1..30) x[i]'^2\n  potential sum(i in 1..30) (0.5*x[i]^2 + 0.25*x[i]^4)\n  init x[1] = 1\n}\n
 expect dyn> 
-send let b = run big with newmark from 0 to 1e6 step 1e-3\n
+send let b = run big with midpoint from 0 to 1000 step 1e-3\n
 sleep 500
 send \x03
 expect error: interrupted at t = 
