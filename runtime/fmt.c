@@ -11,7 +11,9 @@
  * exact — and then removes decimal digits while the interval still holds
  * a shorter number: what remains, rounded to nearest (ties to even), is
  * the shortest number that reads back as x, and the closest to x among
- * numbers of its length.
+ * numbers of its length.  The steps below are numbered as in the paper's
+ * outline of the algorithm (1 decode, 2 interval, 3 change of base,
+ * 4 shortest digits, 5 layout).
  *
  * Callers want the bytes that the trial method they replace wrote:
  * "%.*g" at the smallest precision p ≥ minprec whose output reads back,
@@ -239,8 +241,9 @@ static uint64_t shortest(uint64_t m2, int e2, int lower_closer, int *exp10)
 	int m_in = ends_in && m_int;
 	int last = 0, removed = 0;
 	if (!m_in && !r_int) {
-		/* The usual case: neither x nor the lower end is a whole number
-		 * at this scale, so no tie can occur and only whether the digits
+		/* The usual case: x is not a whole number at this scale and the
+		 * lower end is not admissible, so no tie can occur (r_int) and
+		 * vm is never the answer (m_in); only whether the digits
 		 * removed reach half a unit matters; two digits at a time while
 		 * two can go (if a multiple of 100 lies in the range, a multiple
 		 * of 10 does at both steps). */
@@ -291,8 +294,10 @@ static uint64_t shortest(uint64_t m2, int e2, int lower_closer, int *exp10)
 
 /* "00" to "99": two digits per division by 100. */
 static const char digit_pairs[] =
-	"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
-	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
 
 /* The nd digits of v < 10^8, written so that the last is at end[-1]. */
 static void put_digits32(char *end, uint32_t v, int nd)
