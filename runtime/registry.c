@@ -19,6 +19,13 @@ const struct stepper_type *step_lookup(enum ir_family family)
 	return NULL;
 }
 
+unsigned step_flags(enum ir_family family)
+{
+	for (int i = 0; i < step_nregistry; i++)
+		if (step_registry[i].family == family)
+			return step_registry[i].flags;
+	return 0;
+}
 
 const struct stepper_type *step_linear(enum ir_family family, const double *p, double *q)
 {

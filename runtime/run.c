@@ -483,11 +483,9 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "
 		            "use paoli_schatzman or moreau_jean", plan->model->name, plan->scheme.name);
 	/* formulation = ggl enters the implicit steppers through their stage
-	 * (stage_ggl); the explicit and the impact schemes have none that
-	 * holds both c and G v + ∂c/∂t */
-	if (plan->ggl && pb->nc > 0 && fam != IR_BACKWARD_EULER && fam != IR_MIDPOINT &&
-	    fam != IR_DISCRETE_GRADIENT && fam != IR_STAGGERED_MIDPOINT && fam != IR_NEWMARK &&
-	    fam != IR_GENERALIZED_ALPHA)
+	 * (stage_ggl, flag STEP_GGL in schemes.def); the explicit and the
+	 * impact schemes have none that holds both c and G v + ∂c/∂t */
+	if (plan->ggl && pb->nc > 0 && !(step_flags(fam) & STEP_GGL))
 		return fail(err, 3, plan->scheme.loc, "formulation = ggl is not available for %s: use "
 		            "backward_euler, midpoint, discrete_gradient, staggered_midpoint, newmark or "
 		            "generalized_alpha (trapezoidal, chung_hulbert, hht, wbz)", plan->scheme.name);

@@ -28,8 +28,10 @@ enum {
 	STEP_CONSERVING = 1u << 1,   /* T + Φ conserved for undamped linear models */
 	STEP_DISSIPATIVE = 1u << 2,  /* numerical dissipation of high frequencies */
 	STEP_CONDITIONAL = 1u << 3,  /* stable only below a critical step */
-	STEP_ENDPOINT = 1u << 4      /* ledger paired with the end of the step
+	STEP_ENDPOINT = 1u << 4,     /* ledger paired with the end of the step
 	                                (else the trapezoidal pairing) */
+	STEP_GGL = 1u << 5           /* takes formulation = ggl: its nonlinear
+	                                steps are stages (stage_ggl) */
 };
 
 struct stepper_type {
@@ -60,6 +62,8 @@ const struct stepper_type *step_linear(enum ir_family family, const double *p, d
 
 /* The stepper of a family, from the registry (schemes.def). */
 const struct stepper_type *step_lookup(enum ir_family family);
+/* The family's STEP_* flags, from the registry (0 for an unknown one). */
+unsigned step_flags(enum ir_family family);
 
 /* The registry, for --list-schemes. */
 struct step_entry {
