@@ -128,6 +128,7 @@ static int z_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 	st->dg = 1;
 	st->uprev = x->u;
 	st->zprev = s->zprev;
+	st->phiprev = problem_phi(pb, x->u, s->zprev, NULL);
 	for (int i = 0; i < n; i++)
 		st->x[i] = 0;
 	for (int j = 0; j < m; j++)
@@ -170,6 +171,7 @@ static int u_step(struct staggered *s, double t0, double t1, struct rt_state *x,
 	st->dg = 1;
 	st->uprev = s->uprev;
 	st->zprev = s->zprev;
+	st->phiprev = problem_phi(pb, s->uprev, s->zprev, NULL);
 	for (int j = 0; j < m; j++)
 		st->x[n + j] = 0;
 	int iters;

@@ -28,7 +28,7 @@ struct stage {
 	 * xᵏ = x^{k-1} + 2 (x^½ − x^{k-1}) */
 	int dg;
 	const double *uprev, *zprev;
-	double phiprev;
+	double phiprev;       /* Φ(x^{k-1}) */
 
 	/* at the solution */
 	double *x;            /* N */
