@@ -72,7 +72,7 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	const struct nl_stepper_type *nl = lin ? NULL : nl_lookup(scheme->family, scheme->p, q);
 	void *st = NULL;
 	struct nl_options opt = { plan.tolerance, plan.max_iterations, 0, 0 };
-	struct rt_system sys = { 1, &m, NULL, &k, 0, 0, 0, NULL, NULL, NULL };
+	struct rt_system sys = { 1, &m, NULL, &k, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL };
 	const char *name = "u";
 	sys.dof_name = &name;
 	sys.load = zero_load;

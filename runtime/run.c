@@ -266,6 +266,8 @@ struct engine {
 	struct rt_system sys;
 	double lin_tau;
 	double *f, *fprev, *uprev, *vprev, *tmp, *tmp2;
+	/* linear constraints B u = G(t) on the linear path */
+	double *B, *Bs, *zero, *lamprev;
 	/* nonlinear */
 	const struct nl_stepper_type *nl;
 	void *nst;
@@ -277,7 +279,17 @@ struct engine {
 
 static void sys_load(void *ctx, double t, double *f)
 {
-	problem_load(ctx, t, f);
+	struct engine *e = ctx;
+	problem_load(e->pb, t, f);
+}
+
+/* G(t) of linear constraints c = B u − G(t): −c(0, t) */
+static void sys_constraint_rhs(void *ctx, double t, double *g)
+{
+	struct engine *e = ctx;
+	problem_constraints(e->pb, t, e->zero, g, e->Bs);
+	for (int k = 0; k < e->pb->nc; k++)
+		g[k] = -g[k];
 }
 
 static int lin_step(struct engine *e, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
@@ -293,6 +305,8 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 	memcpy(e->uprev, x->u, sizeof(double) * (size_t)n);
 	memcpy(e->vprev, x->v, sizeof(double) * (size_t)n);
 	memcpy(e->fprev, e->f, sizeof(double) * (size_t)n);
+	if (pb->nc)
+		memcpy(e->lamprev, x->lam, sizeof(double) * (size_t)pb->nc);
 	(void)t0;
 	if (e->lin->step(e->lst, t1, tau, x->u, x->v, x->a, err))
 		return -1;
@@ -311,6 +325,14 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 		w += du * (endpoint ? e->f[i] : 0.5 * (e->fprev[i] + e->f[i]));
 		if (pb->C)
 			d += du * 0.5 * e->tmp[i];
+	}
+	/* a moving constraint's force does work, paired as on the Newton
+	 * path: −Δu·Bᵀλᵏ (backward Euler), −Δu·Bᵀ(λᵏ⁻¹ + λᵏ)/2 (Newmark) */
+	for (int k = 0; k < pb->nc && pb->ir->constraint_moving; k++) {
+		double bdu = 0;
+		for (int i = 0; i < n; i++)
+			bdu += e->B[k + (size_t)i * pb->nc] * (x->u[i] - e->uprev[i]);
+		w -= bdu * (endpoint ? x->lam[k] : 0.5 * (e->lamprev[k] + x->lam[k]));
 	}
 	*dW = w;
 	*dD = d;
@@ -425,6 +447,7 @@ static void engine_free(struct engine *e)
 	if (e->nst)
 		e->nl->free(e->nst);
 	free(e->f); free(e->fprev); free(e->uprev); free(e->vprev); free(e->tmp); free(e->tmp2);
+	free(e->B); free(e->Bs); free(e->zero); free(e->lamprev);
 	for (int k = 0; e->save && k <= e->halvings; k++)
 		free(e->save[k]);
 	free(e->save);
@@ -440,6 +463,50 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 	enum ir_family fam = plan->scheme.family;
 	double lq[4];
 	e->lin = pb->linear ? step_linear(fam, plan->scheme.p, lq) : NULL;
+	/* A linear model whose constraints are linear, B u = G(t) enforced as
+	 * index3, takes the linear path of backward_euler and of the Newmark
+	 * family with β > 0: the saddle point [S Bᵀ; B 0] of the step matrix
+	 * S, factored once per step size, replaces Newton's iterations on a
+	 * linear system (the same equations: tests/verify/linear_constraints.dyn).
+	 * The midpoint rules, whose multiplier acts at the half step, and
+	 * central differences keep the Newton path. */
+	const struct ir_model *im = pb->ir;
+	int lincon = pb->nc > 0 && im->constraint_linear && !im->potential && !im->dissipation && !im->kinetic &&
+	             im->nint == 0 && !im->init_equilibrium && im->contact.n == 0 && !plan->regularized &&
+	             !plan->ggl && (!pb->sigma_u || nl_maxabs(n, pb->sigma_u) == 0);
+	if (lincon) {
+		e->lin = step_linear(fam, plan->scheme.p, lq);
+		if (!(fam == IR_BACKWARD_EULER || (fam == IR_NEWMARK && lq[0] > 0) ||
+		      (fam == IR_GENERALIZED_ALPHA && lq[2] > 0)))
+			e->lin = NULL;
+	}
+	if (e->lin && pb->nc) {
+		/* the Newton stepper's refusals (multipliers that do not
+		 * converge under the scheme) hold on both paths */
+		const struct nl_stepper_type *nl = nl_lookup(fam, plan->scheme.p, e->q);
+		struct nl_options opt = { plan->tolerance, plan->max_iterations, 0, 0 };
+		void *st = nl ? nl->alloc(pb, e->q, &opt, err) : NULL;
+		if (!st) {
+			if (!err->msg[0])
+				snprintf(err->msg, sizeof err->msg, "out of memory for the step");
+			if (!err->loc.file)
+				err->loc = plan->scheme.loc;
+			return 3;
+		}
+		nl->free(st);
+		int nc = pb->nc;
+		e->B = calloc((size_t)nc * (size_t)n, sizeof(double));
+		e->Bs = calloc((size_t)nc * (size_t)n, sizeof(double));
+		e->zero = calloc((size_t)n + 1, sizeof(double));
+		e->lamprev = calloc((size_t)nc, sizeof(double));
+		if (!e->B || !e->Bs || !e->zero || !e->lamprev)
+			return fail(err, 3, plan->loc, "out of memory");
+		problem_constraints(pb, plan->t0, e->zero, e->lamprev, e->B);
+		e->sys.nc = nc;
+		e->sys.B = e->B;
+		e->sys.gfun = sys_constraint_rhs;
+		e->sys.lam = x->lam;
+	}
 	if (e->lin) {
 		e->sys.n = n;
 		e->sys.M = pb->M;
@@ -450,7 +517,7 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 		e->sys.banded = pb->banded;
 		e->sys.dof_name = pb->name;
 		e->sys.load = sys_load;
-		e->sys.load_ctx = pb;
+		e->sys.load_ctx = e;
 		e->f = calloc((size_t)n + 1, sizeof(double));
 		e->fprev = calloc((size_t)n + 1, sizeof(double));
 		e->uprev = calloc((size_t)n + 1, sizeof(double));

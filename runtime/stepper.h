@@ -21,6 +21,15 @@ struct rt_system {
 	/* f := load at time t (forces and -M d a(t)) */
 	void (*load)(void *ctx, double t, double *f);
 	void *load_ctx;
+	/* Linear constraints B u = G(t) (formulation index3), nc = 0 when
+	 * none: B is nc×n column-major (B[k + i nc]), gfun(load_ctx, t, g)
+	 * gives G(t), and lam (nc) holds the multipliers, λᵏ⁻¹ on entry to a
+	 * step and λᵏ after it.  The step then solves the saddle-point system
+	 * [S wBᵀ; B 0] of its step matrix S, factored once per step size. */
+	int nc;
+	const double *B;
+	void (*gfun)(void *ctx, double t, double *g);
+	double *lam;
 };
 
 enum {
@@ -80,5 +89,18 @@ extern const int step_nregistry;
  * per sys).  work is n×n scratch.  Returns 0 or LAPACK's pivot. */
 int step_factor(const struct rt_system *sys, struct la_factor *f, double *work,
                 double cM, double cC, double cK);
+
+/* The same with the constraints: [A w s Bᵀ; s B 0] into f (dense, n + nc),
+ * work (n + nc)² scratch; s balances B against A (largest entries equal),
+ * returned in *bscale: the unknowns are then (y, λ/s).  Returns 0 or
+ * LAPACK's pivot. */
+int step_factor_saddle(const struct rt_system *sys, struct la_factor *f, double *work,
+                       double cM, double cC, double cK, double w, double *bscale);
+
+/* The constrained solve: rhs (n + nc) holds the step's right-hand side
+ * in its first n entries; rows n.. become s (G(t) − B ũ)/c, the
+ * constraint on uᵏ = ũ + c y; after the solve rhs holds y and lam λᵏ. */
+void step_solve_saddle(const struct rt_system *sys, struct la_factor *f, double bscale, double t,
+                       const double *ut, double c, double *rhs);
 
 #endif

@@ -14,7 +14,7 @@
 
 struct euler_lin {
 	const struct rt_system *sys;
-	double tau;
+	double tau, bscale;
 	struct la_factor *f;
 	double *work, *rhs, *tmp, *vprev;
 };
@@ -40,9 +40,11 @@ static void *be_alloc(const struct rt_system *sys, const double *p, struct rt_er
 	if (!s)
 		goto oom;
 	s->sys = sys;
-	s->f = la_factor_alloc(n, sys->banded ? LA_BAND_GENERAL : LA_DENSE_GENERAL, sys->kl, sys->ku);
-	s->work = malloc(sizeof(double) * (size_t)n * (size_t)n);
-	s->rhs = malloc(sizeof(double) * (size_t)n);
+	size_t nt = (size_t)n + (size_t)sys->nc;
+	s->f = sys->nc ? la_factor_alloc((int)nt, LA_DENSE_GENERAL, 0, 0)
+	               : la_factor_alloc(n, sys->banded ? LA_BAND_GENERAL : LA_DENSE_GENERAL, sys->kl, sys->ku);
+	s->work = malloc(sizeof(double) * nt * nt);
+	s->rhs = malloc(sizeof(double) * nt);
 	s->tmp = malloc(sizeof(double) * (size_t)n);
 	s->vprev = malloc(sizeof(double) * (size_t)n);
 	if (!s->f || !s->work || !s->rhs || !s->tmp || !s->vprev)
@@ -59,7 +61,8 @@ static int be_set_step(void *p, double tau, struct rt_error *err)
 {
 	struct euler_lin *s = p;
 	s->tau = tau;
-	int info = step_factor(s->sys, s->f, s->work, 1 / tau, 1, tau);
+	int info = s->sys->nc ? step_factor_saddle(s->sys, s->f, s->work, 1 / tau, 1, tau, 1, &s->bscale)
+	                      : step_factor(s->sys, s->f, s->work, 1 / tau, 1, tau);
 	if (info > 0) {
 		snprintf(err->msg, sizeof err->msg, "the step matrix of backward_euler is singular at pivot %d (dof %s)",
 		         info, s->sys->dof_name[info - 1]);
@@ -84,7 +87,11 @@ static int be_step(void *p, double t, double tau, double *u, double *v, double *
 		s->rhs[i] -= s->tmp[i];
 		s->vprev[i] = v[i];
 	}
-	la_solve(s->f, s->rhs);
+	/* with constraints B uʲ = Gʲ, uʲ = uʲ⁻¹ + τvʲ */
+	if (sys->nc)
+		step_solve_saddle(sys, s->f, s->bscale, t, u, tau, s->rhs);
+	else
+		la_solve(s->f, s->rhs);
 	for (int i = 0; i < n; i++) {
 		v[i] = s->rhs[i];
 		u[i] += tau * v[i];

@@ -17,6 +17,7 @@
 #include "stepper.h"
 #include "la.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct newmark {
 	double am, af, beta, gamma, tau;
 	struct la_factor *f;
 	double *work, *ut, *vt, *rhs, *tmp, *w;
+	double bscale;        /* constraints: the saddle point's balance */
 };
 
 static void nm_free(void *p)
@@ -52,6 +54,51 @@ int step_factor(const struct rt_system *sys, struct la_factor *f, double *work,
 	return la_factor(f, work);
 }
 
+int step_factor_saddle(const struct rt_system *sys, struct la_factor *f, double *work,
+                       double cM, double cC, double cK, double w, double *bscale)
+{
+	int n = sys->n, nc = sys->nc, nt = n + nc;
+	double amax = 0, bmax = 0;
+	memset(work, 0, sizeof(double) * (size_t)nt * (size_t)nt);
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < n; i++) {
+			size_t ij = (size_t)i + (size_t)j * (size_t)n;
+			double a = cM * sys->M[ij] + (sys->C ? cC * sys->C[ij] : 0) + cK * sys->K[ij];
+			work[i + (size_t)j * nt] = a;
+			amax = fmax(amax, fabs(a));
+		}
+	for (size_t q = 0; q < (size_t)nc * (size_t)n; q++)
+		bmax = fmax(bmax, fabs(sys->B[q]));
+	/* equilibrate the two blocks: LU with partial pivoting then sees
+	 * entries of one size (a stiffness of 1e8 against B of 1) */
+	double sc = bmax > 0 && amax > 0 ? amax / bmax : 1;
+	*bscale = sc;
+	for (int k = 0; k < nc; k++)
+		for (int i = 0; i < n; i++) {
+			double b = sc * sys->B[k + (size_t)i * nc];
+			work[i + (size_t)(n + k) * nt] = w * b;
+			work[n + k + (size_t)i * nt] = b;
+		}
+	return la_factor(f, work);
+}
+
+void step_solve_saddle(const struct rt_system *sys, struct la_factor *f, double bscale, double t,
+                       const double *ut, double c, double *rhs)
+{
+	int n = sys->n, nc = sys->nc;
+	double *g = rhs + n;
+	sys->gfun(sys->load_ctx, t, g);
+	for (int k = 0; k < nc; k++) {
+		double bu = 0;
+		for (int i = 0; i < n; i++)
+			bu += sys->B[k + (size_t)i * nc] * ut[i];
+		g[k] = bscale * (g[k] - bu) / c;
+	}
+	la_solve(f, rhs);
+	for (int k = 0; k < nc; k++)
+		sys->lam[k] = bscale * g[k];
+}
+
 /* p: α_m, α_f, β, γ */
 static void *alpha_alloc(const struct rt_system *sys, const double *p, struct rt_error *err)
 {
@@ -70,11 +117,13 @@ static void *alpha_alloc(const struct rt_system *sys, const double *p, struct rt
 	          (!sys->C || la_asymmetry(n, sys->C) == 0);
 	enum la_kind kind = sys->banded ? (sym ? LA_BAND_SPD : LA_BAND_GENERAL)
 	                                : (sym ? LA_DENSE_SPD : LA_DENSE_GENERAL);
-	s->f = la_factor_alloc(n, kind, sys->kl, sys->ku);
-	s->work = malloc(sizeof(double) * (size_t)n * (size_t)n);
+	/* with constraints the saddle point [S wBᵀ; B 0] is indefinite */
+	size_t nt = (size_t)n + (size_t)sys->nc;
+	s->f = sys->nc ? la_factor_alloc((int)nt, LA_DENSE_GENERAL, 0, 0) : la_factor_alloc(n, kind, sys->kl, sys->ku);
+	s->work = malloc(sizeof(double) * nt * nt);
 	s->ut = malloc(sizeof(double) * (size_t)n);
 	s->vt = malloc(sizeof(double) * (size_t)n);
-	s->rhs = malloc(sizeof(double) * (size_t)n);
+	s->rhs = malloc(sizeof(double) * nt);
 	s->tmp = malloc(sizeof(double) * (size_t)n);
 	s->w = malloc(sizeof(double) * (size_t)n);
 	if (!s->f || !s->work || !s->ut || !s->vt || !s->rhs || !s->tmp || !s->w)
@@ -98,7 +147,9 @@ static int nm_set_step(void *p, double tau, struct rt_error *err)
 {
 	struct newmark *s = p;
 	s->tau = tau;
-	int info = step_factor(s->sys, s->f, s->work, 1, s->gamma * tau, s->beta * tau * tau);
+	int info = s->sys->nc ? step_factor_saddle(s->sys, s->f, s->work, 1, s->gamma * tau, s->beta * tau * tau, 1,
+	                                           &s->bscale)
+	                      : step_factor(s->sys, s->f, s->work, 1, s->gamma * tau, s->beta * tau * tau);
 	if (info > 0) {
 		snprintf(err->msg, sizeof err->msg,
 		         "the step matrix M + gamma*tau*C + beta*tau^2*K is singular or not positive definite "
@@ -114,7 +165,9 @@ static int ga_set_step(void *p, double tau, struct rt_error *err)
 	struct newmark *s = p;
 	double c = 1 - s->af;
 	s->tau = tau;
-	int info = step_factor(s->sys, s->f, s->work, 1 - s->am, c * s->gamma * tau, c * s->beta * tau * tau);
+	int info = s->sys->nc ? step_factor_saddle(s->sys, s->f, s->work, 1 - s->am, c * s->gamma * tau,
+	                                           c * s->beta * tau * tau, c, &s->bscale)
+	                      : step_factor(s->sys, s->f, s->work, 1 - s->am, c * s->gamma * tau, c * s->beta * tau * tau);
 	if (info > 0) {
 		snprintf(err->msg, sizeof err->msg, "the step matrix of generalized_alpha is singular at pivot %d (dof %s)",
 		         info, s->sys->dof_name[info - 1]);
@@ -154,7 +207,15 @@ static int nm_step(void *p, double t, double tau, double *u, double *v, double *
 		for (int i = 0; i < n; i++)
 			s->rhs[i] -= am * s->tmp[i];
 	}
-	la_solve(s->f, s->rhs);
+	if (sys->nc) {
+		/* (1−α_f)Bᵀλᵏ is in the step matrix; α_f Bᵀλᵏ⁻¹ goes right, as
+		 * the Newton path's α-weighted constraint force */
+		for (int k = 0; k < sys->nc && af != 0; k++)
+			for (int i = 0; i < n; i++)
+				s->rhs[i] -= af * sys->B[k + (size_t)i * sys->nc] * sys->lam[k];
+		step_solve_saddle(sys, s->f, s->bscale, t, s->ut, b * tau * tau, s->rhs);
+	} else
+		la_solve(s->f, s->rhs);
 	for (int i = 0; i < n; i++) {
 		a[i] = s->rhs[i];
 		u[i] = s->ut[i] + b * tau * tau * a[i];
