@@ -246,8 +246,8 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 	/* a plot is whole or not written: after an error the old file stays */
 	int rc = plot_svg_write(of.f, &spec), e = errno;
 	if (rc != 0) {
-		rt_outfile_check(&of);
-		e = of.err ? of.err : e;
+		if (!e)
+			e = rt_outfile_check(&of);
 		rt_outfile_discard(&of);
 	} else if ((e = rt_outfile_commit(&of)) != 0) {
 		rc = -1;

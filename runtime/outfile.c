@@ -53,6 +53,17 @@ void rt_outfile_cleanup(void)
 			unlink(o->tmp);
 }
 
+/* Rows go out in blocks of 64 KiB, whatever the file's st_blksize: fewer
+ * system calls, and a write error is found at a step that depends on the
+ * bytes written only, the same on every machine. */
+static void buffer(struct rt_outfile *o)
+{
+	/* glibc ignores the size unless it is given the buffer */
+	o->buf = malloc((size_t)1 << 16);
+	if (o->buf)
+		setvbuf(o->f, o->buf, _IOFBF, (size_t)1 << 16);
+}
+
 int rt_outfile_open(struct rt_outfile *o, const char *path)
 {
 	struct stat st;
@@ -66,6 +77,8 @@ int rt_outfile_open(struct rt_outfile *o, const char *path)
 		if (!S_ISREG(st.st_mode)) {
 			/* a terminal, /dev/null, a FIFO: nothing to replace */
 			o->f = fopen(path, "w");
+			if (o->f)
+				buffer(o);
 			return o->f ? 0 : -1;
 		}
 	}
@@ -108,17 +121,20 @@ int rt_outfile_open(struct rt_outfile *o, const char *path)
 		errno = e;
 		return -1;
 	}
+	buffer(o);
 	return 0;
 }
 
 int rt_outfile_check(struct rt_outfile *o)
 {
 	if (!o->err && o->f && ferror(o->f)) {
-		/* errno may have been changed since the failed write (strtod,
-		 * snprintf): a second flush of the same buffer says why again */
+		/* A second flush of the same buffer says why again, in case
+		 * errno was changed since the failed write; when stdio does
+		 * not try again, errno is still the write's. */
+		int before = errno;
 		errno = 0;
 		fflush(o->f);
-		o->err = errno ? errno : EIO;
+		o->err = errno ? errno : before ? before : EIO;
 	}
 	return o->err;
 }
@@ -162,6 +178,8 @@ int rt_outfile_commit(struct rt_outfile *o)
 	if (fclose(o->f) != 0 && !o->err)
 		o->err = errno ? errno : EIO;
 	o->f = NULL;
+	free(o->buf);
+	o->buf = NULL;
 	if (!o->tmp)
 		return o->err;
 	if (o->err)
@@ -185,6 +203,8 @@ void rt_outfile_discard(struct rt_outfile *o)
 	if (o->f)
 		fclose(o->f);
 	o->f = NULL;
+	free(o->buf);
+	o->buf = NULL;
 	if (!o->tmp)
 		return;
 	sigset_t old;

@@ -16,6 +16,7 @@ struct rt_outfile {
 	const char *path;        /* the final name (not owned) */
 	char *tmp;               /* the temporary, or NULL when written in place */
 	FILE *f;
+	char *buf;               /* f's buffer */
 	int err;                 /* errno of the first failed write, or 0 */
 	struct rt_outfile *next; /* live temporaries, for rt_outfile_cleanup */
 };
