@@ -21,13 +21,36 @@ struct arena {
 
 enum { CHUNK_MIN = 64 * 1024 };
 
+static const char *purpose = "starting", *purpose_file;
+static void (*oom_handler)(const char *what, const char *file);
+
+void arena_purpose(const char *what, const char *file)
+{
+	purpose = what;
+	purpose_file = file;
+}
+
+void arena_on_oom(void (*handler)(const char *what, const char *file))
+{
+	oom_handler = handler;
+}
+
+_Noreturn void arena_out_of_memory(void)
+{
+	if (oom_handler)
+		oom_handler(purpose, purpose_file);
+	/* no handler, or one that returned: nothing can go on without the
+	 * memory (stderr is unbuffered: the message needs none) */
+	fprintf(stderr, "dyn: out of memory while %s%s%s\n", purpose, purpose_file ? " " : "",
+	        purpose_file ? purpose_file : "");
+	exit(3);
+}
+
 static void *xmalloc(size_t n)
 {
 	void *p = malloc(n);
-	if (!p) {
-		fputs("dyn: out of memory\n", stderr);
-		abort();
-	}
+	if (!p)
+		arena_out_of_memory();
 	return p;
 }
 

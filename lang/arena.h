@@ -8,9 +8,20 @@ struct arena;
 
 struct arena *arena_new(void);
 void arena_free(struct arena *a);
-/* Zeroed memory, aligned for any type; aborts only if the system is out of
- * memory (there is no recovery from that in an interpreter). */
+/* Zeroed memory, aligned for any type.  When the system refuses memory
+ * the out-of-memory handler is called, which does not return. */
 void *arena_alloc(struct arena *a, size_t size);
+
+/* What memory is being taken for now, as "parsing" and "x.dyn": the
+ * out-of-memory message names it.  Both strings must outlive their use
+ * (literals, or the file name the driver holds). */
+void arena_purpose(const char *what, const char *file);
+/* The handler of an exhausted memory (the driver's, which reports and
+ * exits), given the purpose; without one the program prints a message and
+ * exits with status 3.  arena_out_of_memory calls it (the scanner's fatal
+ * errors do). */
+void arena_on_oom(void (*handler)(const char *what, const char *file));
+_Noreturn void arena_out_of_memory(void);
 /* A copy of the old contents in a larger block (the old block stays until
  * the arena is freed). */
 void *arena_grow(struct arena *a, void *old, size_t oldsize, size_t newsize);

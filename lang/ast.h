@@ -51,6 +51,7 @@ struct ast_expr {
 	struct ast_vec args;      /* struct ast_arg * */
 	struct ast_vec rows;      /* struct ast_vec * of struct ast_expr * */
 	struct ast_run *run;
+	int depth;                /* the height of its tree (a leaf is 0) */
 };
 
 /* An argument of a call: positional (name == NULL) or named. */

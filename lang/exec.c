@@ -594,6 +594,7 @@ void session_free(struct session *s)
 
 struct ast_program *session_parse(struct session *s, const char *file, const char *text, size_t len)
 {
+	arena_purpose("parsing", file);
 	return parse_text(s->arena, &s->diag, file, text, len);
 }
 
@@ -609,6 +610,8 @@ void session_eval_init(struct session *s, struct eval *ev)
 
 int session_exec_program(struct session *s, struct ast_program *prog)
 {
+	const char *file = prog->stmts.n ? ((struct ast_stmt *)prog->stmts.v[0])->loc.file : NULL;
+	arena_purpose("checking", file);
 	if (check_program(s, prog)) {
 		s->status = 3;
 		return 3;
@@ -620,7 +623,7 @@ int session_exec_program(struct session *s, struct ast_program *prog)
 	ev.a = s->arena;
 	ev.d = &s->diag;
 	ev.scope = s->globals;
-	const char *file = prog->stmts.n ? ((struct ast_stmt *)prog->stmts.v[0])->loc.file : NULL;
+	arena_purpose("running", file);
 	ev.script_dir = file ? dir_of(s->arena, file) : NULL;
 	int rc = exec_stmts(&ev, &prog->stmts);
 	if (rc < 0) {

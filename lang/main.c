@@ -48,6 +48,14 @@ static void usage(FILE *f)
 	      "See dyn(1) and dyn(5).\n", f);
 }
 
+/* The arena's out-of-memory handler: a clean exit with the purpose of the
+ * memory, never an abort and a core dump (dyn(1), EXIT STATUS). */
+static _Noreturn void out_of_memory(const char *what, const char *file)
+{
+	fprintf(stderr, "dyn: out of memory while %s%s%s\n", what, file ? " " : "", file ? file : "");
+	exit(EXIT_INPUT);
+}
+
 static char *read_all(FILE *f, size_t *len)
 {
 	size_t cap = 8192, n = 0;
@@ -270,6 +278,7 @@ static int dyn_main(int argc, char **argv)
 	 * that stops the run with its message, not a silent kill. */
 	signal(SIGXFSZ, SIG_IGN);
 
+	arena_on_oom(out_of_memory);
 	struct session s;
 	session_init(&s);
 	const char *env_stdlib = getenv("DYN_STDLIB");
@@ -367,9 +376,16 @@ static int dyn_main(int argc, char **argv)
 		goto out;
 	}
 	size_t len = 0;
+	errno = 0;
 	char *text = read_all(in, &len);
+	int read_errno = errno;
 	if (in != stdin)
 		fclose(in);
+	if (!text && read_errno == ENOMEM) {
+		fprintf(stderr, "dyn: out of memory while reading %s\n", file);
+		status = EXIT_INPUT;
+		goto out;
+	}
 	if (!text) {
 		fprintf(stderr, "dyn: cannot read '%s': %s\n", file, strerror(errno));
 		status = EXIT_INPUT;

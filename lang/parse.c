@@ -46,6 +46,7 @@ struct ast_program *parse_text_at(struct arena *a, struct diag *d, const char *f
 	}
 
 	int errors = d->errors;
+	ctx.tree_start = arena_used(a);
 	yyscan_t scanner;
 	if (yylex_init_extra(&ctx, &scanner) != 0) {
 		diag_plain(d, "cannot start the scanner");

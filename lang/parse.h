@@ -12,6 +12,15 @@ struct arena;
  * costs the parser stack a few entries (dyn(5), EXPRESSIONS). */
 enum { PARSE_MAX_BRACKETS = 1000 };
 
+/* An expression nests at most PARSE_MAX_DEPTH operations deep (the
+ * evaluator's limit, applied while parsing so that a long line is refused
+ * before its tree is built), and the syntax tree of one text takes at most
+ * PARSE_MAX_TREE bytes (10^6 definitions take about 500 MiB): work and
+ * memory stay proportional to a sane input, whatever the input (dyn(5),
+ * EXPRESSIONS). */
+enum { PARSE_MAX_DEPTH = 5000 };
+#define PARSE_MAX_TREE ((size_t)1 << 30)
+
 /* State shared by the scanner and the parser (yyextra and the parser's
  * parameter). */
 struct parse_ctx {
@@ -28,6 +37,8 @@ struct parse_ctx {
 	int depth;
 	int last;
 	int eof_sent;
+	size_t tree_start;  /* arena_used() when the parse began */
+	int too_large;      /* the tree passed PARSE_MAX_TREE: the parse stops */
 	int first_line;     /* the line number of the text's first line */
 };
 

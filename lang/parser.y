@@ -53,6 +53,37 @@ static struct ast_expr *run_expr(struct parse_ctx *ctx, struct ast_run *run)
 	return e;
 }
 
+/* The height of e's tree from its children's (a leaf is 0); past
+ * PARSE_MAX_DEPTH the parse stops (YYABORT), before a long line builds a
+ * tree of gigabytes. */
+static int nest(struct parse_ctx *ctx, struct ast_expr *e)
+{
+	int d = 0;
+	struct ast_expr *kids[] = { e->lhs, e->rhs, e->cond, e->lo, e->hi };
+	for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+		if (kids[i] && kids[i]->depth >= d)
+			d = kids[i]->depth + 1;
+	for (int i = 0; i < e->args.n; i++) {
+		struct ast_expr *v = ((struct ast_arg *)e->args.v[i])->value;
+		if (v && v->depth >= d)
+			d = v->depth + 1;
+	}
+	for (int i = 0; i < e->rows.n; i++) {
+		struct ast_vec *r = e->rows.v[i];
+		for (int j = 0; j < r->n; j++)
+			if (((struct ast_expr *)r->v[j])->depth >= d)
+				d = ((struct ast_expr *)r->v[j])->depth + 1;
+	}
+	e->depth = d;
+	if (d <= PARSE_MAX_DEPTH)
+		return 0;
+	diag_error(ctx->diag, e->loc, "expression nested too deeply (more than %d levels): "
+	           "use sum(i in a..b) for long sums", PARSE_MAX_DEPTH);
+	return -1;
+}
+
+#define NESTED(e) do { if (nest(ctx, (e))) YYABORT; } while (0)
+
 static struct ast_expr *name_expr(struct parse_ctx *ctx, const char *name, struct loc loc)
 {
 	struct ast_expr *e = ast_expr_new(ctx->arena, AST_NAME, loc);
@@ -350,36 +381,36 @@ record_every:
 
 expr:
 	postfix
-	| expr '+' expr         { $$ = ast_binary(A, AST_OP_ADD, $1, $3, L(@2)); }
-	| expr '-' expr         { $$ = ast_binary(A, AST_OP_SUB, $1, $3, L(@2)); }
-	| expr '*' expr         { $$ = ast_binary(A, AST_OP_MUL, $1, $3, L(@2)); }
-	| expr '/' expr         { $$ = ast_binary(A, AST_OP_DIV, $1, $3, L(@2)); }
-	| expr '^' expr         { $$ = ast_binary(A, AST_OP_POW, $1, $3, L(@2)); }
-	| expr '<' expr         { $$ = ast_binary(A, AST_OP_LT, $1, $3, L(@2)); }
-	| expr LE expr          { $$ = ast_binary(A, AST_OP_LE, $1, $3, L(@2)); }
-	| expr '>' expr         { $$ = ast_binary(A, AST_OP_GT, $1, $3, L(@2)); }
-	| expr GE expr          { $$ = ast_binary(A, AST_OP_GE, $1, $3, L(@2)); }
-	| expr EQ expr          { $$ = ast_binary(A, AST_OP_EQ, $1, $3, L(@2)); }
-	| expr NE expr          { $$ = ast_binary(A, AST_OP_NE, $1, $3, L(@2)); }
-	| expr AND expr         { $$ = ast_binary(A, AST_OP_AND, $1, $3, L(@2)); }
-	| expr OR expr          { $$ = ast_binary(A, AST_OP_OR, $1, $3, L(@2)); }
-	| NOT expr              { $$ = ast_unary(A, AST_OP_NOT, $2, L(@1)); }
-	| '-' expr %prec UMINUS { $$ = ast_unary(A, AST_OP_NEG, $2, L(@1)); }
+	| expr '+' expr         { $$ = ast_binary(A, AST_OP_ADD, $1, $3, L(@2)); NESTED($$); }
+	| expr '-' expr         { $$ = ast_binary(A, AST_OP_SUB, $1, $3, L(@2)); NESTED($$); }
+	| expr '*' expr         { $$ = ast_binary(A, AST_OP_MUL, $1, $3, L(@2)); NESTED($$); }
+	| expr '/' expr         { $$ = ast_binary(A, AST_OP_DIV, $1, $3, L(@2)); NESTED($$); }
+	| expr '^' expr         { $$ = ast_binary(A, AST_OP_POW, $1, $3, L(@2)); NESTED($$); }
+	| expr '<' expr         { $$ = ast_binary(A, AST_OP_LT, $1, $3, L(@2)); NESTED($$); }
+	| expr LE expr          { $$ = ast_binary(A, AST_OP_LE, $1, $3, L(@2)); NESTED($$); }
+	| expr '>' expr         { $$ = ast_binary(A, AST_OP_GT, $1, $3, L(@2)); NESTED($$); }
+	| expr GE expr          { $$ = ast_binary(A, AST_OP_GE, $1, $3, L(@2)); NESTED($$); }
+	| expr EQ expr          { $$ = ast_binary(A, AST_OP_EQ, $1, $3, L(@2)); NESTED($$); }
+	| expr NE expr          { $$ = ast_binary(A, AST_OP_NE, $1, $3, L(@2)); NESTED($$); }
+	| expr AND expr         { $$ = ast_binary(A, AST_OP_AND, $1, $3, L(@2)); NESTED($$); }
+	| expr OR expr          { $$ = ast_binary(A, AST_OP_OR, $1, $3, L(@2)); NESTED($$); }
+	| NOT expr              { $$ = ast_unary(A, AST_OP_NOT, $2, L(@1)); NESTED($$); }
+	| '-' expr %prec UMINUS { $$ = ast_unary(A, AST_OP_NEG, $2, L(@1)); NESTED($$); }
 	| '+' expr %prec UMINUS { $$ = $2; }
 	| IF expr THEN expr ELSE expr {
-		$$ = ast_expr_new(A, AST_IF, L(@1)); $$->cond = $2; $$->lhs = $4; $$->rhs = $6; }
+		$$ = ast_expr_new(A, AST_IF, L(@1)); $$->cond = $2; $$->lhs = $4; $$->rhs = $6; NESTED($$); }
 	| SUM '(' IDENT IN expr DOTDOT expr ')' expr %prec SUMMAND {
-		$$ = ast_expr_new(A, AST_SUM, L(@1)); $$->name = $3; $$->lo = $5; $$->hi = $7; $$->lhs = $9; }
+		$$ = ast_expr_new(A, AST_SUM, L(@1)); $$->name = $3; $$->lo = $5; $$->hi = $7; $$->lhs = $9; NESTED($$); }
 	;
 
 postfix:
 	primary
-	| postfix '(' args_opt ')' { $$ = ast_expr_new(A, AST_CALL, $1->loc); $$->lhs = $1; $$->args = $3; }
-	| postfix '[' expr ']'  { $$ = ast_expr_new(A, AST_INDEX, ast_span($1->loc, L(@4))); $$->lhs = $1; $$->rhs = $3; }
-	| postfix '.' IDENT     { $$ = ast_expr_new(A, AST_FIELD, ast_span($1->loc, L(@3))); $$->lhs = $1; $$->name = $3; }
+	| postfix '(' args_opt ')' { $$ = ast_expr_new(A, AST_CALL, $1->loc); $$->lhs = $1; $$->args = $3; NESTED($$); }
+	| postfix '[' expr ']'  { $$ = ast_expr_new(A, AST_INDEX, ast_span($1->loc, L(@4))); $$->lhs = $1; $$->rhs = $3; NESTED($$); }
+	| postfix '.' IDENT     { $$ = ast_expr_new(A, AST_FIELD, ast_span($1->loc, L(@3))); $$->lhs = $1; $$->name = $3; NESTED($$); }
 	| postfix PRIME         {
 		if ($1->kind == AST_PRIME) { $$ = $1; $$->primes++; $$->loc = ast_span($1->loc, L(@2)); }
-		else { $$ = ast_expr_new(A, AST_PRIME, ast_span($1->loc, L(@2))); $$->lhs = $1; $$->primes = 1; } }
+		else { $$ = ast_expr_new(A, AST_PRIME, ast_span($1->loc, L(@2))); $$->lhs = $1; $$->primes = 1; NESTED($$); } }
 	;
 
 primary:
@@ -388,7 +419,7 @@ primary:
 	| IDENT                 { $$ = name_expr(ctx, $1, L(@1)); }
 	| KINETIC               { $$ = name_expr(ctx, "kinetic", L(@1)); }   /* record kinetic */
 	| '(' expr ')'          { $$ = $2; }
-	| '[' rows ']'          { $$ = ast_expr_new(A, AST_MATRIX, L(@1)); $$->rows = $2; }
+	| '[' rows ']'          { $$ = ast_expr_new(A, AST_MATRIX, L(@1)); $$->rows = $2; NESTED($$); }
 	;
 
 rows:
@@ -438,7 +469,7 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *scanner, struct p
 {
 	(void)scanner;
 	yysymbol_kind_t found = yypcontext_token(pc);
-	if (found == YYSYMBOL_BADTOKEN)
+	if (found == YYSYMBOL_BADTOKEN || ctx->too_large)
 		return 0;
 	enum { MAXEXP = 5 };
 	yysymbol_kind_t expected[MAXEXP];
@@ -459,6 +490,8 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *scanner, struct p
 static void yyerror(YYLTYPE *lloc, void *scanner, struct parse_ctx *ctx, const char *msg)
 {
 	(void)scanner;
+	if (ctx->too_large)
+		return;
 	if (strcmp(msg, "memory exhausted") == 0)
 		msg = "expression nested too deeply";
 	diag_error(ctx->diag, loc_of(ctx, lloc), "%s", msg);
