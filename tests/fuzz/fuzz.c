@@ -10,7 +10,7 @@
  * rt_interrupted after FUZZ_MS milliseconds, which stops a run at its next
  * step and an evaluation at its next statement, call or term of a sum
  * (lang/eval.c); libFuzzer's -timeout catches whatever does not stop.
- * Records and plots go into a temporary folder, the current directory.
+ * Records and plots go into a folder of their own, the current directory.
  * Scripts run on a thread with a 256 MB stack, as in lang/main.c, so the
  * language's nesting limits are those of dyn. */
 #include <config.h>
@@ -52,7 +52,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		perror("fuzz: /dev/null");
 		exit(1);
 	}
-	char dir[] = "/tmp/dyn-fuzz-XXXXXX";
+	/* a folder of its own for each process (fork mode starts many),
+	 * under FUZZ_WORKDIR (tests/fuzz/fuzz.sh removes it) or /tmp */
+	const char *work = getenv("FUZZ_WORKDIR");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/dyn-fuzz-XXXXXX", work && *work ? work : "/tmp");
 	if (!mkdtemp(dir) || chdir(dir) != 0) {
 		perror("fuzz: temporary folder");
 		exit(1);

@@ -18,9 +18,13 @@
 # failure, as is one using more than 2 GB.  Allocations beyond 4 GB return
 # NULL (dyn reports "out of memory"), so a script asking for a history of
 # 10^9 steps is not reported as a crash.  FUZZ_JOBS (1) runs several
-# processes per target.
+# processes per target.  FUZZ_KEEP_GOING=1 does not stop at the first
+# failure (libFuzzer's fork mode, -ignore_crashes and the like): every
+# failure found in the time is written to the artifacts.
 set -u
-: "${MAKE:=make}" "${FUZZ_CC:=clang}" "${FUZZ_SECONDS:=60}" "${FUZZ_JOBS:=1}" "${srcdir:=.}"
+: "${MAKE:=make}" "${FUZZ_CC:=clang}" "${FUZZ_SECONDS:=60}" "${FUZZ_JOBS:=1}" "${FUZZ_KEEP_GOING:=}" "${srcdir:=.}"
+mode="-jobs=$FUZZ_JOBS -workers=$FUZZ_JOBS"
+[ -n "$FUZZ_KEEP_GOING" ] && mode="-fork=$FUZZ_JOBS -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
 srcdir=$(cd "$srcdir" && pwd)
 dir=$(pwd)/tests/fuzz/build
 flags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
@@ -58,7 +62,8 @@ for g in "$srcdir"/tests/golden/*.test; do
 done
 echo "fuzz: $(ls "$seeds" | wc -l) seeds, $FUZZ_SECONDS s per target"
 
-mkdir -p "$dir/artifacts"
+rm -rf "$dir/artifacts" "$dir/work"
+mkdir -p "$dir/artifacts" "$dir/work"
 found=0
 for target in fuzz_lower fuzz_run; do
 	corpus=$dir/corpus-$target
@@ -66,22 +71,27 @@ for target in fuzz_lower fuzz_run; do
 	log=$dir/$target.log
 	(
 		cd "$dir/artifacts" &&
+		FUZZ_WORKDIR=$dir/work \
 		ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=4096:detect_leaks=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		"$dir/dyn/tests/fuzz/$target" -max_total_time="$FUZZ_SECONDS" -timeout=10 \
 			-rss_limit_mb=2048 -malloc_limit_mb=8192 -max_len=4096 \
 			-dict="$srcdir/tests/fuzz/dyn.dict" -artifact_prefix="$dir/artifacts/$target-" \
-			-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS" -print_final_stats=1 \
+			$mode -print_final_stats=1 \
 			"$corpus" "$seeds"
 	) > "$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{ s += $1 } END { print s + 0 }')
-	echo "fuzz: $target: $execs executions in $FUZZ_SECONDS s, corpus $(ls "$corpus" | wc -l) inputs, exit $rc"
-	if [ "$rc" -ne 0 ]; then
+	# fork mode reports "#N: cov: ..." lines instead of final stats
+	[ "$execs" -eq 0 ] && execs=$(sed -n 's/^#\([0-9]*\):.*/\1/p' "$log" | tail -1)
+	crashes=$(ls "$dir/artifacts" | grep -c "^$target-")
+	echo "fuzz: $target: ${execs:-0} executions in $FUZZ_SECONDS s, corpus $(ls "$corpus" | wc -l) inputs, exit $rc, $crashes artifacts"
+	if [ "$rc" -ne 0 ] || [ "$crashes" -gt 0 ]; then
 		found=1
-		grep -m 5 -E '^==[0-9]+==ERROR|runtime error|SUMMARY|Test unit written' "$log" | sed 's/^/    /'
+		grep -E '^==[0-9]+==ERROR|runtime error|SUMMARY|Test unit written' "$log" | sort | uniq -c | sort -rn | head -20 | sed 's/^/    /'
 		echo "    (the whole report is in $log)"
 	fi
 done
+rm -rf "$dir/work"
 [ "$found" -eq 0 ] && echo "fuzz: no failure found"
 exit "$found"
