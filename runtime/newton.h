@@ -31,8 +31,8 @@ struct newton_report {
  * state before the step, terms(x) the size of the residual's terms at the
  * accepted x itself, never at the guess — or until no step decreases a
  * residual already at its rounding level.  Returns 0, -1 when not
- * converged in maxit iterations, -3 when the residual is not finite or
- * ends more than twice as large as it started (divergence), -2 for a singular Jacobian. */
+ * converged in maxit iterations, -3 when the residual is not finite
+ * (divergence), -2 for a singular Jacobian. */
 int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double tol, double scale,
                  int maxit, struct newton_report *rep);
 

@@ -573,14 +573,10 @@ int stage_failure(const struct stage *s, int rc, struct rt_error *err)
 	int it = rep->iterations;
 	if (rc == -2)
 		snprintf(err->msg, sizeof err->msg, "the Jacobian of the step is singular");
-	else if (rc == -3 && !isfinite(rep->residual))
+	else if (rc == -3)
 		snprintf(err->msg, sizeof err->msg, "Newton diverged: the equation of %s is %s at %s = %.3g "
 		         "after %d iteration%s", name, isnan(rep->residual) ? "NaN" : "infinite", name, value, it,
 		         it == 1 ? "" : "s");
-	else if (rc == -3)
-		snprintf(err->msg, sizeof err->msg, "Newton diverged: its residual grew from %.2g to %.2g in %d "
-		         "iteration%s, largest in the equation of %s (%s = %.3g)",
-		         rep->initial * s->tol / rep->bound, rel, it, it == 1 ? "" : "s", name, name, value);
 	else
 		snprintf(err->msg, sizeof err->msg, "Newton did not converge in %d iteration%s, residual %.2g "
 		         "(largest in the equation of %s)", it, it == 1 ? "" : "s", rel, name);
