@@ -5,6 +5,7 @@
 #define DYN_EVAL_H
 
 #include <stdio.h>
+#include <sys/types.h>
 #include "ast.h"
 #include "diag.h"
 #include "value.h"
@@ -18,11 +19,24 @@ struct param_override {
 	int used;
 };
 
+/* A file's identity: (dev, ino) of the file when name is NULL, or of its
+ * folder when the file does not exist yet and name is its final name. */
+struct out_id {
+	dev_t dev;
+	ino_t ino;
+	const char *name;
+};
+
 struct session {
 	struct diag diag;
 	struct arena *arena;         /* every AST and IR of the session */
 	struct scope *globals;
 	const char *outdir;          /* -o DIR, or NULL for the current directory */
+	const char *outdir_real;     /* its real path, once an output asked */
+	int allow_anywhere;          /* --allow-write-anywhere */
+	struct out_id *input;        /* the script and its modules, which no
+	                                output may overwrite (name: the path) */
+	int ninput, input_cap;
 	int quiet;
 	int interactive;             /* REPL: expression statements print */
 	int allow_redefine;          /* REPL: names may be defined again */
@@ -43,6 +57,8 @@ struct session {
 };
 
 void session_init(struct session *s);
+/* Remember a file read as source (the script, a module). */
+void session_add_input(struct session *s, const char *path);
 void session_free(struct session *s);
 
 /* Load stdlib/schemes.dyn (embedded in the binary) into the session. */

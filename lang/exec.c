@@ -240,6 +240,9 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 	const char *full = path_join(ev->a, ev->s->outdir, path);
 	char name[256];
 	struct rt_outfile of;
+	struct out_id id;
+	if (outpath_check(ev, st->path->loc, full, &id))
+		return -1;
 	if (rt_outfile_open(&of, full) != 0)
 		return eval_error(ev, st->path->loc, "cannot write '%s': %s", rt_escape(name, sizeof name, full),
 		                  strerror(errno));
@@ -446,6 +449,7 @@ int import_module(struct session *s, struct ast_stmt *st)
 		}
 		fclose(f);
 		st->module_path = path;
+		session_add_input(s, path);
 		st->module = parse_text(s->arena, &s->diag, path, text ? text : "", len);
 		return st->module ? 0 : -1;
 	}
@@ -595,6 +599,8 @@ void session_free(struct session *s)
 struct ast_program *session_parse(struct session *s, const char *file, const char *text, size_t len)
 {
 	arena_purpose("parsing", file);
+	if (file && file[0] != '<')
+		session_add_input(s, file);
 	return parse_text(s->arena, &s->diag, file, text, len);
 }
 

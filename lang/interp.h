@@ -118,6 +118,13 @@ void session_eval_init(struct session *s, struct eval *ev);
 /* Find and parse the module of an import statement (kept on it). */
 int import_module(struct session *s, struct ast_stmt *st);
 
+/* Whether the script may write path (joined with the output folder):
+ * inside the output folder unless --allow-write-anywhere, never over the
+ * script or its modules.  Fills *id; reports at loc and returns -1 when
+ * it may not (outpath.c). */
+int outpath_check(struct eval *ev, struct loc loc, const char *path, struct out_id *id);
+int outpath_same(const struct out_id *a, const struct out_id *b);
+
 /* Resolve a path relative to a directory (NULL: as is). */
 const char *path_join(struct arena *a, const char *dir, const char *path);
 

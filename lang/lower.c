@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include "interp.h"
+#include "outfile.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -782,14 +783,67 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 	return 0;
 }
 
+/* The files of a run's records and of the plots in its block must be
+ * distinct files, compared by identity (outpath.c): the records of one
+ * run are written together, and a plot written after them would replace
+ * a record. */
+struct out_file {
+	struct out_id id;
+	const char *path;
+	struct loc loc;
+	int plot;
+};
+
+static int add_file(struct eval *ev, struct out_file *files, int *n, const char *path, struct loc loc, int plot)
+{
+	struct out_file *f = &files[*n];
+	if (outpath_check(ev, loc, path, &f->id))
+		return -1;
+	f->path = path;
+	f->loc = loc;
+	f->plot = plot;
+	for (int j = 0; j < *n; j++) {
+		if (!outpath_same(&files[j].id, &f->id))
+			continue;
+		const char *what = files[j].plot && plot ? "two plots" : files[j].plot || plot ? "a record and a plot"
+		                                                                                : "two records";
+		char q[256], q2[256];
+		rt_escape(q, sizeof q, path);
+		rt_escape(q2, sizeof q2, files[j].path);
+		if (strcmp(path, files[j].path) == 0)
+			eval_error(ev, loc, "%s write the same file '%s'", what, q);
+		else
+			eval_error(ev, loc, "%s write the same file: '%s' is '%s'", what, q, q2);
+		diag_note(ev->d, files[j].loc, "'%s' is written here", q2);
+		return -1;
+	}
+	(*n)++;
+	return 0;
+}
+
 static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *ar, struct ir_run *run)
 {
 	run->noutput = 0;
 	run->output = arena_alloc(ev->a, sizeof *run->output * (size_t)(ar->records.n + 1));
+	struct out_file *files = arena_alloc(ev->a, sizeof *files * (size_t)(ar->records.n + 1));
+	int nfile = 0;
 	for (int kk = 0; kk < ar->records.n; kk++) {
 		struct ast_record *rec = ar->records.v[kk];
-		if (rec->plot)
-			continue;   /* plots run after the run (exec.c) */
+		if (rec->plot) {
+			/* plots run after the run (exec.c); their files are known now */
+			struct scope *sc = ev->scope;
+			ev->scope = ev->s->globals;
+			ev->mc = NULL;
+			ev->prog = new_prog(ev);
+			const char *p;
+			int rc = eval_string(ev, rec->plot->path, &p, "the file name");
+			ev->scope = sc;
+			ev->mc = mc;
+			if (rc || (strcmp(p, "$terminal") != 0 &&
+			           add_file(ev, files, &nfile, path_join(ev->a, ev->s->outdir, p), rec->plot->path->loc, 1)))
+				return -1;
+			continue;
+		}
 		int k = run->noutput++;
 		struct ir_output *o = &run->output[k];
 		int cap = 0;
@@ -810,6 +864,11 @@ static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *
 				return eval_error(ev, rec->path->loc, "the file name is empty");
 			o->path = path_join(ev->a, ev->s->outdir, p);
 			o->loc = ir_loc_of(rec->path->loc);
+			/* a caret alone, as for the runtime's messages at this place */
+			struct loc l = rec->path->loc;
+			l.len = 1;
+			if (add_file(ev, files, &nfile, o->path, l, 0))
+				return -1;
 		}
 		if (rec->every) {
 			long every;
@@ -822,13 +881,6 @@ static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *
 		ev->scope = sc;
 		ev->mc = mc;
 	}
-	for (int k = 0; k < run->noutput; k++)
-		for (int j = 0; j < k; j++)
-			if (run->output[k].path && run->output[j].path &&
-			    strcmp(run->output[k].path, run->output[j].path) == 0) {
-				struct loc l = { run->output[k].loc.file, run->output[k].loc.line, run->output[k].loc.col, 1 };
-				return eval_error(ev, l, "two records write the same file '%s'", run->output[k].path);
-			}
 	return 0;
 }
 

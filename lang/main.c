@@ -35,6 +35,9 @@ static void usage(FILE *f)
 	      "      --dump-ir          print the IR of the first run instead of running it\n"
 	      "      --list-schemes     list the scheme families and named schemes\n"
 	      "  -o, --output DIR       write recorded files and plots under DIR\n"
+	      "      --allow-write-anywhere\n"
+	      "                         let the script write outside the output folder\n"
+	      "                         (by default its files go into it or below it)\n"
 	      "  -q, --quiet            no warnings, no progress bar\n"
 	      "      --progress         show a progress bar on a terminal (automatic for\n"
 	      "                         runs longer than a second)\n"
@@ -290,6 +293,7 @@ static int dyn_main(int argc, char **argv)
 		{ "dump-ir", no_argument, NULL, 'D' },
 		{ "list-schemes", no_argument, NULL, 'L' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "allow-write-anywhere", no_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -311,6 +315,7 @@ static int dyn_main(int argc, char **argv)
 		case 'D': s.dump_ir = 1; break;
 		case 'L': list = 1; break;
 		case 'o': s.outdir = optarg; break;
+		case 'W': s.allow_anywhere = 1; break;
 		case 'q': s.quiet = 1; break;
 		case 'P': s.progress = 1; break;
 		case 'i': interactive = optarg; break;
