@@ -971,6 +971,31 @@ static int load_not_finite(struct rt_stepper_run *r, double t0, double t1, int k
 	return 0;
 }
 
+/* ω_max of the linearisation at (u, z): K + ∂²Φ/∂u² against M(u); NAN
+ * when unknown (out of memory, a failed eigensolve, more than 1000 dofs:
+ * this runs once, when a run has failed). */
+static double omega_max_at(struct rt_problem *pb, const double *u, const double *z)
+{
+	int n = pb->n, N = pb->N;
+	if (n > 1000)
+		return NAN;
+	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double)), *Ku = calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double *w = calloc((size_t)n + 1, sizeof(double)), *Mu = calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double wmax = NAN;
+	if (J && Ku && w && Mu) {
+		problem_mass(pb, u, Mu);
+		problem_phi(pb, u, z, NULL);
+		problem_add_hess_phi(pb, NULL, NULL, J, N);
+		for (int j = 0; j < n; j++)
+			for (int i = 0; i < n; i++)
+				Ku[i + (size_t)j * n] = J[i + (size_t)j * N];
+		if (la_sygv(n, Ku, Mu, w, NULL) == 0 && w[n - 1] > 0)
+			wmax = sqrt(w[n - 1]);
+	}
+	free(J); free(Ku); free(w); free(Mu);
+	return wmax;
+}
+
 /* Schemes stable only below a critical step: central differences and
  * the Newmark family with γ > 2β (or β = 0). */
 static int conditional(const struct ir_scheme *sc)
@@ -1082,11 +1107,27 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 				                        "of the step: its expression has no value there", tk, k,
 				                        stored ? "stored" : "kinetic", isnan(stored ? eP : eT) ? "NaN" : "infinite");
 			}
+			/* the critical step of the undamped Newmark family,
+			 * ω_max τ < 1/√(γ/2 − β) (2 for central differences), when
+			 * the stiffness is constant: a nonlinear one at a state
+			 * that has already grown says nothing of the step to take */
+			char crit[160] = "";
+			const struct ir_scheme *sc = &plan->scheme;
+			double beta = sc->family == IR_NEWMARK ? sc->p[0] : 0, gamma = sc->family == IR_NEWMARK ? sc->p[1] : 0.5;
+			if (!m->potential && !m->kinetic &&
+			    (sc->family == IR_CENTRAL_DIFFERENCE || (sc->family == IR_NEWMARK && gamma >= 0.5 && beta < gamma / 2))) {
+				double wmax = omega_max_at(&r->pb, r->x.u, r->x.z);
+				if (isfinite(wmax))
+					snprintf(crit, sizeof crit, " (omega_max = %.6g rad/s: its critical step is %.6g)", wmax,
+					         1 / sqrt(gamma / 2 - beta) / wmax);
+				else
+					snprintf(crit, sizeof crit, " (it is stable only below a critical step)");
+			} else if (conditional(sc))
+				snprintf(crit, sizeof crit, " (it is stable only below a critical step)");
 			return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): the solution grew beyond any "
 			                        "physical bound: the scheme created an energy of %.3g from energies of "
 			                        "%.3g in play; %s is unstable at this step%s: take a smaller step", tk, k,
-			                        created, escale, plan->scheme.name, conditional(&plan->scheme) ?
-			                        " (it is stable only below a critical step 2/omega_max)" : "");
+			                        created, escale, plan->scheme.name, crit);
 		}
 		r->k = k;
 		int bad = store_row(r);
