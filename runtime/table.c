@@ -3,17 +3,26 @@
  *
  * The files come from other programs (spreadsheets, data loggers), so the
  * reader is lenient about form — header row, comments, blank lines, CRLF
- * line endings, a UTF-8 byte-order mark, blanks around fields, lines of any
- * length — and strict about content: every time and every value read must
- * be a finite number and the times must increase, and a mistake is reported
- * with the file, the line and the column so that the user can fix it.
+ * line endings, a UTF-8 byte-order mark, blanks around fields — and strict
+ * about content: every time and every value read must be a finite number
+ * and the times must increase, and a mistake is reported with the file,
+ * the line and the column so that the user can fix it.
+ *
+ * The name of a file comes from a script, which may be someone else's: the
+ * reader takes regular files only (not /dev/zero, which never ends, nor a
+ * FIFO, which may never answer), at most TABLE_MAX_BYTES of them in lines
+ * of at most TABLE_MAX_LINE bytes, and never quotes the file's content in
+ * a message (table("/etc/shadow", 2) must not print a line of it).
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "table.h"
 #include "fmt.h"
 
+#include "outfile.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
@@ -21,8 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#define QUOTE_MAX 40    /* longest field text quoted in a message */
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -75,18 +85,6 @@ static enum num_status parse_number(const char *s, double *v)
 	return NUM_OK;
 }
 
-/* Field text for a message, shortened so that a stray binary line cannot
- * flood the error. */
-static void quote(char *buf, size_t len, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n > QUOTE_MAX)
-		snprintf(buf, len, "%.*s...", QUOTE_MAX, s);
-	else
-		snprintf(buf, len, "%s", s);
-}
-
 /* Shortest %g form that reads back as v, so that two close but distinct
  * times in a message do not print alike. */
 static void format_num(char buf[FMT_BUFSZ], double v)
@@ -94,40 +92,66 @@ static void format_num(char buf[FMT_BUFSZ], double v)
 	fmt_g(buf, v, 1);
 }
 
-/* Report a field of column c that is not a usable number. */
+/* Report a field of column c that is not a usable number — by its place
+ * only: the file may be anything, its text is not shown. */
 static void bad_field(char *err, size_t errlen, const char *path, long line,
-                      int c, enum num_status st, const char *field)
+                      int c, enum num_status st)
 {
-	char q[QUOTE_MAX + 8];
+	set_err(err, errlen, "'%s' line %ld, column %d: %s", path, line, c,
+	        st == NUM_EMPTY ? "empty field, expected a number" :
+	        st == NUM_INFINITE ? "not a finite number" : "not a number");
+}
 
-	quote(q, sizeof q, field);
-	if (st == NUM_EMPTY)
-		set_err(err, errlen, "'%s' line %ld: expected a number in "
-		        "column %d, found an empty field", path, line, c);
-	else if (st == NUM_INFINITE)
-		set_err(err, errlen, "'%s' line %ld: expected a finite number "
-		        "in column %d, found '%s'", path, line, c, q);
-	else
-		set_err(err, errlen, "'%s' line %ld: expected a number in "
-		        "column %d, found '%s'", path, line, c, q);
+/* Read one line into buf (at most TABLE_MAX_LINE bytes and a NUL), without
+ * its "\n".  Returns its length, -1 at the end of the file or on a read
+ * error, -2 when the line is longer than the limit. */
+static long read_line(FILE *f, char *buf, size_t *total)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF) {
+		++*total;
+		if (c == '\n')
+			break;
+		if (n == TABLE_MAX_LINE)
+			return -2;
+		buf[n++] = (char)c;
+	}
+	if (c == EOF && n == 0)
+		return -1;
+	buf[n] = '\0';
+	return (long)n;
 }
 
 static int read_file(FILE *f, const char *path, int col, int *n, double **x,
                      double **y, char *err, size_t errlen)
 {
-	char *line = NULL, *p, *f1, *fc;
-	size_t cap = 0, size = 0, room = 0;
-	ssize_t len;
+	char *line = malloc(TABLE_MAX_LINE + 1), *p, *f1, *fc;
+	size_t size = 0, room = 0, total = 0;
+	long len;
 	long lineno = 0;
 	int seen_content = 0, nfields, k;
 	double t, v, *xs = NULL, *ys = NULL;
 	enum num_status st;
 	char a[32], b[32];
 
-	while (errno = 0, (len = getline(&line, &cap, f)) != -1) {
+	if (!line)
+		goto nomem;
+	while (errno = 0, (len = read_line(f, line, &total)) != -1) {
 		lineno++;
-		/* getline keeps "\n"; Windows files add "\r" before it. */
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		if (len == -2) {
+			set_err(err, errlen, "'%s' line %ld is longer than %d bytes, "
+			        "the limit of table()", path, lineno, TABLE_MAX_LINE);
+			goto fail;
+		}
+		if (total > TABLE_MAX_BYTES) {
+			set_err(err, errlen, "'%s' is larger than %d MiB, the limit "
+			        "of table()", path, TABLE_MAX_BYTES >> 20);
+			goto fail;
+		}
+		/* Windows files end lines with "\r\n". */
+		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
 		p = line;
 		if (lineno == 1 && strncmp(p, "\xEF\xBB\xBF", 3) == 0)
@@ -161,7 +185,7 @@ static int read_file(FILE *f, const char *path, int col, int *n, double **x,
 				seen_content = 1;
 				continue;
 			}
-			bad_field(err, errlen, path, lineno, 1, st, f1);
+			bad_field(err, errlen, path, lineno, 1, st);
 			goto fail;
 		}
 		seen_content = 1;
@@ -176,7 +200,7 @@ static int read_file(FILE *f, const char *path, int col, int *n, double **x,
 		} else {
 			st = parse_number(fc, &v);
 			if (st != NUM_OK) {
-				bad_field(err, errlen, path, lineno, col, st, fc);
+				bad_field(err, errlen, path, lineno, col, st);
 				goto fail;
 			}
 		}
@@ -254,7 +278,9 @@ int table_read(const char *path, int col, int *n, double **x, double **y,
 {
 	locale_t c, old = (locale_t)0;
 	FILE *f;
-	int r;
+	int r, fd;
+	struct stat st;
+	char name[256];
 
 	*n = 0;
 	*x = *y = NULL;
@@ -263,10 +289,32 @@ int table_read(const char *path, int col, int *n, double **x, double **y,
 		        "from 1", col);
 		return -1;
 	}
-	f = fopen(path, "r");
-	if (!f) {
-		set_err(err, errlen, "cannot open '%s': %s", path,
+	rt_escape(name, sizeof name, path);
+	/* O_NONBLOCK: opening a FIFO with no writer would wait forever */
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		set_err(err, errlen, "cannot open '%s': %s", name,
 		        strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		set_err(err, errlen, "'%s' is not a regular file: table() reads "
+		        "regular files only", name);
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > TABLE_MAX_BYTES) {
+		set_err(err, errlen, "'%s' is larger than %d MiB, the limit of "
+		        "table()", name, TABLE_MAX_BYTES >> 20);
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	f = fdopen(fd, "r");
+	if (!f) {
+		set_err(err, errlen, "cannot open '%s': %s", name,
+		        strerror(errno));
+		close(fd);
 		return -1;
 	}
 	/* Data files always use '.', whatever the user's locale: read them in
@@ -274,7 +322,7 @@ int table_read(const char *path, int col, int *n, double **x, double **y,
 	c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
 	if (c != (locale_t)0)
 		old = uselocale(c);
-	r = read_file(f, path, col, n, x, y, err, errlen);
+	r = read_file(f, name, col, n, x, y, err, errlen);
 	if (c != (locale_t)0) {
 		uselocale(old);
 		freelocale(c);
