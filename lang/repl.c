@@ -3,7 +3,9 @@
  * runs (:help lists them).  Input continues over several lines while a
  * bracket or brace is open or a line ends with an operator or comma.
  * Ctrl-C at the prompt clears the line; during a run it stops the run and
- * keeps what was computed; Ctrl-D leaves. */
+ * keeps what was computed (a prepared run goes on at the next :step or
+ * :run); Ctrl-D leaves.  The prompt uses readline's callback interface,
+ * so that a signal never has to leave readline from its handler. */
 #include <config.h>
 
 #include "interp.h"
@@ -15,11 +17,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <setjmp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <unistd.h>
 
 #include <readline/history.h>
@@ -27,8 +30,9 @@
 
 static struct session *S;
 static int exit_requested;
-static sigjmp_buf prompt_jmp;
-static volatile sig_atomic_t at_prompt;
+/* Set while the prompt waits for input: a Ctrl-C then drops the line
+ * (prompt_interrupted) instead of stopping an evaluation (rt_interrupted). */
+static volatile sig_atomic_t at_prompt, prompt_interrupted;
 
 /* The text typed so far, kept whole so that diagnostics can quote any
  * line of it as <stdin>:line:col. */
@@ -36,12 +40,16 @@ static char *typed;
 static size_t typed_len, typed_cap;
 static int typed_lines;
 
+/* The handler only sets a flag: readline is never left from a signal
+ * handler (a siglongjmp out of readline() left its state half-updated
+ * and crashed at the next Ctrl-D); the prompt's loop sees the flag. */
 static void on_sigint(int sig)
 {
 	(void)sig;
 	if (at_prompt)
-		siglongjmp(prompt_jmp, 1);
-	rt_interrupted = 1;
+		prompt_interrupted = 1;
+	else
+		rt_interrupted = 1;
 }
 
 /* ---- completion ---- */
@@ -508,6 +516,7 @@ static void energy(void)
 static void finish_pending(void)
 {
 	struct rt_error err = { 0 };
+	rt_resume(S->pending);   /* its interruption was reported when it came */
 	int status = rt_end(S->pending, &err);
 	if (status) {
 		struct loc loc = { err.loc.file, err.loc.line, err.loc.col, 1 };
@@ -539,6 +548,7 @@ static void step(const char *arg, int to_end)
 	struct rt_error err = { 0 };
 	double t;
 	int k, nstep;
+	rt_resume(S->pending);   /* a Ctrl-C stopped it: continue where it stopped */
 	rt_position(S->pending, &t, &k, &nstep);
 	int rc = rt_advance(S->pending, to_end ? nstep : (int)n, &err);
 	if (rc) {
@@ -630,6 +640,113 @@ static void command(char *line)
 		printf("unknown command or missing argument: %s (:help lists the commands)\n", cmd);
 }
 
+/* ---- the prompt: readline's callback interface ---- */
+
+static char *got_line;
+static int line_ready;
+
+static void on_line(char *line)
+{
+	got_line = line;
+	line_ready = 1;
+	/* the line is taken: no new prompt until the main loop asks for one */
+	rl_callback_handler_remove();
+}
+
+/* One line typed at the prompt: 0 and *line (malloc'd), 1 at the end of
+ * input (Ctrl-D), 2 when Ctrl-C dropped the line.  SIGINT stays blocked
+ * except inside pselect, so that a Ctrl-C is either seen before waiting
+ * or ends the wait; readline is cleaned up as its manual says for an
+ * application that handles signals itself ("Readline Signal Handling"). */
+static int read_line(const char *prompt, char **line)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	sigset_t wait = old;
+	sigdelset(&wait, SIGINT);
+	int fd = fileno(rl_instream ? rl_instream : stdin);
+	line_ready = 0;
+	got_line = NULL;
+	prompt_interrupted = 0;
+	at_prompt = 1;
+	rl_callback_handler_install(prompt, on_line);
+	int rc = 0;
+	while (!line_ready) {
+		if (prompt_interrupted) {
+			rl_free_line_state();
+			rl_callback_sigcleanup();
+			rl_cleanup_after_signal();
+			rl_callback_handler_remove();
+			rc = 2;
+			break;
+		}
+		fd_set in;
+		FD_ZERO(&in);
+		FD_SET(fd, &in);
+		int k = pselect(fd + 1, &in, NULL, NULL, NULL, &wait);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rl_callback_handler_remove();
+			rc = 1;
+			break;
+		}
+		rl_callback_read_char();
+	}
+	at_prompt = 0;
+	prompt_interrupted = 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0 && !got_line)
+		rc = 1;
+	*line = rc == 0 ? got_line : NULL;
+	if (rc)
+		free(got_line);
+	return rc;
+}
+
+static char *buffer;   /* a statement over several lines, so far */
+static size_t blen;
+
+/* One line of input: a command, or a line of a statement, executed when
+ * the statement is complete. */
+static void feed(const char *line)
+{
+	if (!buffer && line[0] == ':') {
+		if (line[1])
+			add_history(line);
+		char *cmd = arena_strdup(S->arena, line);
+		command(cmd);
+		return;
+	}
+	size_t n = strlen(line);
+	char *nb = realloc(buffer, blen + n + 2);
+	if (!nb) {
+		fputs("dyn: out of memory: the input is dropped\n", stderr);
+		free(buffer);
+		buffer = NULL;
+		blen = 0;
+		return;
+	}
+	buffer = nb;
+	memcpy(buffer + blen, line, n);
+	blen += n;
+	buffer[blen++] = '\n';
+	buffer[blen] = '\0';
+	if (incomplete(buffer))
+		return;
+	if (blen > 1) {
+		buffer[blen - 1] = '\0';
+		add_history(buffer);
+		buffer[blen - 1] = '\n';
+		execute(buffer);
+	}
+	free(buffer);
+	buffer = NULL;
+	blen = 0;
+}
+
 int repl_main(struct session *s, const char *file)
 {
 	S = s;
@@ -650,8 +767,7 @@ int repl_main(struct session *s, const char *file)
 	rl_attempted_completion_function = complete;
 	rl_basic_word_break_characters = " \t\n\"(),[]{}+-*/^=<>;.'";
 	rl_catch_signals = 0;
-	static char *hist;   /* static: survives the prompt's siglongjmp */
-	hist = getenv("HOME") ? arena_printf(s->arena, "%s/.dyn_history", getenv("HOME")) : NULL;
+	char *hist = getenv("HOME") ? arena_printf(s->arena, "%s/.dyn_history", getenv("HOME")) : NULL;
 	if (hist)
 		read_history(hist);
 	stifle_history(1000);
@@ -662,58 +778,36 @@ int repl_main(struct session *s, const char *file)
 	sigaction(SIGINT, &sa, NULL);
 	printf("dyn %s — :help lists the commands, Ctrl-D leaves\n", PACKAGE_VERSION);
 
-	static char *buffer;
-	static size_t blen;
 	buffer = NULL;
 	blen = 0;
 	while (!exit_requested) {
-		if (sigsetjmp(prompt_jmp, 1)) {
-			/* Ctrl-C at the prompt: drop the line (and any continuation) */
-			at_prompt = 0;
-			rl_free_line_state();
-			rl_cleanup_after_signal();
+		char *line;
+		fflush(stdout);
+		int rc = read_line(buffer ? "...> " : "dyn> ", &line);
+		if (rc == 2) {
+			/* Ctrl-C at the prompt: drop the line and any continuation */
 			putchar('\n');
 			free(buffer);
 			buffer = NULL;
 			blen = 0;
+			continue;
 		}
-		at_prompt = 1;
-		char *line = readline(buffer ? "...> " : "dyn> ");
-		at_prompt = 0;
-		if (!line) {
+		if (rc == 1) {
 			putchar('\n');
 			break;
 		}
-		if (!buffer && line[0] == ':') {
-			if (line[1])
-				add_history(line);
-			command(line);
-			free(line);
-			continue;
+		/* a paste (bracketed by the terminal) arrives as one line with
+		 * newlines in it: each of its lines is taken as if typed */
+		for (char *p = line;;) {
+			char *nl = strchr(p, '\n');
+			if (nl)
+				*nl = '\0';
+			feed(p);
+			if (!nl || exit_requested)
+				break;
+			p = nl + 1;
 		}
-		size_t n = strlen(line);
-		char *nb = realloc(buffer, blen + n + 2);
-		if (!nb) {
-			free(line);
-			break;
-		}
-		buffer = nb;
-		memcpy(buffer + blen, line, n);
-		blen += n;
-		buffer[blen++] = '\n';
-		buffer[blen] = '\0';
 		free(line);
-		if (incomplete(buffer))
-			continue;
-		if (blen > 1) {
-			buffer[blen - 1] = '\0';
-			add_history(buffer);
-			buffer[blen - 1] = '\n';
-			execute(buffer);
-		}
-		free(buffer);
-		buffer = NULL;
-		blen = 0;
 	}
 	free(buffer);
 	if (S->pending)

@@ -777,6 +777,7 @@ struct rt_stepper_run {
 	double T0, P0, D, W;
 	double E1;             /* T + |Φ| at the first step where it is not 0 */
 	int k, status, done;
+	int interrupted;       /* status is 128 + a signal: rt_resume clears it */
 	int state_valid;       /* x holds step k (not a failed attempt) */
 };
 
@@ -854,6 +855,7 @@ static int interrupted(struct rt_stepper_run *r, struct rt_error *err)
 	int sig = rt_signal ? rt_signal : SIGINT;
 	rt_interrupted = 0;
 	rt_signal = 0;
+	r->interrupted = 1;
 	if (sig == SIGINT)
 		return fail(err, 130, r->plan->loc, "interrupted at t = %.10g (step %d of %d)", r->s.t, r->k,
 		            r->plan->nstep);
@@ -1146,6 +1148,14 @@ int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 	int rc = advance(r, nsteps, err);
 	rt_stepping = 0;
 	return rc;
+}
+
+void rt_resume(struct rt_stepper_run *r)
+{
+	if (r && r->interrupted) {
+		r->status = 0;
+		r->interrupted = 0;
+	}
 }
 
 int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep)

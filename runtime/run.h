@@ -57,6 +57,10 @@ struct rt_stepper_run;
 struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **res, struct rt_error *err);
 int rt_advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err);
 int rt_end(struct rt_stepper_run *r, struct rt_error *err);
+/* After rt_advance was interrupted (status 128 + signal): forget the
+ * interruption, so that the REPL's :step and :run continue the run where
+ * it stopped and rt_end does not report it again.  Other failures stay. */
+void rt_resume(struct rt_stepper_run *r);
 /* Where a run is: returns 1 when it has reached its end time. */
 int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep);
 

@@ -2,8 +2,11 @@
  * tests: a script of `send TEXT`, `expect TEXT` and `exit N` lines.
  * TEXT takes C escapes (\n, \r, \t, \x03 for Ctrl-C, \x04 for Ctrl-D).  expect
  * waits up to 10 s for TEXT in the output since the previous expect; exit
- * waits for the program to end with status N.  The transcript goes to
- * standard output; any failure is reported on stderr with exit status 1.
+ * waits for the program to end with status N.  `timeout S` sets that wait
+ * to S seconds (a loaded machine); `repeat MS TEXT` sends TEXT every MS
+ * milliseconds while the next expect waits (a Ctrl-C that must reach a
+ * run, whenever the run begins).  The transcript goes to standard output;
+ * any failure is reported on stderr with exit status 1.
  *
  *   ptyrun SCRIPT PROGRAM [ARG]...
  */
@@ -95,7 +98,9 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		_exit(127);
 	}
-	char line[4096], buf[4096];
+	char line[4096], buf[4096], rep[4096];
+	size_t nrep = 0;
+	double limit = 10, every = 0;
 	int lineno = 0, status = -1, exited = 0;
 	while (fgets(line, sizeof line, sf)) {
 		lineno++;
@@ -110,24 +115,37 @@ int main(int argc, char **argv)
 		} else if (strncmp(line, "expect ", 7) == 0) {
 			size_t n = unescape(line + 7, buf, 0);
 			buf[n] = '\0';
-			double t0 = now();
+			double t0 = now(), sent = t0;
 			char *hit = NULL;
-			while (!(hit = strstr(out + mark, buf)) && now() - t0 < 10)
+			while (!(hit = strstr(out + mark, buf)) && now() - t0 < limit) {
+				if (nrep && now() - sent >= every) {
+					if (write(fd, rep, nrep) != (ssize_t)nrep)
+						break;
+					sent = now();
+				}
 				if (pump(fd, 100) < 0)
 					break;
+			}
+			nrep = 0;
 			if (!hit) {
 				fprintf(stderr, "ptyrun: %s:%d: '%s' did not appear\n", argv[1], lineno, line + 7);
 				kill(pid, SIGKILL);
 				return 1;
 			}
 			mark = (size_t)(hit - out) + n;
+		} else if (strncmp(line, "timeout ", 8) == 0) {
+			limit = atof(line + 8);
+		} else if (strncmp(line, "repeat ", 7) == 0) {
+			char *text = strchr(line + 7, ' ');
+			every = atof(line + 7) / 1000;
+			nrep = text ? unescape(text + 1, rep, 1) : 0;
 		} else if (strncmp(line, "sleep ", 6) == 0) {
 			double t0 = now(), ms = atof(line + 6);
 			while ((now() - t0) * 1000 < ms)
 				pump(fd, 10);
 		} else if (strncmp(line, "exit ", 5) == 0) {
 			double t0 = now();
-			while (!exited && now() - t0 < 10) {
+			while (!exited && now() - t0 < limit) {
 				pump(fd, 100);
 				if (waitpid(pid, &status, WNOHANG) == pid)
 					exited = 1;

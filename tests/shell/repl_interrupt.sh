@@ -1,0 +1,160 @@
+#!/bin/sh
+# repl_interrupt.sh — Ctrl-C in the REPL, through a pseudo-terminal
+# (tests/ptyrun), then every command still works:
+#  1. Ctrl-C at the prompt, with and without text typed, then Ctrl-D: dyn
+#     leaves with status 0 (the old REPL jumped out of readline() from the
+#     signal handler, and crashed at a later Ctrl-D).
+#  2. Ctrl-C in the middle of a statement over several lines drops all of
+#     it: the prompt is "dyn> " again and the model was not defined.
+#  3. Ctrl-C during :run stops the run, which stays in progress: :step
+#     takes one more step, :run continues (and is stopped again), :quit
+#     leaves with status 0 (the old :run, :step and :quit printed only
+#     "dyn: error:" after it).
+# Waits are for prompts and messages, never fixed times; timeouts are long
+# for a loaded machine.
+set -u
+: "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${PTYRUN:?PTYRUN is not set}" "${srcdir:?srcdir is not set}"
+. "$srcdir/tests/shell/common.inc"
+test_folder repl_interrupt repl_interrupt home
+HOME=$dir/home
+export HOME
+
+session() {  # NAME [WRAPPER...]: runs $dir/NAME.pty, transcript in $dir/NAME.out
+	name=$1
+	shift
+	if ! "$PTYRUN" "$dir/$name.pty" "$@" "$DYN" > "$dir/$name.out" 2> "$dir/$name.err"; then
+		fail "session $name: $(cat "$dir/$name.err")"
+		tail -15 "$dir/$name.out" | sed 's/^/    /'
+		return 1
+	fi
+	return 0
+}
+
+OSC='model osc {\n  dof u\n  mass [1]\n  stiffness [100]\n  init u = 1\n}\n'
+BIG='model big {\n  dof x[30]\n  kinetic 0.5*sum(i in 1..30) x[i]'"'"'^2\n  potential sum(i in 1..30) (0.5*x[i]^2 + 0.25*x[i]^4)\n  init x[1] = 1\n}\n'
+
+# 1. At the prompt.
+cat > "$dir/prompt.pty" <<PTY
+timeout 60
+expect dyn> 
+send \x03
+expect dyn> 
+send half a line\x03
+expect dyn> 
+send print "after", 1 + 1\n
+expect after 2
+expect dyn> 
+send \x03
+expect dyn> 
+send \x04
+exit 0
+PTY
+session prompt
+# the same under valgrind when it is there and dyn is not built with ASan
+if [ -z "${DYN_SANITIZED:-}" ] && command -v valgrind > /dev/null 2>&1; then
+	session prompt valgrind -q --error-exitcode=99
+	grep -q 'Invalid read\|Invalid write\|uninitialised' "$dir/prompt.out" &&
+		fail "valgrind reports an error after Ctrl-C at the prompt"
+fi
+
+# 2. In a statement over several lines.
+cat > "$dir/multi.pty" <<PTY
+timeout 60
+expect dyn> 
+send model m {\n  dof u\n
+expect ...> 
+send   mass [1]\x03
+expect dyn> 
+send :show m\n
+expect no name 'm'
+expect dyn> 
+send let y = (1 +\n
+expect ...> 
+send \x03
+expect dyn> 
+send let y = 3\n
+expect dyn> 
+send y\n
+expect 3\r\n
+expect dyn> 
+send \x04
+exit 0
+PTY
+session multi
+
+# 3. During :run, then every command.
+cat > "$dir/run.pty" <<PTY
+timeout 60
+expect dyn> 
+send $OSC
+expect dyn> 
+send $BIG
+expect dyn> 
+send :start let b = run big with midpoint from 0 to 1000 step 1e-3\n
+expect step 0 of 1000000 (in progress)
+expect dyn> 
+send :run\n
+repeat 500 \x03
+expect error: interrupted at t = 
+expect (in progress)
+expect dyn> 
+send :step\n
+expect (in progress)
+expect dyn> 
+send :state\n
+expect (in progress)
+expect dyn> 
+send :run\n
+repeat 500 \x03
+expect error: interrupted at t = 
+expect dyn> 
+send :energy\n
+expect residual
+expect dyn> 
+send :help :run\n
+expect Ctrl-C stops it
+expect dyn> 
+send :show osc\n
+expect stiffness
+expect dyn> 
+send :ir osc\n
+expect model osc
+expect dyn> 
+send :eig osc\n
+expect 0.62831853
+expect dyn> 
+send :scheme midpoint\n
+expect family midpoint
+expect dyn> 
+send let r = run osc with midpoint from 0 to 1 step 0.01\n
+expect dyn> 
+send :plot r.u\n
+expect ┤
+expect dyn> 
+send :start let s = run osc with midpoint from 0 to 1 step 0.1\n
+expect step 0 of 10 (in progress)
+expect dyn> 
+send :step 4\n
+expect step 4 of 10 (in progress)
+expect dyn> 
+send :run\n
+expect step 10 of 10
+expect dyn> 
+send :load $dir/lib.dyn\n
+expect loaded
+expect dyn> 
+send :quit\n
+exit 0
+PTY
+echo 'print "loaded"' > "$dir/lib.dyn"
+if session run; then
+	grep -q 'dyn: error: *$' "$dir/run.out" && fail "an empty error after Ctrl-C during :run"
+	# :step after the interruption took exactly one step
+	a=$(grep -o 'step [0-9]* of 1000000 (in progress)' "$dir/run.out" | sed -n 2p | awk '{print $2}')
+	b=$(grep -o 'step [0-9]* of 1000000 (in progress)' "$dir/run.out" | sed -n 3p | awk '{print $2}')
+	[ -n "$a" ] && [ -n "$b" ] && [ "$b" -eq $((a + 1)) ] ||
+		fail ":step after Ctrl-C during :run went from step '$a' to '$b', not one step"
+fi
+
+[ "$status" -eq 0 ] && echo "repl_interrupt: ok"
+exit "$status"
