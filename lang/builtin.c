@@ -31,7 +31,7 @@ const char *const builtin_names[] = {
 	"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
 	"exp", "log", "log10", "sqrt", "abs", "sign", "floor", "ceil", "atan2",
 	"hypot", "mod", "min", "max", "diag", "eye", "zeros", "ones",
-	"transpose", "table", "maxabs", "matrix", "vector", "spectral_radius", NULL
+	"transpose", "table", "mtx", "maxabs", "matrix", "vector", "spectral_radius", NULL
 };
 
 int builtin_exists(const char *name)
@@ -242,6 +242,12 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 	}
 	if (strcmp(name, "table") == 0) {
 		*status = table_call(ev, call, out);
+		return 0;
+	}
+	if (strcmp(name, "mtx") == 0) {
+		/* lang/lower.c reads it where an operator is declared. */
+		*status = eval_error(ev, call->loc, "mtx(...) reads an operator from a file: use it as "
+		                     "'mass mtx(\"M.mtx\")', 'damping mtx(...)' or 'stiffness mtx(...)'");
 		return 0;
 	}
 	if (strcmp(name, "eye") == 0 || strcmp(name, "zeros") == 0 || strcmp(name, "ones") == 0) {

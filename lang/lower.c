@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include "interp.h"
+#include "mtx.h"
 #include "outfile.h"
 
 #include <math.h>
@@ -366,6 +367,54 @@ static struct ir_prog *new_prog(struct eval *ev)
 	return ir_prog_new(ev->a);
 }
 
+/* mass mtx("M.mtx"): an operator read from a Matrix Market file, whose
+ * path is relative to the script's folder as for table().  The runtime
+ * reads it in compressed columns (the form a sparse layer takes); the
+ * model's operators are dense n×n today, so it is expanded here. */
+static int file_operator(struct eval *ev, struct model_ctx *mc, struct ast_expr *call, const char *what,
+                         double **out)
+{
+	int n = mc->m->ndof;
+	const char *path;
+	struct mtx_csc a;
+	char err[512];
+
+	if (call->args.n != 1)
+		return eval_error(ev, call->loc, "mtx takes 1 argument (\"file.mtx\"), %d given", call->args.n);
+	if (eval_string(ev, ((struct ast_arg *)call->args.v[0])->value, &path, "the file name"))
+		return -1;
+	const char *full = path_join(ev->a, mc->script_dir, path);
+	if (mtx_read(full, &a, err, sizeof err))
+		return eval_error(ev, call->loc, "%s: %s", what, err);
+	int status = 0;
+	if (a.pattern)
+		status = eval_error(ev, call->loc, "%s: '%s' is a pattern file: it says where the entries are, "
+		                    "not their values", what, full);
+	else if (a.nrow != n || a.ncol != n)
+		status = eval_error(ev, call->loc, "%s: '%s' is a %d x %d matrix, the model has %d dof%s",
+		                    what, full, a.nrow, a.ncol, n, n == 1 ? "" : "s");
+	else if (n > IR_DENSE_MAX)
+		status = eval_error(ev, call->loc, "%s: '%s' has %d rows: operators are held dense up to %d dofs",
+		                    what, full, n, (int)IR_DENSE_MAX);
+	if (status) {
+		mtx_free(&a);
+		return status;
+	}
+	double *d = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
+	for (int j = 0; j < n; j++)
+		for (long k = a.colptr[j]; k < a.colptr[j + 1]; k++)
+			d[a.rowind[k] + (size_t)j * n] = a.val[k];
+	mtx_free(&a);
+	*out = d;
+	return 0;
+}
+
+static int is_mtx_call(struct eval *ev, const struct ast_expr *e)
+{
+	return e->kind == AST_CALL && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, "mtx") == 0 &&
+	       !scope_lookup(ev->scope, e->lhs->name);
+}
+
 /* Evaluate an operator declaration into a constant matrix. */
 static int operator(struct eval *ev, struct model_ctx *mc, struct ast_item *it, const char *what,
                     struct ir_matrix *out)
@@ -376,7 +425,10 @@ static int operator(struct eval *ev, struct model_ctx *mc, struct ast_item *it, 
 	mc->what = what;
 	mc->allow_t = mc->allow_state = 0;
 	ev->prog = new_prog(ev);
-	if (eval_expr(ev, it->value, &v) || to_matrix(ev, &v, mc->m->ndof, it->value->loc, what, &out->a))
+	if (is_mtx_call(ev, it->value)) {
+		if (file_operator(ev, mc, it->value, what, &out->a))
+			return -1;
+	} else if (eval_expr(ev, it->value, &v) || to_matrix(ev, &v, mc->m->ndof, it->value->loc, what, &out->a))
 		return -1;
 	out->loc = ir_loc_of(it->loc);
 	return 0;

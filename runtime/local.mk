@@ -14,5 +14,6 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/amplification.c runtime/modes.c runtime/plot_term.c \
 	runtime/plot_svg.c runtime/plot.h \
 	runtime/table.c runtime/table.h \
+	runtime/mtx.c runtime/mtx.h \
 	runtime/fmt.c runtime/fmt.h \
 	runtime/outfile.c runtime/outfile.h
