@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef HAVE_SUITESPARSE_CHOLMOD_H
 #include <suitesparse/cholmod.h>
@@ -445,19 +447,27 @@ int mtx_read(const char *path, struct mtx_csc *a, char *err, size_t errlen)
 	struct stat st;
 	locale_t cl, old = (locale_t)0;
 	FILE *f;
-	int r;
+	int fd, r;
 
 	memset(a, 0, sizeof *a);
-	f = fopen(path, "r");
-	if (!f) {
+	/* A directory, a FIFO or a device is not a matrix, and reading one
+	 * could block or never end: open without waiting for a FIFO's writer,
+	 * and read only a regular file. */
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
 		set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	/* A directory, a FIFO or a device is not a matrix, and reading one
-	 * could block or never end. */
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		set_err(err, errlen, "'%s' is not a regular file", path);
-		fclose(f);
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	f = fdopen(fd, "r");
+	if (!f) {
+		set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	s = malloc(sizeof *s);
