@@ -34,6 +34,7 @@ struct session {
 	const char *outdir;          /* -o DIR, or NULL for the current directory */
 	const char *outdir_real;     /* its real path, once an output asked */
 	int allow_anywhere;          /* --allow-write-anywhere */
+	size_t memory_limit;         /* --memory-limit, bytes (0: the default) */
 	struct out_id *input;        /* the script and its modules, which no
 	                                output may overwrite (name: the path) */
 	int ninput, input_cap;

@@ -274,6 +274,8 @@ struct ir_run {
 	enum ir_solver { IR_SOLVER_AUTO, IR_SOLVER_DENSE, IR_SOLVER_BANDED } solver;
 	int noutput;
 	struct ir_output *output;
+	size_t memory_limit;    /* bytes the histories may take (0: no limit) */
+	int memory_limit_default; /* the limit is half the physical memory */
 	size_t history_budget;  /* bytes of in-memory history of every dof;
 	                           beyond it only recorded columns are kept */
 };

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- scheme families (DESIGN.md, "Schemes") ---- */
 
@@ -1024,6 +1025,16 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	run->loc = ir_loc_of(ar->loc);
 	run->step_loc = ir_loc_of(ar->dt->loc);
 	run->history_budget = (size_t)512000000;   /* 512 MB */
+	run->memory_limit = ev->s->memory_limit;
+	if (run->memory_limit == 0) {
+		/* Half the physical memory: the rest is for the system, the
+		 * other programs and the run's own workspaces (dyn(1)). */
+		long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+		if (pages > 0 && size > 0) {
+			run->memory_limit = (size_t)((double)pages * (double)size / 2);
+			run->memory_limit_default = 1;
+		}
+	}
 	run->tolerance = 1e-13;
 	run->max_iterations = 25;
 	const char *env = getenv("DYN_HISTORY_BUDGET");

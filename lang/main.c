@@ -35,6 +35,8 @@ static void usage(FILE *f)
 	      "      --dump-ir          print the IR of the first run instead of running it\n"
 	      "      --list-schemes     list the scheme families and named schemes\n"
 	      "  -o, --output DIR       write recorded files and plots under DIR\n"
+	      "      --memory-limit MB  refuse a run whose histories would take more than\n"
+	      "                         MB megabytes (default: half the physical memory)\n"
 	      "      --allow-write-anywhere\n"
 	      "                         let the script write outside the output folder\n"
 	      "                         (by default its files go into it or below it)\n"
@@ -294,6 +296,7 @@ static int dyn_main(int argc, char **argv)
 		{ "list-schemes", no_argument, NULL, 'L' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "allow-write-anywhere", no_argument, NULL, 'W' },
+		{ "memory-limit", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -316,6 +319,17 @@ static int dyn_main(int argc, char **argv)
 		case 'L': list = 1; break;
 		case 'o': s.outdir = optarg; break;
 		case 'W': s.allow_anywhere = 1; break;
+		case 'M': {
+			char *end;
+			double mb = strtod(optarg, &end);
+			if (end == optarg || *end || !(mb >= 1 && mb <= 1e12)) {
+				fprintf(stderr, "dyn: --memory-limit %s: expected a number of MB from 1 to 1e12\n", optarg);
+				status = EXIT_USAGE;
+				goto out;
+			}
+			s.memory_limit = (size_t)(mb * 1e6);
+			break;
+		}
 		case 'q': s.quiet = 1; break;
 		case 'P': s.progress = 1; break;
 		case 'i': interactive = optarg; break;

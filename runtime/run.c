@@ -651,8 +651,45 @@ static int equilibrium(struct rt_problem *pb, struct rt_state *x, struct rt_erro
 	return 0;
 }
 
+/* What the histories of a run will take, refused before anything is
+ * allocated when beyond plan->memory_limit: the histories are reserved
+ * for the whole run, and a run that outgrows the memory is killed by the
+ * system (or swaps for hours) after it has computed much. */
+static int check_memory(const struct rt_result *res, const struct ir_run *plan, int n, int m, int N,
+                        struct rt_error *err)
+{
+	double series = 1 + RT_NENERGY + res->nterm + res->nlam;
+	int keep_all = sizeof(double) * ((double)N + 1) * (3.0 * n + 2.0 * m) <= (double)plan->history_budget;
+	char *kept = calloc((size_t)(n + m) + 1, 1);
+	if (!kept)
+		return fail(err, 3, plan->loc, "out of memory");
+	for (int o = 0; o < plan->noutput; o++)
+		for (int j = 0; j < plan->output[o].nrecord; j++) {
+			const struct ir_record *r = &plan->output[o].record[j];
+			if (r->kind == IR_REC_EXPR)
+				series += 1;
+			else if (r->kind == IR_REC_U && !kept[r->dof]++)
+				series += keep_all ? 0 : 3;
+			else if (r->kind == IR_REC_Z && !kept[n + r->dof]++)
+				series += keep_all ? 0 : 2;
+		}
+	free(kept);
+	if (keep_all)
+		series += 3.0 * n + 2.0 * m;
+	double bytes = sizeof(double) * ((double)N + 1) * series;
+	if (plan->memory_limit == 0 || bytes <= (double)plan->memory_limit)
+		return 0;
+	return fail(err, 3, plan->loc, "this run would keep %.0f MB of histories (%d steps, %.0f series), more than "
+	            "the memory limit of %.0f MB%s: take a larger step or a shorter run, record fewer quantities, "
+	            "or set the limit with --memory-limit MB", ceil(bytes / 1e6), N, series,
+	            floor((double)plan->memory_limit / 1e6),
+	            plan->memory_limit_default ? " (half the physical memory)" : "");
+}
+
 static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n, int m, int N, struct rt_error *err)
 {
+	if (check_memory(res, plan, n, m, N, err))
+		return err->code;
 	res->ndof = n;
 	res->nint = m;
 	res->t = malloc(sizeof(double) * (size_t)(N + 1));
