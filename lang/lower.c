@@ -385,18 +385,20 @@ static int file_operator(struct eval *ev, struct model_ctx *mc, struct ast_expr 
 	if (eval_string(ev, ((struct ast_arg *)call->args.v[0])->value, &path, "the file name"))
 		return -1;
 	const char *full = path_join(ev->a, mc->script_dir, path);
+	char name[256];
 	if (mtx_read(full, &a, err, sizeof err))
 		return eval_error(ev, call->loc, "%s: %s", what, err);
+	rt_escape(name, sizeof name, full);
 	int status = 0;
 	if (a.pattern)
 		status = eval_error(ev, call->loc, "%s: '%s' is a pattern file: it says where the entries are, "
-		                    "not their values", what, full);
+		                    "not their values", what, name);
 	else if (a.nrow != n || a.ncol != n)
 		status = eval_error(ev, call->loc, "%s: '%s' is a %d x %d matrix, the model has %d dof%s",
-		                    what, full, a.nrow, a.ncol, n, n == 1 ? "" : "s");
+		                    what, name, a.nrow, a.ncol, n, n == 1 ? "" : "s");
 	else if (n > IR_DENSE_MAX)
 		status = eval_error(ev, call->loc, "%s: '%s' has %d rows: operators are held dense up to %d dofs",
-		                    what, full, n, (int)IR_DENSE_MAX);
+		                    what, name, n, (int)IR_DENSE_MAX);
 	if (status) {
 		mtx_free(&a);
 		return status;

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "mtx.h"
+#include "outfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -448,8 +449,13 @@ int mtx_read(const char *path, struct mtx_csc *a, char *err, size_t errlen)
 	locale_t cl, old = (locale_t)0;
 	FILE *f;
 	int fd, r;
+	char name[256];
 
 	memset(a, 0, sizeof *a);
+	/* The name comes from a script: shown with its control characters
+	 * escaped, as table() does. */
+	rt_escape(name, sizeof name, path);
+	path = name;
 	/* A directory, a FIFO or a device is not a matrix, and reading one
 	 * could block or never end: open without waiting for a FIFO's writer,
 	 * and read only a regular file. */
@@ -460,6 +466,13 @@ int mtx_read(const char *path, struct mtx_csc *a, char *err, size_t errlen)
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		set_err(err, errlen, "'%s' is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	/* The entries are bounded when the size line is read; this bounds the
+	 * comments and blank lines too. */
+	if (st.st_size > MTX_MAX_BYTES) {
+		set_err(err, errlen, "'%s' is larger than %d GiB", path, (int)(MTX_MAX_BYTES >> 30));
 		close(fd);
 		return -1;
 	}

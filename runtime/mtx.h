@@ -13,6 +13,7 @@
 #define MTX_MAX_DIM   10000000L    /* rows or columns */
 #define MTX_MAX_NNZ   100000000L   /* stored entries */
 #define MTX_MAX_LINE  1024         /* characters on one line */
+#define MTX_MAX_BYTES (4LL << 30)  /* the whole file: 10^8 entries of ~40 bytes */
 
 /* A real matrix in compressed-column form: the entries of column j are
  * rowind[k], val[k] for colptr[j] <= k < colptr[j+1] (0-based).  A

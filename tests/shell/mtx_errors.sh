@@ -128,6 +128,11 @@ printf '%s\n3 3 3\n1 1 2\n2 2 2\n' "$H" | mk truncated
 expect truncated stiffness "stiffness: 'truncated.mtx' is truncated: it ends after 2 of the 3 entries declared on line 2"
 printf '%%%%MatrixMarket matrix array real symmetric\n%% lower triangle: 6 values\n3 3\n1\n0\n0\n1\n0\n' | mk arraytruncated
 expect arraytruncated stiffness "stiffness: 'arraytruncated.mtx' is truncated: it ends after 5 of the 6 entries declared on line 3"
+# A sparse file of 5 GiB: refused by its size, before any of it is read.
+if truncate -s 5G "$dir/huge.mtx" 2>/dev/null; then
+	expect huge stiffness "stiffness: 'huge.mtx' is larger than 4 GiB"
+	rm -f "$dir/huge.mtx"
+fi
 printf '%s\n3 3 1\n1 1 2\n\n2 2 2\n' "$H" | mk extra
 expect extra stiffness "stiffness: 'extra.mtx' line 5: more entries than the 1 declared on line 2"
 { printf '%s\n%% ' "$H"; head -c 1100 /dev/zero | tr '\0' x; printf '\n3 3 0\n'; } | mk longline
