@@ -342,8 +342,10 @@ static int dyn_main(int argc, char **argv)
 		}
 	}
 	if (optind < argc - 1) {
+		char q1[256], q2[256];
 		fprintf(stderr, "dyn: one script at a time (got '%s' and '%s')\n"
-		        "Try 'dyn --help' for more information.\n", argv[optind], argv[optind + 1]);
+		        "Try 'dyn --help' for more information.\n", rt_escape(q1, sizeof q1, argv[optind]),
+		        rt_escape(q2, sizeof q2, argv[optind + 1]));
 		status = EXIT_USAGE;
 		goto out;
 	}
@@ -366,7 +368,9 @@ static int dyn_main(int argc, char **argv)
 		sprintf(p, "%s/.dyn-probe-%ld", s.outdir, (long)getpid());
 		probe = fopen(p, "w");
 		if (!probe) {
-			fprintf(stderr, "dyn: -o %s: cannot write there: %s\n", s.outdir, strerror(errno));
+			char q[256];
+			int e = errno;
+			fprintf(stderr, "dyn: -o %s: cannot write there: %s\n", rt_escape(q, sizeof q, s.outdir), strerror(e));
 			free(p);
 			status = EXIT_USAGE;
 			goto out;
@@ -379,7 +383,8 @@ static int dyn_main(int argc, char **argv)
 	/* the REPL: dyn -i FILE, or dyn alone on a terminal */
 	if (interactive || (optind == argc && isatty(0) && isatty(1))) {
 		if (optind < argc) {
-			fprintf(stderr, "dyn: -i takes the script itself (got '%s' too)\n", argv[optind]);
+			char q[256];
+			fprintf(stderr, "dyn: -i takes the script itself (got '%s' too)\n", rt_escape(q, sizeof q, argv[optind]));
 			status = EXIT_USAGE;
 			goto out;
 		}
@@ -390,7 +395,9 @@ static int dyn_main(int argc, char **argv)
 	const char *file = optind < argc ? argv[optind] : "-";
 	FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
 	if (!in) {
-		fprintf(stderr, "dyn: cannot open '%s': %s\n", file, strerror(errno));
+		char q[256];
+		int e = errno;
+		fprintf(stderr, "dyn: cannot open '%s': %s\n", rt_escape(q, sizeof q, file), strerror(e));
 		status = EXIT_INPUT;
 		goto out;
 	}
@@ -406,7 +413,9 @@ static int dyn_main(int argc, char **argv)
 		goto out;
 	}
 	if (!text) {
-		fprintf(stderr, "dyn: cannot read '%s': %s\n", file, strerror(errno));
+		char q[256];
+		int e = errno;
+		fprintf(stderr, "dyn: cannot read '%s': %s\n", rt_escape(q, sizeof q, file), strerror(e));
 		status = EXIT_INPUT;
 		goto out;
 	}

@@ -9,7 +9,8 @@
 #     written;
 #   - --allow-write-anywhere lifts the restriction, but not the
 #     protection of the script and its modules (also through a link);
-#   - two records through a linked folder are one file (exit 3).
+#   - two records through a linked folder are one file (exit 3);
+#   - file names in messages have their control characters escaped.
 #
 # Environment (tests/run-tests): DYN the binary, srcdir the source tree,
 # OUT a writable folder for outputs.
@@ -110,5 +111,11 @@ grep -q "^scripts/twice.dyn:10:18: error: two records write the same file: 'out/
 	fail "twice: message: $(head -1 "$dir/twice.err")"
 grep -q "^scripts/twice.dyn:9:18: note: 'out/a.csv' is written here\$" "$dir/twice.err" ||
 	fail "twice: note: $(sed -n 4p "$dir/twice.err")"
+
+# Names in messages are shown with their control characters escaped, so
+# that a file name cannot drive the terminal.
+"$DYN" "$(printf 'no\033[2Jsuch.dyn')" 2> "$dir/escaped.err"
+[ "$(cat "$dir/escaped.err")" = 'dyn: cannot open '"'"'no\x1b[2Jsuch.dyn'"'"': No such file or directory' ] ||
+	fail "escaped: $(od -c "$dir/escaped.err" | head -3)"
 
 exit $status
