@@ -3,16 +3,14 @@
 bin_PROGRAMS += dyn
 noinst_LIBRARIES += lang/libdynlang.a
 lang_libdynlang_a_SOURCES = \
-	lang/arena.c lang/arena.h \
 	lang/diag.c lang/diag.h \
 	lang/ast.c lang/ast.h \
 	lang/lexer.l lang/parser.y lang/parse.c lang/parse.h \
-	lang/ir.c lang/ir.h lang/ir_ops.def lang/ir_diff.c lang/ir_diff.h lang/ir_families.def \
 	lang/value.c lang/value.h \
 	lang/eval.c lang/eval.h lang/interp.h \
 	lang/check.c lang/check.h lang/names.c lang/names.h \
 	lang/builtin.c lang/lower.c lang/lower_energy.c lang/exec.c lang/outpath.c lang/repl.c lang/repl.h
 nodist_lang_libdynlang_a_SOURCES = lang/stdlib_schemes.inc
 dyn_SOURCES = lang/main.c
-dyn_LDADD = lang/libdynlang.a runtime/libdynrt.a $(LIBS)
+dyn_LDADD = lang/libdynlang.a runtime/libdynrt.a ir/libdynir.a $(LIBS)
 BUILT_SOURCES += lang/parser.h

@@ -1,5 +1,7 @@
 # runtime/local.mk — executes IR: VM, linear algebra, steppers, recorders.
 noinst_LIBRARIES += runtime/libdynrt.a
+# runtime/ sees ir/ and itself, never lang/.
+runtime_libdynrt_a_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/ir
 runtime_libdynrt_a_SOURCES = \
 	runtime/la.c runtime/la.h \
 	runtime/vm.c runtime/vm.h \
@@ -15,5 +17,4 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/plot_svg.c runtime/plot.h \
 	runtime/table.c runtime/table.h \
 	runtime/mtx.c runtime/mtx.h \
-	runtime/fmt.c runtime/fmt.h \
 	runtime/outfile.c runtime/outfile.h

@@ -11,7 +11,7 @@
 # result per case), and the run ends with the line "N passed, N failed".
 # `make check T=PATTERN` runs the tests whose file (or golden GROUP/CASE)
 # name contains PATTERN.
-RT_LIBS = runtime/libdynrt.a $(LIBS)
+RT_LIBS = runtime/libdynrt.a ir/libdynir.a $(LIBS)
 check_PROGRAMS += tests/test_la tests/test_plot tests/test_table tests/test_fmt tests/test_mtx tests/ptyrun
 tests_ptyrun_LDADD = -lutil
 tests_test_la_LDADD = $(RT_LIBS)

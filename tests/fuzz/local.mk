@@ -9,11 +9,11 @@
 # folder, so the build here stays as it is; see the scripts for details.
 EXTRA_PROGRAMS = tests/fuzz/fuzz_lower tests/fuzz/fuzz_run
 tests_fuzz_fuzz_lower_SOURCES = tests/fuzz/fuzz.c
-tests_fuzz_fuzz_lower_LDADD = lang/libdynlang.a runtime/libdynrt.a $(LIBS)
+tests_fuzz_fuzz_lower_LDADD = lang/libdynlang.a runtime/libdynrt.a ir/libdynir.a $(LIBS)
 tests_fuzz_fuzz_lower_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_run_SOURCES = tests/fuzz/fuzz.c
 tests_fuzz_fuzz_run_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_RUN=1
-tests_fuzz_fuzz_run_LDADD = lang/libdynlang.a runtime/libdynrt.a $(LIBS)
+tests_fuzz_fuzz_run_LDADD = lang/libdynlang.a runtime/libdynrt.a ir/libdynir.a $(LIBS)
 tests_fuzz_fuzz_run_LDFLAGS = -fsanitize=fuzzer
 EXTRA_DIST += tests/fuzz/fuzz.sh tests/fuzz/dyn.dict tests/check-sanitize
 
