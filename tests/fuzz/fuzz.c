@@ -10,7 +10,7 @@
  * rt_interrupted after FUZZ_MS milliseconds, which stops a run at its next
  * step and an evaluation at its next statement, call or term of a sum
  * (lang/eval.c); libFuzzer's -timeout catches whatever does not stop.
- * Records and plots go into a folder of their own, the current directory.
+ * Records and plots go into a folder of their own (the sessions' -o).
  * Scripts run on a thread with a 256 MB stack, as in lang/main.c, so the
  * language's nesting limits are those of dyn. */
 #include <config.h>
@@ -33,6 +33,7 @@
 enum { FUZZ_MS = 200, FUZZ_MAX_INPUT = 1 << 16 };
 
 static FILE *devnull;
+static char outdir[4096];
 
 static void on_alarm(int sig)
 {
@@ -53,11 +54,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		exit(1);
 	}
 	/* a folder of its own for each process (fork mode starts many),
-	 * under FUZZ_WORKDIR (tests/fuzz/fuzz.sh removes it) or /tmp */
+	 * under FUZZ_WORKDIR (tests/fuzz/fuzz.sh removes it) or /tmp; it is
+	 * the sessions' -o, so the current directory (where libFuzzer's
+	 * corpus paths may be relative) stays as it is */
 	const char *work = getenv("FUZZ_WORKDIR");
-	char dir[4096];
-	snprintf(dir, sizeof dir, "%s/dyn-fuzz-XXXXXX", work && *work ? work : "/tmp");
-	if (!mkdtemp(dir) || chdir(dir) != 0) {
+	snprintf(outdir, sizeof outdir, "%s/dyn-fuzz-XXXXXX", work && *work ? work : "/tmp");
+	if (!mkdtemp(outdir)) {
 		perror("fuzz: temporary folder");
 		exit(1);
 	}
@@ -86,6 +88,7 @@ static void *execute(void *arg)
 	s.diag.warnings_off = 1;
 	s.diag.out = devnull;
 	s.dump_ir = !FUZZ_RUN;
+	s.outdir = outdir;
 	if (session_load_stdlib(&s) == 0)
 		session_exec_text(&s, "fuzz.dyn", in->text, in->len);
 	session_free(&s);
