@@ -53,4 +53,24 @@ struct ast_program *parse_text(struct arena *a, struct diag *d, const char *file
 struct ast_program *parse_text_at(struct arena *a, struct diag *d, const char *file, const char *text,
                                   size_t len, int first_line, const char *whole, size_t whole_len);
 
+/* The keywords and their tokens, ending with { NULL, 0 } (lexer.l). */
+struct parse_keyword {
+	const char *name;
+	int token;
+};
+extern const struct parse_keyword parse_keywords[];
+
+/* Whether a line break after the token tok does not end the statement
+ * (an operator, a comma, an opening bracket...; lexer.l). */
+int parse_token_continues(int tok);
+
+/* The REPL asks the scanner, never a second lexer of its own: whether a
+ * text needs another line (a bracket, parenthesis or brace is open, or its
+ * last token is one after which a line break does not end the statement),
+ * and how many bytes of a line are code, before the blanks and the
+ * comment that end it.  Errors in the text are not reported here: the
+ * parser reports them when the text is executed. */
+int parse_needs_more(const char *text, size_t len);
+size_t parse_code_length(const char *text, size_t len);
+
 #endif

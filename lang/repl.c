@@ -1,7 +1,8 @@
 /* repl.c — the interactive dyn: GNU readline with history and completion,
  * statements of the language, and commands to inspect models, schemes and
  * runs (:help lists them).  Input continues over several lines while a
- * bracket or brace is open or a line ends with an operator or comma.
+ * bracket or brace is open or a line ends with an operator or comma, as
+ * the language's scanner decides (parse_needs_more).
  * Ctrl-C at the prompt clears the line; during a run it stops the run and
  * keeps what was computed (a prepared run goes on at the next :step or
  * :run); Ctrl-D leaves.  The prompt uses readline's callback interface,
@@ -54,13 +55,11 @@ static void on_sigint(int sig)
 
 /* ---- completion ---- */
 
-static const char *const keywords[] = {
-	"param", "let", "function", "for", "in", "model", "dof", "internal", "mass", "damping",
-	"stiffness", "kinetic", "potential", "dissipation", "force", "support", "along", "init",
-	"equilibrium", "constraint", "contact", "restitution", "run", "with", "from", "to", "step", "record", "every", "print", "check",
-	"within", "relative", "plot", "vs", "import", "scheme", "require", "if", "then", "else",
-	"and", "or", "not", "sum", "pi", "true", "false", "energy", "rayleigh", "modal",
-	"solver", "history_budget", "tolerance", "max_iterations", "on_failure", "halve", "formulation", "index3", NULL
+/* Words that are names to the parser but mean something in context: the
+ * constants, and the options and values of a run (lower.c). */
+static const char *const context_words[] = {
+	"pi", "true", "false", "energy", "rayleigh", "modal", "solver", "history_budget", "tolerance",
+	"max_iterations", "on_failure", "halve", "formulation", "index3", NULL
 };
 
 static const char *const commands[] = {
@@ -85,9 +84,17 @@ static char *generator(const char *text, int state)
 		return NULL;
 	}
 	if (phase == 1) {
-		while (keywords[i])
-			if (strncmp(keywords[i++], text, len) == 0)
-				return strdup(keywords[i - 1]);
+		/* the scanner's own keyword table, then the words in context */
+		while (parse_keywords[i].name)
+			if (strncmp(parse_keywords[i++].name, text, len) == 0)
+				return strdup(parse_keywords[i - 1].name);
+		phase = 5;
+		i = 0;
+	}
+	if (phase == 5) {
+		while (context_words[i])
+			if (strncmp(context_words[i++], text, len) == 0)
+				return strdup(context_words[i - 1]);
 		phase = 2;
 		i = 0;
 	}
@@ -123,38 +130,6 @@ static char **complete(const char *text, int start, int end)
 }
 
 /* ---- input ---- */
-
-/* Whether the text so far is a complete statement: no bracket or brace
- * open, not ending in an operator or comma (strings and comments aside). */
-static int incomplete(const char *s)
-{
-	int depth = 0;
-	char last = 0;
-	for (const char *p = s; *p; p++) {
-		if (*p == '#') {
-			while (*p && *p != '\n')
-				p++;
-			if (!*p)
-				break;
-		}
-		if (*p == '"') {
-			for (p++; *p && *p != '"' && *p != '\n'; p++)
-				if (*p == '\\' && p[1])
-					p++;
-			if (*p != '"')
-				return 0;   /* an unterminated string: let the parser say so */
-			last = '"';
-			continue;
-		}
-		if (strchr("([{", *p))
-			depth++;
-		else if (strchr(")]}", *p))
-			depth--;
-		if (!strchr(" \t\r\n", *p))
-			last = *p;
-	}
-	return depth > 0 || (last && strchr("+-*/^=<>,", last));
-}
 
 static void remember(const char *text)
 {
@@ -569,6 +544,9 @@ static void step(const char *arg, int to_end)
 static void command(char *line)
 {
 	rt_interrupted = 0;   /* a Ctrl-C before this command is not for it */
+	/* a comment ends a command as it ends a statement: the language's
+	 * scanner says where the code ends */
+	line[parse_code_length(line, strlen(line))] = '\0';
 	char *cmd = line, *arg = line;
 	while (*arg && *arg != ' ' && *arg != '\t')
 		arg++;
@@ -734,7 +712,7 @@ static void feed(const char *line)
 	blen += n;
 	buffer[blen++] = '\n';
 	buffer[blen] = '\0';
-	if (incomplete(buffer))
+	if (parse_needs_more(buffer, blen))
 		return;
 	if (blen > 1) {
 		buffer[blen - 1] = '\0';
