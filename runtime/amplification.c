@@ -37,31 +37,23 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	model.v0 = &v0;
 	model.z0 = &z0;
 	model.sigma = &sigma;
-	struct ir_run plan = { 0 };
-	plan.model = &model;
-	plan.scheme = *scheme;
+	struct ir_scheme sch = *scheme;
 	/* Central differences are newmark(0, 1/2) step for step (dyn(5)), and
 	 * their own stepper refuses a step above the critical one, the very
 	 * range where the growth factor is asked for: analyse the Newmark
 	 * member.  Beyond ωτ = 2 the eigenvalues of λ² − (2 − ω²τ²)λ + 1 = 0
 	 * are real and ρ = ((ω²τ² − 2) + ωτ√(ω²τ² − 4))/2. */
 	if (scheme->family == IR_CENTRAL_DIFFERENCE) {
-		plan.scheme.family = IR_NEWMARK;
-		plan.scheme.p[0] = 0;
-		plan.scheme.p[1] = 0.5;
+		sch.family = IR_NEWMARK;
+		sch.p[0] = 0;
+		sch.p[1] = 0.5;
 	}
-	scheme = &plan.scheme;
-	plan.t0 = 0;
-	plan.t1 = 1;
-	plan.dt = 1;
-	plan.last_dt = 1;
-	plan.nstep = 1;
-	plan.solver = IR_SOLVER_DENSE;
-	plan.tolerance = 1e-14;
-	plan.max_iterations = 50;
+	scheme = &sch;
 
+	/* the oscillator's problem, stepped once with τ = 1 from each unit
+	 * state; Newton (for the schemes without a linear path) to 1e-14 */
 	struct rt_problem pb;
-	if (problem_init(&pb, &plan, err)) {
+	if (problem_init(&pb, &model, 0, err)) {
 		problem_free(&pb);
 		return -1;
 	}
@@ -71,7 +63,7 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	const struct stepper_type *lin = step_linear(scheme->family, scheme->p, lq);
 	const struct nl_stepper_type *nl = lin ? NULL : nl_lookup(scheme->family, scheme->p, q);
 	void *st = NULL;
-	struct nl_options opt = { plan.tolerance, plan.max_iterations, 0, 0 };
+	struct nl_options opt = { 1e-14, 50, 0, 0, scheme->name };
 	struct rt_system sys = { 1, &m, NULL, &k, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL };
 	const char *name = "u";
 	sys.dof_name = &name;

@@ -114,17 +114,10 @@ int rt_modes(const struct ir_model *m, double *w2, double *phi, int *nmodes, str
 {
 	memset(err, 0, sizeof *err);
 	*nmodes = 0;
-	struct ir_run plan = { 0 };
-	plan.model = (struct ir_model *)m;
-	plan.scheme.family = IR_NEWMARK;
-	plan.scheme.p[0] = 0.25;
-	plan.scheme.p[1] = 0.5;
-	plan.solver = IR_SOLVER_DENSE;
-	plan.dt = plan.last_dt = 1;
-	plan.t1 = 1;
-	plan.nstep = 1;
+	/* the model's operators and energies, stored densely: no run, no
+	 * scheme (the frequencies are the model's) */
 	struct rt_problem pb;
-	if (problem_init(&pb, &plan, err)) {
+	if (problem_init(&pb, m, 0, err)) {
 		problem_free(&pb);
 		return -1;
 	}

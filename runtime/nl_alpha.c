@@ -67,12 +67,13 @@ static double multiplier_radius(double beta, double gamma)
  * with fixed constraints (errors 3e-3, 3e-4, 3e-4, 2e-5 per halving).
  * Fixed constraints under the double root −1 converge at second order
  * (measured), and are accepted.  0, or 3 with the reason in err. */
-static int refuse_multipliers(struct rt_problem *pb, double beta, double gamma, int ggl, struct rt_error *err)
+static int refuse_multipliers(struct rt_problem *pb, const char *scheme, double beta, double gamma, int ggl,
+                              struct rt_error *err)
 {
 	if (pb->nc == 0)
 		return 0;
 	double rho = multiplier_radius(beta, gamma);
-	const char *name = pb->plan->scheme.name;
+	const char *name = scheme;
 	const char *advice = "use chung_hulbert(rho_inf) with rho_inf < 1, midpoint, or formulation = ggl";
 	if (ggl) {
 		/* formulation = ggl: the velocity equation G vᵏ = −∂ₜc with
@@ -111,7 +112,7 @@ static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 		return nl_refuse(err, "an explicit scheme (beta = 0) cannot enforce constraints: "
 		                      "use an implicit one");
 	}
-	if (refuse_multipliers(pb, p[2], p[3], opt->ggl && pb->nc > 0, err))
+	if (refuse_multipliers(pb, opt->scheme, p[2], p[3], opt->ggl && pb->nc > 0, err))
 		return NULL;
 	struct alpha *s = calloc(1, sizeof *s);
 	if (!s)

@@ -19,6 +19,7 @@ struct nl_options {
 	int maxit;
 	int regularized;     /* formulation = regularized (backward_euler) */
 	int ggl;             /* formulation = ggl, on a model with constraints */
+	const char *scheme;  /* the scheme's name, for messages */
 };
 
 struct nl_stepper_type {

@@ -133,12 +133,10 @@ static double *scratch(size_t n)
 	return calloc(n + 1, sizeof(double));
 }
 
-int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_error *err)
+int problem_init(struct rt_problem *pb, const struct ir_model *m, int banded, struct rt_error *err)
 {
-	const struct ir_model *m = plan->model;
 	memset(pb, 0, sizeof *pb);
 	memset(err, 0, sizeof *err);
-	pb->plan = plan;
 	pb->ir = m;
 	pb->n = m->ndof;
 	pb->m = m->nint;
@@ -150,7 +148,7 @@ int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_err
 	pb->M = m->mass.a;
 	pb->K = m->stiffness.a;
 	pb->C = m->damping_kind == IR_DAMP_MATRIX ? m->damping.a : NULL;
-	pb->banded = plan->solver == IR_SOLVER_BANDED;
+	pb->banded = banded;
 	pb->kl = pb->banded ? m->kl : n - 1;
 	pb->ku = pb->banded ? m->ku : n - 1;
 	pb->sigma = m->sigma;

@@ -12,7 +12,6 @@
 #include "run.h"
 
 struct rt_problem {
-	const struct ir_run *plan;
 	const struct ir_model *ir;
 	int n, m, N;
 	const char **name;          /* N names, dofs then internal variables */
@@ -38,7 +37,13 @@ struct rt_problem {
 	double *tmp;                /* n */
 };
 
-int problem_init(struct rt_problem *pb, const struct ir_run *plan, struct rt_error *err);
+/* The problem of model m, with M, C and K stored banded (band m->kl,
+ * m->ku) when banded is set, dense otherwise.  It knows nothing of a run:
+ * the driver (runtime/run.c) steps it along a plan's time grid, the
+ * eigen-analysis (runtime/modes.c) and the amplification matrix
+ * (runtime/amplification.c) use it without one.  0, or non-zero with
+ * err saying why; problem_free in both cases. */
+int problem_init(struct rt_problem *pb, const struct ir_model *m, int banded, struct rt_error *err);
 void problem_free(struct rt_problem *pb);
 
 /* Loads at t: f (n entries) then g (m entries).  The support's load

@@ -257,6 +257,7 @@ void rt_result_free(struct rt_result *r)
 /* ---- the engine: the linear fast path or a nonlinear stepper ---- */
 
 struct engine {
+	const struct ir_run *plan;
 	struct rt_problem *pb;
 	/* linear: constant operators, the step matrix factored once per step
 	 * size, the ledger paired as code_aster does for the Newmark family:
@@ -383,7 +384,7 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 		if (!(fabs(jump) <= 1e-2 * size)) {
 			snprintf(err->msg, sizeof err->msg, "the energy balance of the step, which %s keeps exact, is off by %.3g "
 			         "(%.2g of the energy %.6g)",
-			         pb->plan->scheme.name, jump, fabs(jump) / size, size);
+			         e->plan->scheme.name, jump, fabs(jump) / size, size);
 			rc = -1;
 		}
 	}
@@ -409,7 +410,8 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 /* Central differences on a nonlinear model: the critical step of the
  * linearisation at the initial state, K + ∂²Φ/∂u², refuses larger steps
  * as for linear models. */
-static int critical_step(struct rt_problem *pb, const double *u, const double *z, struct rt_error *err)
+static int critical_step(struct rt_problem *pb, const struct ir_run *plan, const double *u, const double *z,
+                         struct rt_error *err)
 {
 	int n = pb->n, N = pb->N;
 	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double)), *Ku = calloc((size_t)n * (size_t)n + 1, sizeof(double));
@@ -417,7 +419,7 @@ static int critical_step(struct rt_problem *pb, const double *u, const double *z
 	int rc = 0;
 	if (!J || !Ku || !w || !Mu) {
 		free(J); free(Ku); free(w); free(Mu);
-		return fail(err, 3, pb->plan->loc, "out of memory");
+		return fail(err, 3, plan->loc, "out of memory");
 	}
 	/* the mass at the initial state (paoli_schatzman accepts M(u)) */
 	problem_mass(pb, u, Mu);
@@ -428,13 +430,13 @@ static int critical_step(struct rt_problem *pb, const double *u, const double *z
 			Ku[i + (size_t)j * n] = J[i + (size_t)j * N];
 	if (la_sygv(n, Ku, Mu, w, NULL) == 0) {
 		double wmax = sqrt(w[n - 1] > 0 ? w[n - 1] : 0), tc = wmax > 0 ? 2 / wmax : INFINITY;
-		if (pb->plan->dt > tc)
-			rc = fail(err, 3, pb->plan->step_loc,
+		if (plan->dt > tc)
+			rc = fail(err, 3, plan->step_loc,
 			          "step %.6g exceeds the critical step 2/omega_max = %.6g of %s "
 			          "(omega_max = %.6g rad/s at the initial state): take a step below %.6g%s",
-			          pb->plan->dt, tc, pb->plan->scheme.family == IR_PAOLI_SCHATZMAN ? "paoli_schatzman" :
+			          plan->dt, tc, plan->scheme.family == IR_PAOLI_SCHATZMAN ? "paoli_schatzman" :
 			          "central_difference", wmax, tc,
-			          pb->plan->scheme.family == IR_PAOLI_SCHATZMAN ? "" : " or an implicit scheme");
+			          plan->scheme.family == IR_PAOLI_SCHATZMAN ? "" : " or an implicit scheme");
 	}
 	free(J); free(Ku); free(w); free(Mu);
 	return rc;
@@ -453,11 +455,12 @@ static void engine_free(struct engine *e)
 	free(e->save);
 }
 
-static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state *x, struct rt_error *err)
+static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_problem *pb, struct rt_state *x,
+                       struct rt_error *err)
 {
-	const struct ir_run *plan = pb->plan;
 	int n = pb->n;
 	memset(e, 0, sizeof *e);
+	e->plan = plan;
 	e->pb = pb;
 	e->halvings = plan->halvings;
 	enum ir_family fam = plan->scheme.family;
@@ -484,7 +487,7 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 		/* the Newton stepper's refusals (multipliers that do not
 		 * converge under the scheme) hold on both paths */
 		const struct nl_stepper_type *nl = nl_lookup(fam, plan->scheme.p, e->q);
-		struct nl_options opt = { plan->tolerance, plan->max_iterations, 0, 0 };
+		struct nl_options opt = { plan->tolerance, plan->max_iterations, 0, 0, plan->scheme.name };
 		void *st = nl ? nl->alloc(pb, e->q, &opt, err) : NULL;
 		if (!st) {
 			if (!err->msg[0])
@@ -556,7 +559,7 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 		return fail(err, 3, plan->scheme.loc, "formulation = ggl is not available for %s: use "
 		            "backward_euler, midpoint, discrete_gradient, staggered_midpoint, newmark or "
 		            "generalized_alpha (trapezoidal, chung_hulbert, hht, wbz)", plan->scheme.name);
-	if ((fam == IR_CENTRAL_DIFFERENCE || fam == IR_PAOLI_SCHATZMAN) && critical_step(pb, x->u, x->z, err))
+	if ((fam == IR_CENTRAL_DIFFERENCE || fam == IR_PAOLI_SCHATZMAN) && critical_step(pb, plan, x->u, x->z, err))
 		return 3;
 	if (plan->regularized && pb->nc > 0 && fam != IR_BACKWARD_EULER)
 		return fail(err, 3, plan->scheme.loc, "formulation = regularized is implemented for "
@@ -569,7 +572,7 @@ static int engine_init(struct engine *e, struct rt_problem *pb, struct rt_state 
 	e->exact_balance = e->nl == &nl_discrete_gradient && (pb->nc == 0 || pb->ir->constraint_linear) &&
 	                   !(plan->ggl && pb->nc > 0 && pb->ir->constraint_moving);
 	struct nl_options opt = { plan->tolerance, plan->max_iterations, plan->regularized && pb->nc > 0,
-	                          plan->ggl && pb->nc > 0 };
+	                          plan->ggl && pb->nc > 0, plan->scheme.name };
 	e->nst = e->nl->alloc(pb, e->q, &opt, err);
 	if (!e->nst) {
 		if (!err->msg[0])
@@ -603,9 +606,8 @@ static int engine_step(struct engine *e, double t0, double t1, double tau, struc
 }
 
 /* init equilibrium: ∇ᵤΦ(u, z₀) + ∇ᵥΨ(0) = f(t₀) by Newton, z and v at rest. */
-static int equilibrium(struct rt_problem *pb, struct rt_state *x, struct rt_error *err)
+static int equilibrium(struct rt_problem *pb, const struct ir_run *plan, struct rt_state *x, struct rt_error *err)
 {
-	const struct ir_run *plan = pb->plan;
 	struct stage st;
 	if (stage_alloc(&st, pb))
 		return fail(err, 3, plan->model->init_loc, "out of memory");
@@ -916,7 +918,7 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->plan = plan;
 	r->res = res;
 	r->outs = calloc((size_t)plan->noutput + 1, sizeof *r->outs);
-	if (problem_init(&r->pb, plan, err) != 0) {
+	if (problem_init(&r->pb, plan->model, plan->solver == IR_SOLVER_BANDED, err) != 0) {
 		r->status = 3;
 		return r;
 	}
@@ -946,13 +948,13 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 		                 "or contacts: give an initial state that satisfies them");
 		return r;
 	}
-	if (m->init_equilibrium && (r->status = equilibrium(&r->pb, &r->x, err)))
+	if (m->init_equilibrium && (r->status = equilibrium(&r->pb, r->plan, &r->x, err)))
 		return r;
 	if (nc && (r->status = check_initial_constraints(&r->pb, plan->t0, &r->x, m->constraint_loc, err)))
 		return r;
 	if (m->contact.n && (r->status = check_initial_contacts(&r->pb, &r->x, err)))
 		return r;
-	if ((r->status = engine_init(&r->eng, &r->pb, &r->x, err)))
+	if ((r->status = engine_init(&r->eng, r->plan, &r->pb, &r->x, err)))
 		return r;
 	/* The initial acceleration solves the equation of motion at t₀. */
 	if (nl_common_alloc(&r->nc, &r->pb)) {
