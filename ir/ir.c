@@ -79,7 +79,7 @@ static int same(const struct ir_insn *x, const struct ir_insn *y)
 
 static void rehash(struct ir_prog_ext *x)
 {
-	int cap = x->hcap ? 2 * x->hcap : 64;
+	int cap = x->hcap ? 2 * x->hcap : 16;
 	while (cap < 2 * (x->p.n + 1))
 		cap *= 2;
 	x->hash = arena_alloc(x->arena, sizeof(int) * (size_t)cap);
@@ -108,7 +108,7 @@ static int intern(struct ir_prog_ext *x, const struct ir_insn *in)
 		j = (j + 1) & (x->hcap - 1);
 	}
 	if (x->p.n == x->p.cap) {
-		int cap = x->p.cap ? 2 * x->p.cap : 16;
+		int cap = x->p.cap ? 2 * x->p.cap : 4;
 		x->p.insn = arena_grow(x->arena, x->p.insn, sizeof *x->p.insn * (size_t)x->p.n,
 		                       sizeof *x->p.insn * (size_t)cap);
 		x->p.cap = cap;
