@@ -98,7 +98,7 @@ struct ir_dof {
 };
 
 /* A scalar function of a block of nvar variables with its derivatives,
- * derived at lowering (lang/ir_diff.c).  The program's outputs are the
+ * derived at lowering (ir/ir_diff.c).  The program's outputs are the
  * value, then the nvar gradient entries, then the nnz Hessian entries
  * (row[k], col[k]), both triangles.  Variables are numbered through the
  * input opcodes: for the potential DOF i is i and INT j is ndof + j; for a
@@ -280,7 +280,7 @@ struct ir_run {
 	                           beyond it only recorded columns are kept */
 };
 
-/* Building programs (lang/ir.c).  Emitters fold constants and reuse an
+/* Building programs (ir/ir.c).  Emitters fold constants and reuse an
  * identical earlier instruction (common-subexpression elimination). */
 struct ir_prog *ir_prog_new(struct arena *a);
 int ir_emit(struct ir_prog *p, enum ir_op op, int a, int b, int c, struct ir_loc loc);

@@ -1,6 +1,6 @@
 /* value.c — printing numbers: the shortest form that reads back to the same
  * double (DESIGN.md, "Output of numbers"), independent of the locale: the
- * digits and their layout come from runtime/fmt.c, which uses no printf. */
+ * digits and their layout come from ir/fmt.c, which uses no printf. */
 #include <config.h>
 
 #include "value.h"

@@ -1,4 +1,4 @@
-/* test_fmt.c — unit tests of runtime/fmt.c: its output must be, byte for
+/* test_fmt.c — unit tests of ir/fmt.c: its output must be, byte for
  * byte, what the trial method it replaced wrote (snprintf at increasing
  * precision until strtod reads the text back), for each of its three
  * callers' forms:
