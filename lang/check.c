@@ -298,7 +298,8 @@ static void model(struct checker *c, struct ast_model *m)
 
 static void run(struct checker *c, struct ast_run *r)
 {
-	struct cname *m = lookup(c->globals, r->model);
+	/* a model declared in a loop's body runs there (a sweep) */
+	struct cname *m = lookup(c->scope, r->model);
 	/* the scheme: a family, a declared scheme or an unknown name, which
 	 * lowering reports with the list of schemes */
 	struct ast_expr *s = r->scheme;

@@ -561,7 +561,9 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	mc->m = m;
 	mc->script_dir = ev->script_dir;
 	ev->mc = mc;
-	ev->scope = scope_new(ev->a, ev->s->globals);
+	/* the model sees the names where it was declared: in a loop's body,
+	 * the loop's variable and lets (a sweep over a parameter) */
+	ev->scope = scope_new(ev->a, b->closure ? b->closure : ev->s->globals);
 
 	/* Parameters, dofs and internal variables first: every other item may
 	 * use them. */
