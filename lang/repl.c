@@ -192,23 +192,42 @@ static void help(const char *topic)
 		return;
 	}
 	if (topic[0] != ':') {
-		if (strcmp(topic, "schemes") == 0)
-			puts("Scheme families: newmark(beta, gamma), central_difference, generalized_alpha(alpha_m,\n"
-			     "alpha_f, beta, gamma), backward_euler, midpoint, staggered_midpoint(symmetric),\n"
-			     "discrete_gradient; named ones from the library: trapezoidal, linear_acceleration,\n"
-			     "fox_goodwin, chung_hulbert(rho_inf), hht(alpha), wbz(rho_inf), rothe.\n"
-			     "Try :scheme NAME, or dyn --list-schemes.");
-		else if (strcmp(topic, "records") == 0)
+		if (strcmp(topic, "schemes") == 0) {
+			/* from the registries, so that the list cannot drift:
+			 * the families (ir_families.def) and the named schemes
+			 * in scope (the library's and the session's) */
+			fputs("Scheme families:", stdout);
+			for (int i = 0; i < IR_NFAMILY; i++) {
+				const struct ir_family_info *fi = &ir_family_info[i];
+				printf("%s %s", i ? "," : "", fi->name);
+				for (int j = 0; j < fi->nparam; j++)
+					printf("%s%s", j ? ", " : "(", fi->param[j]);
+				fputs(fi->nparam ? ")" : "", stdout);
+			}
+			fputs(".\nNamed schemes:", stdout);
+			int first = 1;
+			for (struct binding *b = S->globals->head; b; b = b->next)
+				if (b->kind == B_SCHEME) {
+					printf("%s %s", first ? "" : ",", b->name);
+					first = 0;
+				}
+			puts(".\nTry :scheme NAME, or dyn --list-schemes.");
+		}		else if (strcmp(topic, "records") == 0)
 			puts("run ... { record t, u, u', energy, NAME = EXPR to \"file.csv\" every N }\n"
 			     "energy is kinetic, stored, dissipated, work, residual; dissipated[k] per term.\n"
 			     "A run r gives r.u(T), r.u'(T), r.x[2](T), r.kinetic(T), r.NAME(T) and r.u for plots.");
 		else if (strcmp(topic, "errors") == 0)
 			puts("Errors name file:line:col (<stdin> here).  Exit codes of scripts: 0 ok, 1 a check failed,\n"
 			     "2 usage, 3 before stepping, 4 numerical failure, 130 interrupted.");
-		else
-			puts("param, let, function, for, model { dof, internal, mass, damping, stiffness, kinetic,\n"
-			     "potential, dissipation, force, support ... along, init }, scheme, run, print, check,\n"
-			     "plot, import.  See dyn(5) for each.");
+		else if (strcmp(topic, "language") == 0) {
+			/* the scanner's keyword table */
+			fputs("Keywords:", stdout);
+			for (int i = 0; parse_keywords[i].name; i++)
+				printf("%s %s", i ? "," : "", parse_keywords[i].name);
+			puts(".\nSee dyn(5) for each.");
+		} else
+			printf("no help on '%s'; topics: language, schemes, records, errors, or a command (:help :eig)\n",
+			       topic);
 		return;
 	}
 	static const struct { const char *cmd, *text; } h[] = {
@@ -276,11 +295,15 @@ static void print_matrix(const char *name, int n, const double *a)
 	       "largest entry %.6g\n", name, n, n, kl, ku, sqrt(fro), mx);
 }
 
+/* Where the current command's argument is: the command's line is part of
+ * the session's text, so that its errors quote it (not an earlier line). */
+static int cmd_line, arg_col;
+
 static struct ir_model *model_of(const char *name)
 {
 	struct eval ev;
 	session_eval_init(S, &ev);
-	struct loc loc = { "<stdin>", typed_lines, 1, 1 };
+	struct loc loc = { "<stdin>", cmd_line, arg_col, (int)strlen(name) };
 	struct ir_model *m = NULL;
 	if (lower_model_named(&ev, name, loc, &m))
 		return NULL;
@@ -386,10 +409,20 @@ static void eig(const char *name)
 		return;
 	}
 	printf("%-5s %16s %16s %16s\n", "mode", "omega (rad/s)", "f (Hz)", "period (s)");
+	int unstable = 0;
 	for (int k = 0; k < nm; k++) {
-		double w = w2[k] > 0 ? sqrt(w2[k]) : 0;
+		if (w2[k] < 0) {
+			/* K not positive there: the state moves away exponentially,
+			 * at the rate sqrt(-omega^2); no frequency or period */
+			printf("%-5d unstable: omega^2 = %.8g < 0, growth rate %.8g 1/s\n", k + 1, w2[k], sqrt(-w2[k]));
+			unstable = 1;
+			continue;
+		}
+		double w = sqrt(w2[k]);
 		printf("%-5d %16.8g %16.8g %16.8g\n", k + 1, w, w / (2 * M_PI), w > 0 ? 2 * M_PI / w : INFINITY);
 	}
+	if (unstable)
+		puts("the initial state is not a stable equilibrium (a mode with omega^2 < 0)");
 	if (n <= 12) {
 		puts("mode shapes (mass-normalised, columns):");
 		for (int i = 0; i < n; i++) {
@@ -547,6 +580,11 @@ static void command(char *line)
 	/* a comment ends a command as it ends a statement: the language's
 	 * scanner says where the code ends */
 	line[parse_code_length(line, strlen(line))] = '\0';
+	remember(line);
+	remember("\n");
+	cmd_line = ++typed_lines;
+	char *whole = arena_strndup(S->arena, typed, typed_len);
+	diag_add_source(&S->diag, "<stdin>", whole, typed_len);
 	char *cmd = line, *arg = line;
 	while (*arg && *arg != ' ' && *arg != '\t')
 		arg++;
@@ -557,14 +595,17 @@ static void command(char *line)
 	size_t n = strlen(arg);
 	while (n && (arg[n - 1] == ' ' || arg[n - 1] == '\t'))
 		arg[--n] = '\0';
+	arg_col = (int)(arg - line) + 1;
 	if (strcmp(cmd, ":help") == 0 || strcmp(cmd, ":h") == 0)
 		help(arg);
 	else if (strcmp(cmd, ":show") == 0 && *arg)
 		show(arg);
 	else if (strcmp(cmd, ":ir") == 0 && *arg) {
 		struct ir_model *m = model_of(arg);
-		if (m)
+		if (m) {
 			ir_dump_model(stdout, m);
+			putchar('\n');   /* the dump's last line has none */
+		}
 	} else if (strcmp(cmd, ":eig") == 0 && *arg)
 		eig(arg);
 	else if (strcmp(cmd, ":scheme") == 0 && *arg)
