@@ -264,7 +264,7 @@ struct ir_run {
 	double tolerance;       /* Newton: relative residual */
 	int max_iterations;
 	int halvings;           /* on_failure = halve(N): retries with halved steps */
-	int regularized;        /* formulation = regularized (seed 001) */
+	int regularized;        /* formulation = regularized (Altmann 2015, eq. 3.4) */
 	int ggl;                /* formulation = ggl; neither: index3 */
 	double t0, t1, dt;
 	int nstep;              /* n = ceil((t1 - t0)/dt - 1e-9); t_n = t1 */

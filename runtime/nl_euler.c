@@ -1,4 +1,4 @@
-/* nl_euler.c — backward Euler on (u, v), Rothe's method of seed 001
+/* nl_euler.c — backward Euler on (u, v), Rothe's method of Altmann (2015)
  * (DESIGN.md, "Schemes", backward_euler = rothe):
  *
  *   (uʲ − uʲ⁻¹)/τ = vʲ,   M(vʲ − vʲ⁻¹)/τ + ∂Ψ(vʲ) + ∂ᵤΦ(uʲ, zʲ) ∋ Fʲ
@@ -12,7 +12,7 @@
  * (stage_ggl): (uʲ − uʲ⁻¹)/τ = vʲ + G(ū)ᵀμ/τ with ū = uʲ⁻¹ + τvʲ, and
  * G(uʲ)vʲ + ∂ₜc(uʲ, tʲ) = 0 held with c(uʲ, tʲ) = 0.
  *
- * formulation = regularized, for linear constraints B u = G(t) (seed 001,
+ * formulation = regularized, for linear constraints B u = G(t) (Altmann 2015,
  * eq. 3.4): u = u₁ + u₂ with u₁ ∈ ker B and the particular part
  * u₂ = B⁺G, v₂ = B⁺Ġ, w₂ = B⁺G̈ (B⁺ = Bᵀ(BBᵀ)⁻¹, Ġ and G̈ the derivatives
  * of the declared expression), and
@@ -123,7 +123,7 @@ static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 		if (!pb->ir->constraint_linear) {
 			be_free(s);
 			snprintf(err->msg, sizeof err->msg, "formulation = regularized needs constraints linear in "
-			         "the dofs, B u == G(t) with B constant (seed 001): use index3 for these");
+			         "the dofs, B u == G(t) with B constant (Altmann 2015): use index3 for these");
 			err->loc = pb->ir->constraint_loc[0];
 			err->code = 3;
 			return NULL;

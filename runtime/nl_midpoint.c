@@ -1,5 +1,5 @@
 /* nl_midpoint.c — the implicit midpoint rule (Crank–Nicolson on the
- * first-order system, seed 003 eq. 3) and Gonzalez's discrete gradient
+ * first-order system, Roubíček 2017, eq. 3) and Gonzalez's discrete gradient
  * variant (DESIGN.md, "Schemes"):
  *
  *   (uᵏ − uᵏ⁻¹)/τ = v^{k−½},  M(vᵏ − vᵏ⁻¹)/τ + ∂Ψ(v^{k−½}) + ∂ᵤΦ(x^{k−½}) ∋ f^{k−½}

@@ -1,10 +1,10 @@
 /* nl_paoli.c — Paoli and Schatzman's scheme for impact with Newton's
- * restitution coefficient e (seed 002; DESIGN.md, "Schemes"):
+ * restitution coefficient e (Paoli and Schatzman 2002, eq. 16; DESIGN.md, "Schemes"):
  *
  *   Uᵐ⁺¹ = −e Uᵐ⁻¹ + (1+e) P_K((2Uᵐ − (1−e)Uᵐ⁻¹ + τ² M⁻¹Fᵐ)/(1+e))
  *
  * with Fᵐ = f(tₘ) − ∇Φ(Uᵐ) − ∇Ψ(vᵐ) and P_K the projection onto
- * K = {u : φ_i(u) ≥ 0} in the metric of M(Uᵐ) (seed 002: the mass may
+ * K = {u : φ_i(u) ≥ 0} in the metric of M(Uᵐ) (Paoli and Schatzman: the mass may
  * depend on the configuration; M⁻¹Fᵐ is then the acceleration of the
  * Euler–Lagrange equations, velocity terms included).  Without contact (P_K the
  * identity) this is central differences, Uᵐ⁺¹ − 2Uᵐ + Uᵐ⁻¹ = τ²M⁻¹Fᵐ.

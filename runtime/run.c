@@ -127,7 +127,7 @@ static int check_initial_constraints(struct rt_problem *pb, double t0, const str
 
 /* The initial position must be admissible, φ_i(u₀) ≥ 0 (to 1e-8 of the
  * size of the terms, as for constraints): Paoli–Schatzman's scheme starts
- * with no impact at t₀ (seed 002, "no impact at the initial time"). */
+ * with no impact at t₀ (Paoli and Schatzman 2002, "no impact at the initial time"). */
 static int check_initial_contacts(struct rt_problem *pb, const struct rt_state *x, struct rt_error *err)
 {
 	const struct ir_gaps *g = &pb->ir->contact;

@@ -10,7 +10,7 @@
  * e.g. Newmark: y = aᵏ, cu = βτ², cv = γτ; midpoint: y = v^{k−½}, cu = τ/2.
  * The inclusion of the 1-homogeneous terms σ_j|ż_j| is solved exactly,
  * as the fixed point ż_j = S_{cσ_j}(ż_j − c R_zj) of soft thresholding
- * (the return mapping), by semismooth Newton (seed 003, eq. 4 and 12). */
+ * (the return mapping), by semismooth Newton (Roubíček 2017, eqs. 4 and 12). */
 #ifndef DYN_STAGE_H
 #define DYN_STAGE_H
 

@@ -1,4 +1,4 @@
-/* stepper_euler.c — backward Euler (Rothe's method, seed 001) on linear
+/* stepper_euler.c — backward Euler (Rothe's method, Altmann 2015) on linear
  * models with constant operators: (uʲ − uʲ⁻¹)/τ = vʲ and
  * M(vʲ − vʲ⁻¹)/τ + C vʲ + K uʲ = fʲ, so that
  * (M/τ + C + τK) vʲ = M vʲ⁻¹/τ + fʲ − K uʲ⁻¹, the matrix factored once per
