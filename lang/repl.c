@@ -258,6 +258,16 @@ static void help(const char *topic)
 	printf("no help on '%s'; :help lists the commands\n", topic);
 }
 
+/* A source line without its indentation. */
+static const char *skip_blanks(const char *line, size_t *len)
+{
+	while (*len && (*line == ' ' || *line == '\t')) {
+		line++;
+		(*len)--;
+	}
+	return line;
+}
+
 static void print_matrix(const char *name, int n, const double *a)
 {
 	if (!a) {
@@ -265,13 +275,21 @@ static void print_matrix(const char *name, int n, const double *a)
 		return;
 	}
 	if (n <= 8) {
+		/* columns as wide as the widest entry, so that long ones line up */
+		int w = 1;
+		for (size_t i = 0; i < (size_t)n * n; i++) {
+			char buf[32];
+			value_format_num(a[i], buf);
+			if ((int)strlen(buf) > w)
+				w = (int)strlen(buf);
+		}
 		printf("  %s:\n", name);
 		for (int i = 0; i < n; i++) {
 			fputs("    [", stdout);
 			for (int j = 0; j < n; j++) {
 				char buf[32];
 				value_format_num(a[i + (size_t)j * n], buf);
-				printf("%s%12s", j ? " " : "", buf);
+				printf(" %*s", w, buf);
 			}
 			puts(" ]");
 		}
@@ -348,35 +366,54 @@ static void show(const char *name)
 			printf(" %s", m->intvar[j].name);
 		putchar('\n');
 	}
+	/* parameters: each source line once, however many it defines */
+	int shown = 0;
 	for (int i = 0; i < b->stmt->model->items.n; i++) {
 		struct ast_item *it = b->stmt->model->items.v[i];
 		if (it->kind != AST_ITEM_PARAM)
 			continue;
 		for (int k = 0; k < it->defs.n; k++) {
 			struct ast_arg *d = it->defs.v[k];
+			if (d->loc.line == shown)
+				continue;
+			shown = d->loc.line;
 			size_t len;
 			const char *line = diag_source_line(&S->diag, d->loc.file, d->loc.line, &len);
 			if (line)
-				printf("  param: %.*s\n", (int)len, line);
+				printf("  %.*s\n", (int)len, skip_blanks(line, &len));
 		}
 	}
-	if (m->mass.a)
+	/* the matrices a model states; a model of energies has its operators
+	 * in its energies (an all-zero stiffness said nothing) */
+	if (m->mass.a && !m->kinetic)
 		print_matrix("mass", m->ndof, m->mass.a);
 	if (m->kinetic)
 		puts("  mass: depends on the configuration (kinetic energy)");
 	if (m->damping_kind == IR_DAMP_MODAL)
 		printf("  damping: modal, %g of critical in every mode\n", m->modal_xi);
-	else
+	else if (!m->dissipation)
 		print_matrix("damping", m->ndof, m->damping.a);
-	print_matrix("stiffness", m->ndof, m->stiffness.a);
+	if (!m->potential)
+		print_matrix("stiffness", m->ndof, m->stiffness.a);
+	/* every other item as written: energies, loads, support, constraints,
+	 * contacts, initial state */
+	shown = 0;
 	for (int i = 0; i < b->stmt->model->items.n; i++) {
 		struct ast_item *it = b->stmt->model->items.v[i];
-		if (it->kind != AST_ITEM_KINETIC && it->kind != AST_ITEM_POTENTIAL && it->kind != AST_ITEM_DISSIPATION)
+		switch (it->kind) {
+		case AST_ITEM_DOF: case AST_ITEM_INTERNAL: case AST_ITEM_PARAM:
+		case AST_ITEM_MASS: case AST_ITEM_DAMPING: case AST_ITEM_STIFFNESS:
 			continue;
+		default:
+			break;
+		}
+		if (it->loc.line == shown)
+			continue;
+		shown = it->loc.line;
 		size_t len;
 		const char *line = diag_source_line(&S->diag, it->loc.file, it->loc.line, &len);
 		if (line)
-			printf("  %.*s\n", (int)len, line);
+			printf("  %.*s\n", (int)len, skip_blanks(line, &len));
 	}
 	if (m->potential)
 		printf("  potential: %s, gradient of %d entries, Hessian with %d nonzeros (:ir %s shows them)\n",

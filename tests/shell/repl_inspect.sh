@@ -5,7 +5,9 @@
 # earlier, unrelated line); :eig at an unstable equilibrium says so, with
 # omega^2 < 0 (the old one printed omega = 0 and period inf); :help
 # schemes lists every family of the registry (paoli_schatzman and
-# moreau_jean were missing) and an unknown topic is refused.
+# moreau_jean were missing) and an unknown topic is refused.  :show of a
+# model of energies shows each parameter line once, its constraint and
+# initial state, and no all-zero stiffness; long entries line up.
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${PTYRUN:?PTYRUN is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -18,6 +20,20 @@ model osc {
   dof u
   mass [1]
   stiffness [4]
+}
+model rod {
+  param g = 9.81, L = 1
+  dof x, y
+  kinetic 0.5*(x'^2 + y'^2)
+  potential g*y
+  constraint x^2 + y^2 == L^2
+  init y = -1
+}
+model wide {
+  dof u, w
+  mass [1, 0; 0, 1]
+  stiffness [123456.789, -1; -1, 2]
+  support 9.81*sin(t) along [1, 1]
 }
 EOF2
 cat > "$dir/inspect.pty" <<'PTY'
@@ -39,6 +55,14 @@ send :help schemes\n
 expect paoli_schatzman
 expect moreau_jean(theta)
 expect dyn> 
+send :show rod\n
+expect constraint x^2 + y^2 == L^2
+expect init y = -1
+expect dyn> 
+send :show wide\n
+expect [ 123456.789         -1 ]\r\n    [         -1          2 ]
+expect support 9.81*sin(t) along [1, 1]
+expect dyn> 
 send :help nonsense\n
 expect no help on 'nonsense'
 expect dyn> 
@@ -49,5 +73,9 @@ if ! "$PTYRUN" "$dir/inspect.pty" "$DYN" -i "$dir/osc.dyn" > "$dir/inspect.out" 
 	fail "$(cat "$dir/inspect.err")"
 	tail -15 "$dir/inspect.out" | sed 's/^/    /'
 fi
+n=$(grep -c 'param g = 9.81, L = 1' "$dir/inspect.out")
+[ "$n" -eq 1 ] || fail ":show rod printed its parameter line $n times, not once"
+sed -n '/:show rod/,/:show wide/p' "$dir/inspect.out" | grep -q 'stiffness' &&
+	fail ":show rod shows a stiffness matrix for a model of energies"
 [ "$status" -eq 0 ] && echo "repl_inspect: ok"
 exit "$status"
