@@ -3,6 +3,7 @@
  * with a ^~~~ underline.  Nothing here exits: callers count errors and
  * decide. */
 #include "diag.h"
+#include "outfile.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -116,8 +117,12 @@ static void quote(struct diag *d, struct loc loc)
 
 static void report(struct diag *d, struct loc loc, const char *what, const char *fmt, va_list ap)
 {
-	if (loc.file && loc.line > 0)
-		fprintf(d->out, "%s:%d:%d: %s: ", loc.file, loc.line, loc.col, what);
+	if (loc.file && loc.line > 0) {
+		/* the file name comes from the command line or an import: its
+		 * control characters must not reach the terminal as such */
+		char name[512];
+		fprintf(d->out, "%s:%d:%d: %s: ", rt_escape(name, sizeof name, loc.file), loc.line, loc.col, what);
+	}
 	else
 		fprintf(d->out, "dyn: %s: ", what);
 	vfprintf(d->out, fmt, ap);

@@ -118,4 +118,12 @@ grep -q "^scripts/twice.dyn:9:18: note: 'out/a.csv' is written here\$" "$dir/twi
 [ "$(cat "$dir/escaped.err")" = 'dyn: cannot open '"'"'no\x1b[2Jsuch.dyn'"'"': No such file or directory' ] ||
 	fail "escaped: $(od -c "$dir/escaped.err" | head -3)"
 
+# The same in the location of a diagnostic: a script whose name holds an
+# escape sequence, with a syntax error in it.
+bad=$(printf 'bad\033[2Jname.dyn')
+printf 'let x =\n' > "$dir/$bad"
+(cd "$dir" && "$DYN" "$bad" 2> escaped_loc.err)
+[ "$(head -1 "$dir/escaped_loc.err")" = 'bad\x1b[2Jname.dyn:1:8: error: syntax error: unexpected end of file' ] ||
+	fail "escaped location: $(od -c "$dir/escaped_loc.err" | head -3)"
+
 exit $status
