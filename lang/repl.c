@@ -62,10 +62,47 @@ static const char *const context_words[] = {
 	"max_iterations", "on_failure", "halve", "formulation", "index3", NULL
 };
 
-static const char *const commands[] = {
-	":help", ":show", ":ir", ":eig", ":scheme", ":start", ":step", ":run", ":state",
-	":energy", ":plot", ":load", ":quit", NULL
+/* The commands: one table for :help, its listing and completion. */
+static const struct command_info {
+	const char *cmd, *args, *summary, *text;
+} command_table[] = {
+	{ ":help", "[TOPIC]", "this list, or one command or topic explained",
+	  ":help [TOPIC] — the commands, or one (:help :eig), or a topic: language, schemes, records,\n"
+	  "errors." },
+	{ ":show", "NAME", "a model's dofs, parameters, operators and energies; a value",
+	  ":show NAME — for a model: its dofs and internal variables, parameters, the matrices it\n"
+	  "states (small ones in full, large ones by size, bandwidth and norm) and its other items\n"
+	  "as written (energies, loads, support, constraints, contacts, init); for any other name\n"
+	  "its value." },
+	{ ":ir", "MODEL", "the model's intermediate representation",
+	  ":ir MODEL — the lowered model as --dump-ir prints it: operators, load programs,\n"
+	  "energies with their derived gradient and Hessian programs." },
+	{ ":eig", "MODEL", "natural frequencies and mode shapes (linearised at init)",
+	  ":eig MODEL — the generalized symmetric eigenproblem K phi = w^2 M phi (LAPACK dsygvd)\n"
+	  "at the initial state: angular frequencies, frequencies in Hz, periods, mode shapes." },
+	{ ":scheme", "NAME", "a scheme's parameters, order and spectral radius over omega*tau",
+	  ":scheme NAME — the family and parameters a scheme resolves to, its order and\n"
+	  "properties, and the spectral radius of its amplification matrix over omega*tau." },
+	{ ":start", "let r = run ...", "prepare a run without stepping it",
+	  ":start let r = run MODEL with SCHEME from T0 to T1 step DT — prepares the run;\n"
+	  "r is the run so far, advanced by :step and :run." },
+	{ ":step", "[N]", "advance the prepared run N steps (1) and show its state",
+	  ":step [N] — N steps (1) of the prepared run, then its state." },
+	{ ":run", "", "advance the prepared run to its end",
+	  ":run — the prepared run to its end (Ctrl-C stops it, keeping what was computed; the next\n"
+	  ":step or :run goes on from there)." },
+	{ ":state", "", "the state of the prepared (or last) run",
+	  ":state — time, step, dofs, velocities, internal variables." },
+	{ ":energy", "", "the energy ledger of the prepared (or last) run",
+	  ":energy — kinetic, stored, dissipated (per term), work and residual." },
+	{ ":plot", "Y[, Y2] [vs X]", "draw histories here, e.g. :plot r.u",
+	  ":plot r.u[, r.v] [vs r.w] — a plot drawn with braille characters." },
+	{ ":load", "FILE", "execute a script",
+	  ":load FILE — execute a script in this session." },
+	{ ":quit", "", "leave (Ctrl-D too)",
+	  ":quit — leave; the history is kept in ~/.dyn_history." },
 };
+enum { NCOMMAND = sizeof command_table / sizeof command_table[0] };
 
 static char *generator(const char *text, int state)
 {
@@ -78,9 +115,9 @@ static char *generator(const char *text, int state)
 		b = S->globals->head;
 	}
 	if (phase == 0) {
-		while (commands[i])
-			if (strncmp(commands[i++], text, len) == 0)
-				return strdup(commands[i - 1]);
+		while (i < NCOMMAND)
+			if (strncmp(command_table[i++].cmd, text, len) == 0)
+				return strdup(command_table[i - 1].cmd);
 		return NULL;
 	}
 	if (phase == 1) {
@@ -173,21 +210,18 @@ static void help(const char *topic)
 {
 	if (!topic || !*topic) {
 		puts("Statements of the language are executed as typed; an expression alone prints its value.\n"
-		     "Commands:\n"
-		     "  :help [TOPIC]      this list, or one command or topic explained\n"
-		     "  :show NAME         a model's dofs, parameters, operators and energies; a value\n"
-		     "  :ir MODEL          the model's intermediate representation\n"
-		     "  :eig MODEL         natural frequencies and mode shapes (linearised at init)\n"
-		     "  :scheme NAME       a scheme's parameters, order and spectral radius over omega*tau\n"
-		     "  :start let r = run ...   prepare a run without stepping it\n"
-		     "  :step [N]          advance the prepared run N steps (1) and show its state\n"
-		     "  :run               advance the prepared run to its end\n"
-		     "  :state             the state of the prepared (or last) run\n"
-		     "  :energy            the energy ledger of the prepared (or last) run\n"
-		     "  :plot Y[, Y2] [vs X]   draw histories here, e.g. :plot r.u\n"
-		     "  :load FILE         execute a script\n"
-		     "  :quit              leave (Ctrl-D too)\n"
-		     "Tab completes names, keywords, schemes and commands; Ctrl-C stops a run.\n"
+		     "Commands:");
+		int w = 0;
+		for (int i = 0; i < NCOMMAND; i++) {
+			int k = (int)(strlen(command_table[i].cmd) + 1 + strlen(command_table[i].args));
+			w = k > w ? k : w;
+		}
+		for (int i = 0; i < NCOMMAND; i++) {
+			char head[64];
+			snprintf(head, sizeof head, "%s %s", command_table[i].cmd, command_table[i].args);
+			printf("  %-*s  %s\n", w, head, command_table[i].summary);
+		}
+		puts("Tab completes names, keywords, schemes and commands; Ctrl-C stops a run.\n"
 		     "Topics: language, schemes, records, errors.  See dyn(1) and dyn(5).");
 		return;
 	}
@@ -230,29 +264,9 @@ static void help(const char *topic)
 			       topic);
 		return;
 	}
-	static const struct { const char *cmd, *text; } h[] = {
-		{ ":show", ":show NAME — for a model: its dofs and internal variables, parameters, operators\n"
-		           "(small matrices in full, large ones by size, bandwidth and norm) and energies; for any\n"
-		           "other name its value." },
-		{ ":ir", ":ir MODEL — the lowered model as --dump-ir prints it: operators, load programs,\n"
-		         "energies with their derived gradient and Hessian programs." },
-		{ ":eig", ":eig MODEL — the generalized symmetric eigenproblem K phi = w^2 M phi (LAPACK dsygvd)\n"
-		          "at the initial state: angular frequencies, frequencies in Hz, periods, mode shapes." },
-		{ ":scheme", ":scheme NAME — the family and parameters a scheme resolves to, its order and\n"
-		             "properties, and the spectral radius of its amplification matrix over omega*tau." },
-		{ ":start", ":start let r = run MODEL with SCHEME from T0 to T1 step DT — prepares the run;\n"
-		            "r is the run so far, advanced by :step and :run." },
-		{ ":step", ":step [N] — N steps (1) of the prepared run, then its state." },
-		{ ":run", ":run — the prepared run to its end (Ctrl-C stops it, keeping what was computed)." },
-		{ ":state", ":state — time, step, dofs, velocities, internal variables." },
-		{ ":energy", ":energy — kinetic, stored, dissipated (per term), work and residual." },
-		{ ":plot", ":plot r.u[, r.v] [vs r.w] — a plot drawn with braille characters." },
-		{ ":load", ":load FILE — execute a script in this session." },
-		{ ":quit", ":quit — leave; the history is kept in ~/.dyn_history." },
-	};
-	for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
-		if (strcmp(h[i].cmd, topic) == 0) {
-			puts(h[i].text);
+	for (int i = 0; i < NCOMMAND; i++)
+		if (strcmp(command_table[i].cmd, topic) == 0) {
+			puts(command_table[i].text);
 			return;
 		}
 	printf("no help on '%s'; :help lists the commands\n", topic);
