@@ -39,7 +39,9 @@ timeout 60
 expect dyn> 
 send \x03
 expect dyn> 
-send half a line\x03
+send half a line
+expect half a line
+send \x03
 expect dyn> 
 send print "after", 1 + 1\n
 expect after 2
@@ -63,7 +65,9 @@ timeout 60
 expect dyn> 
 send model m {\n  dof u\n
 expect ...> 
-send   mass [1]\x03
+send   mass [1]
+expect mass [1]
+send \x03
 expect dyn> 
 send :show m\n
 expect no name 'm'
