@@ -145,18 +145,24 @@ int ir_emit_const(struct ir_prog *p, double k, struct ir_loc loc)
 	return r;
 }
 
+/* The input a program reads through an instruction (IR_USES_* bit), or 0. */
+static unsigned input_use(enum ir_op op)
+{
+	switch (op) {
+	case IR_TIME: return IR_USES_T;
+	case IR_DOF: return IR_USES_U;
+	case IR_VEL: return IR_USES_V;
+	case IR_ACC: return IR_USES_A;
+	case IR_INT: return IR_USES_Z;
+	case IR_INTVEL: return IR_USES_ZD;
+	default: return 0;
+	}
+}
+
 int ir_emit_input(struct ir_prog *p, enum ir_op op, int index, struct ir_loc loc)
 {
-	struct ir_insn in = { op, index, 0, 0, 0, loc };
-	switch (op) {
-	case IR_TIME: p->uses |= IR_USES_T; in.a = 0; break;
-	case IR_DOF: p->uses |= IR_USES_U; break;
-	case IR_VEL: p->uses |= IR_USES_V; break;
-	case IR_ACC: p->uses |= IR_USES_A; break;
-	case IR_INT: p->uses |= IR_USES_Z; break;
-	case IR_INTVEL: p->uses |= IR_USES_ZD; break;
-	default: break;
-	}
+	struct ir_insn in = { op, op == IR_TIME ? 0 : index, 0, 0, 0, loc };
+	p->uses |= input_use(op);
 	return intern((struct ir_prog_ext *)p, &in);
 }
 
@@ -341,15 +347,7 @@ void ir_prog_compact(struct ir_prog *p)
 			in.b = map[in.b];
 		if (ar >= 3)
 			in.c = map[in.c];
-		switch (in.op) {
-		case IR_TIME: p->uses |= IR_USES_T; break;
-		case IR_DOF: p->uses |= IR_USES_U; break;
-		case IR_VEL: p->uses |= IR_USES_V; break;
-		case IR_ACC: p->uses |= IR_USES_A; break;
-		case IR_INT: p->uses |= IR_USES_Z; break;
-		case IR_INTVEL: p->uses |= IR_USES_ZD; break;
-		default: break;
-		}
+		p->uses |= input_use(in.op);
 		map[i] = n;
 		p->insn[n++] = in;
 	}
