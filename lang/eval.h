@@ -77,5 +77,7 @@ int session_exec_program(struct session *s, struct ast_program *prog);
 /* Whether the program declares the parameter ("xi", or "model.xi" for a
  * model-local one), for validating --set before anything runs. */
 int program_declares_param(const struct ast_program *prog, const char *name);
+/* The model that declares a parameter of this plain name, or NULL. */
+const char *program_model_with_param(const struct ast_program *prog, const char *name);
 
 #endif

@@ -687,3 +687,33 @@ int program_declares_param(const struct ast_program *prog, const char *name)
 {
 	return declares(&prog->stmts, name);
 }
+
+/* The first model (in a loop's body too) with a parameter of this plain
+ * name, or NULL: `--set sy=...` on a model's own parameter is a usage
+ * error whose message suggests `--set MODEL.sy`. */
+static const char *model_with_param(const struct ast_vec *stmts, const char *name)
+{
+	for (int i = 0; i < stmts->n; i++) {
+		const struct ast_stmt *st = stmts->v[i];
+		if (st->kind == AST_STMT_FOR) {
+			const char *m = model_with_param(&st->body, name);
+			if (m)
+				return m;
+		} else if (st->kind == AST_STMT_MODEL) {
+			for (int j = 0; j < st->model->items.n; j++) {
+				const struct ast_item *it = st->model->items.v[j];
+				if (it->kind != AST_ITEM_PARAM)
+					continue;
+				for (int k = 0; k < it->defs.n; k++)
+					if (strcmp(((struct ast_arg *)it->defs.v[k])->name, name) == 0)
+						return st->name;
+			}
+		}
+	}
+	return NULL;
+}
+
+const char *program_model_with_param(const struct ast_program *prog, const char *name)
+{
+	return strchr(name, '.') ? NULL : model_with_param(&prog->stmts, name);
+}

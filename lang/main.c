@@ -428,7 +428,14 @@ static int dyn_main(int argc, char **argv)
 	}
 	for (int i = 0; i < s.nset; i++)
 		if (!program_declares_param(prog, s.set[i].name)) {
-			fprintf(stderr, "dyn: --set %s: %s declares no parameter '%s'\n", s.set[i].name, name, s.set[i].name);
+			const char *model = program_model_with_param(prog, s.set[i].name);
+			char q[256], f[256];
+			const char *set = rt_escape(q, sizeof q, s.set[i].name), *script = rt_escape(f, sizeof f, name);
+			if (model)
+				fprintf(stderr, "dyn: --set %s: %s declares no top-level parameter '%s'; "
+				        "model %s has one: --set %s.%s\n", set, script, set, model, model, set);
+			else
+				fprintf(stderr, "dyn: --set %s: %s declares no parameter '%s'\n", set, script, set);
 			status = EXIT_USAGE;
 		}
 	if (status == 0)
