@@ -407,39 +407,50 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 	return 0;
 }
 
+/* ω_max of the linearisation at (u, z): K + ∂²Φ/∂u² against M(u)
+ * (paoli_schatzman accepts M(u)), dense, LAPACK dsygv.  0 with *wmax
+ * set (0 when no eigenvalue is positive), -1 out of memory, -2 when the
+ * eigensolve fails. */
+static int linearised_omega_max(struct rt_problem *pb, const double *u, const double *z, double *wmax)
+{
+	int n = pb->n, N = pb->N;
+	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double)), *Ku = calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double *w = calloc((size_t)n + 1, sizeof(double)), *Mu = calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	int rc = -1;
+	if (J && Ku && w && Mu) {
+		problem_mass(pb, u, Mu);
+		problem_phi(pb, u, z, NULL);
+		problem_add_hess_phi(pb, NULL, NULL, J, N);
+		for (int j = 0; j < n; j++)
+			for (int i = 0; i < n; i++)
+				Ku[i + (size_t)j * n] = J[i + (size_t)j * N];
+		rc = la_sygv(n, Ku, Mu, w, NULL) == 0 ? 0 : -2;
+		if (rc == 0)
+			*wmax = w[n - 1] > 0 ? sqrt(w[n - 1]) : 0;
+	}
+	free(J); free(Ku); free(w); free(Mu);
+	return rc;
+}
+
 /* Central differences on a nonlinear model: the critical step of the
  * linearisation at the initial state, K + ∂²Φ/∂u², refuses larger steps
  * as for linear models. */
 static int critical_step(struct rt_problem *pb, const struct ir_run *plan, const double *u, const double *z,
                          struct rt_error *err)
 {
-	int n = pb->n, N = pb->N;
-	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double)), *Ku = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	double *w = calloc((size_t)n + 1, sizeof(double)), *Mu = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	int rc = 0;
-	if (!J || !Ku || !w || !Mu) {
-		free(J); free(Ku); free(w); free(Mu);
+	double wmax;
+	int s = linearised_omega_max(pb, u, z, &wmax);
+	if (s == -1)
 		return fail(err, 3, plan->loc, "out of memory");
-	}
-	/* the mass at the initial state (paoli_schatzman accepts M(u)) */
-	problem_mass(pb, u, Mu);
-	problem_phi(pb, u, z, NULL);
-	problem_add_hess_phi(pb, NULL, NULL, J, N);
-	for (int j = 0; j < n; j++)
-		for (int i = 0; i < n; i++)
-			Ku[i + (size_t)j * n] = J[i + (size_t)j * N];
-	if (la_sygv(n, Ku, Mu, w, NULL) == 0) {
-		double wmax = sqrt(w[n - 1] > 0 ? w[n - 1] : 0), tc = wmax > 0 ? 2 / wmax : INFINITY;
-		if (plan->dt > tc)
-			rc = fail(err, 3, plan->step_loc,
-			          "step %.6g exceeds the critical step 2/omega_max = %.6g of %s "
-			          "(omega_max = %.6g rad/s at the initial state): take a step below %.6g%s",
-			          plan->dt, tc, plan->scheme.family == IR_PAOLI_SCHATZMAN ? "paoli_schatzman" :
-			          "central_difference", wmax, tc,
-			          plan->scheme.family == IR_PAOLI_SCHATZMAN ? "" : " or an implicit scheme");
-	}
-	free(J); free(Ku); free(w); free(Mu);
-	return rc;
+	double tc = s == 0 && wmax > 0 ? 2 / wmax : INFINITY;
+	if (plan->dt > tc)
+		return fail(err, 3, plan->step_loc,
+		            "step %.6g exceeds the critical step 2/omega_max = %.6g of %s "
+		            "(omega_max = %.6g rad/s at the initial state): take a step below %.6g%s",
+		            plan->dt, tc, plan->scheme.family == IR_PAOLI_SCHATZMAN ? "paoli_schatzman" :
+		            "central_difference", wmax, tc,
+		            plan->scheme.family == IR_PAOLI_SCHATZMAN ? "" : " or an implicit scheme");
+	return 0;
 }
 
 static void engine_free(struct engine *e)
@@ -1017,23 +1028,9 @@ static int load_not_finite(struct rt_stepper_run *r, double t0, double t1, int k
  * this runs once, when a run has failed). */
 static double omega_max_at(struct rt_problem *pb, const double *u, const double *z)
 {
-	int n = pb->n, N = pb->N;
-	if (n > 1000)
+	double wmax;
+	if (pb->n > 1000 || linearised_omega_max(pb, u, z, &wmax) != 0 || !(wmax > 0))
 		return NAN;
-	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double)), *Ku = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	double *w = calloc((size_t)n + 1, sizeof(double)), *Mu = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	double wmax = NAN;
-	if (J && Ku && w && Mu) {
-		problem_mass(pb, u, Mu);
-		problem_phi(pb, u, z, NULL);
-		problem_add_hess_phi(pb, NULL, NULL, J, N);
-		for (int j = 0; j < n; j++)
-			for (int i = 0; i < n; i++)
-				Ku[i + (size_t)j * n] = J[i + (size_t)j * N];
-		if (la_sygv(n, Ku, Mu, w, NULL) == 0 && w[n - 1] > 0)
-			wmax = sqrt(w[n - 1]);
-	}
-	free(J); free(Ku); free(w); free(Mu);
 	return wmax;
 }
 
