@@ -49,12 +49,6 @@ whole() {
 	[ -z "$bad" ] || fail "$1: not whole rows: $bad"
 }
 
-no_temporary() {
-	for f in "$dir"/.a.csv.*; do
-		[ -e "$f" ] && fail "$1: a temporary is left: $f"
-	done
-}
-
 # 1. Refused before the first step: the old file stays.
 cat > "$dir/critical.dyn" <<'EOF'
 model m {
@@ -98,7 +92,7 @@ for case in critical constraint equilibrium; do
 	[ "$rc" -eq 3 ] || fail "$case: exit status $rc, expected 3: $(head -1 "$dir/$case.err")"
 	[ "$(cat "$dir/a.csv")" = "$(printf '%s' "$OLD")" ] ||
 		fail "$case: the refused run changed a.csv: $(head -2 "$dir/a.csv")"
-	no_temporary "$case"
+	no_temporary "$case" a.csv
 done
 
 # 2. Signals during a long run.
@@ -156,7 +150,7 @@ for sig in INT:2 TERM:15 HUP:1 XCPU:24; do
 	rc=$?
 	[ "$rc" -eq $((128 + num)) ] || fail "SIG$name: exit status $rc, expected $((128 + num))"
 	whole "$dir/a.csv" 3
-	no_temporary "SIG$name"
+	no_temporary "SIG$name" a.csv
 	if [ "$name" = INT ]; then
 		grep -q '^long.dyn:7:9: error: interrupted at t = [0-9.e+]* (step [0-9]* of 10000000)$' "$dir/long.err" ||
 			fail "SIGINT: message: $(head -1 "$dir/long.err")"
@@ -195,7 +189,7 @@ printf '%s' "$OLD" > "$dir/a.csv"
 (cd "$dir" && umask 022 && "$DYN" short.dyn) || fail "short.dyn failed"
 [ "$(wc -l < "$dir/a.csv")" -eq 12 ] || fail "normal end: $(wc -l < "$dir/a.csv") lines, expected 12"
 whole "$dir/a.csv" 2
-no_temporary "normal end"
+no_temporary "normal end" a.csv
 case $(ls -l "$dir/a.csv") in
 -rw-r--r--*) ;;
 *) fail "normal end: permissions $(ls -l "$dir/a.csv")" ;;

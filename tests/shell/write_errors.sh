@@ -51,9 +51,7 @@ bad=$(awk -F, 'NR == 1 && $0 != "t,u,u'"'"'" { print "header " $0; exit }
 step=$(sed -n 's/.*(step \([0-9]*\)).*/\1/p' "$dir/long.err")
 rows=$(($(wc -l < "$dir/a.csv") - 1))
 [ -n "$step" ] && [ "$rows" -le $((step + 1)) ] || fail "record: $rows rows, the write failed at step $step"
-for f in "$dir"/.a.csv.*; do
-	[ -e "$f" ] && fail "record: a temporary is left: $f"
-done
+no_temporary record a.csv
 
 cat > "$dir/plot.dyn" <<'EOF'
 model m {
@@ -74,8 +72,6 @@ rc=$?
 	fail "plot: message: $(head -1 "$dir/plot.err")"
 [ "$(cat "$dir/p.svg")" = "old plot" ] || fail "plot: the old p.svg was replaced"
 [ -s "$dir/plot.out" ] && fail "plot: the script went on after the write error"
-for f in "$dir"/.p.svg.*; do
-	[ -e "$f" ] && fail "plot: a temporary is left: $f"
-done
+no_temporary plot p.svg
 
 exit $status
