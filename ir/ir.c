@@ -437,8 +437,8 @@ static void dump_matrix(FILE *f, const char *name, int n, const double *a)
 }
 
 const struct ir_family_info ir_family_info[IR_NFAMILY] = {
-#define FAMILY(e, name, np, p1, d1, p2, d2, p3, d3, p4, d4) \
-	{ name, np, { p1, p2, p3, p4 }, { d1, d2, d3, d4 } },
+#define FAMILY(e, name, order, caps, summary, np, p1, d1, p2, d2, p3, d3, p4, d4) \
+	{ name, order, caps, summary, np, { p1, p2, p3, p4 }, { d1, d2, d3, d4 } },
 #include "ir_families.def"
 #undef FAMILY
 };

@@ -201,18 +201,45 @@ static inline int ir_model_nonlinear(const struct ir_model *m)
 	       m->nconstraint > 0 || m->contact.n > 0;
 }
 
+/* What a scheme family can do (ir_families.def): the driver decides from
+ * these, never from the family's identity. */
+enum {
+	IR_SCHEME_IMPLICIT = 1u << 0,
+	IR_SCHEME_CONSERVING = 1u << 1,     /* T + Φ conserved for undamped linear models */
+	IR_SCHEME_DISSIPATIVE = 1u << 2,    /* numerical dissipation of high frequencies */
+	IR_SCHEME_CONDITIONAL = 1u << 3,    /* stable only below a critical step */
+	IR_SCHEME_CRITICAL_STEP = 1u << 4,  /* refuses a step above 2/ω_max of the
+	                                       linearisation at the initial state */
+	IR_SCHEME_ENDPOINT = 1u << 5,       /* linear path: ledger paired with the end
+	                                       of the step (else trapezoidal) */
+	IR_SCHEME_GGL = 1u << 6,            /* takes formulation = ggl (stage_ggl) */
+	IR_SCHEME_REGULARIZED = 1u << 7,    /* takes formulation = regularized */
+	IR_SCHEME_CONTACTS = 1u << 8,       /* enforces unilateral contacts */
+	IR_SCHEME_VARMASS = 1u << 9,        /* takes a mass depending on u */
+	IR_SCHEME_INTERNAL = 1u << 10,      /* takes internal variables */
+	IR_SCHEME_CONSTRAINTS = 1u << 11,   /* enforces bilateral constraints */
+	IR_SCHEME_FRICTION = 1u << 12,      /* takes dry friction */
+	IR_SCHEME_LINEAR_CONSTRAINTS = 1u << 13, /* linear path with B u = G(t) */
+	IR_SCHEME_EXACT_BALANCE = 1u << 14  /* ledger exact for any potential: a step
+	                                       off balance is refused */
+};
+
 /* The scheme of a run, after the language's scheme definitions have been
  * applied: a built-in family and its numeric parameters. */
 enum ir_family {
-#define FAMILY(e, name, np, p1, d1, p2, d2, p3, d3, p4, d4) IR_##e,
+#define FAMILY(e, name, order, caps, summary, np, p1, d1, p2, d2, p3, d3, p4, d4) IR_##e,
 #include "ir_families.def"
 #undef FAMILY
 	IR_NFAMILY
 };
 
-/* The families' names, parameter names and defaults (ir_families.def). */
+/* The families' names, order, capabilities, summaries, parameter names
+ * and defaults (ir_families.def). */
 struct ir_family_info {
 	const char *name;
+	int order;
+	unsigned caps;          /* IR_SCHEME_* for the default parameters */
+	const char *summary;
 	int nparam;
 	const char *param[4];
 	double dflt[4];

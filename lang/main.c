@@ -4,7 +4,6 @@
 
 #include "eval.h"
 #include "interp.h"
-#include "stepper.h"
 #include "run.h"
 #include "repl.h"
 #include "outfile.h"
@@ -120,14 +119,13 @@ static int parse_set(struct session *s, const char *arg)
 static void list_schemes(struct session *s)
 {
 	puts("Families (built in):");
-	for (int i = 0; i < step_nregistry; i++) {
-		const struct step_entry *e = &step_registry[i];
-		const struct ir_family_info *fi = &ir_family_info[e->family];
-		printf("  %-20s order %d, %s%s%s%s\n", fi->name, e->order,
-		       e->flags & STEP_IMPLICIT ? "implicit" : "explicit",
-		       e->flags & STEP_CONSERVING ? ", energy-conserving" : "",
-		       e->flags & STEP_DISSIPATIVE ? ", dissipative" : "",
-		       e->flags & STEP_CONDITIONAL ? ", conditionally stable" : "");
+	for (int i = 0; i < IR_NFAMILY; i++) {
+		const struct ir_family_info *fi = &ir_family_info[i];
+		printf("  %-20s order %d, %s%s%s%s\n", fi->name, fi->order,
+		       fi->caps & IR_SCHEME_IMPLICIT ? "implicit" : "explicit",
+		       fi->caps & IR_SCHEME_CONSERVING ? ", energy-conserving" : "",
+		       fi->caps & IR_SCHEME_DISSIPATIVE ? ", dissipative" : "",
+		       fi->caps & IR_SCHEME_CONDITIONAL ? ", conditionally stable" : "");
 		if (fi->nparam) {
 			printf("  %-20s (", "");
 			for (int k = 0; k < fi->nparam; k++) {
@@ -137,7 +135,7 @@ static void list_schemes(struct session *s)
 			}
 			puts(")");
 		}
-		printf("  %-20s %s\n", "", e->summary);
+		printf("  %-20s %s\n", "", fi->summary);
 	}
 	/* Named schemes: declared in the language (stdlib/schemes.dyn). */
 	puts("Named schemes (stdlib/schemes.dyn):");

@@ -13,7 +13,7 @@
 #include "parse.h"
 #include "plot.h"
 #include "repl.h"
-#include "stepper.h"
+#include "run.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -514,14 +514,10 @@ static void scheme_info(const char *text)
 		printf("%s%s = %s", i ? ", " : " (", fi->param[i], num);
 	}
 	puts(fi->nparam ? ")" : "");
-	for (int i = 0; i < step_nregistry; i++)
-		if (step_registry[i].family == sch.family)
-			printf("  order %d, %s%s%s%s\n  %s\n", step_registry[i].order,
-			       step_registry[i].flags & STEP_IMPLICIT ? "implicit" : "explicit",
-			       step_registry[i].flags & STEP_CONSERVING ? ", energy-conserving family" : "",
-			       step_registry[i].flags & STEP_DISSIPATIVE ? ", dissipative" : "",
-			       step_registry[i].flags & STEP_CONDITIONAL ? ", conditionally stable" : "",
-			       step_registry[i].summary);
+	printf("  order %d, %s%s%s%s\n  %s\n", fi->order, fi->caps & IR_SCHEME_IMPLICIT ? "implicit" : "explicit",
+	       fi->caps & IR_SCHEME_CONSERVING ? ", energy-conserving family" : "",
+	       fi->caps & IR_SCHEME_DISSIPATIVE ? ", dissipative" : "",
+	       fi->caps & IR_SCHEME_CONDITIONAL ? ", conditionally stable" : "", fi->summary);
 	static const double wt[] = { 0.01, 0.1, 0.3, 1, 2, 3, 10, 100, 1e3, 1e6 };
 	puts("  spectral radius of the amplification matrix (undamped oscillator):");
 	printf("  %12s %14s\n", "omega*tau", "rho");

@@ -6,13 +6,13 @@
 #include <config.h>
 
 #include "run.h"
-#include "nlstep.h"
 #include "problem.h"
-#include "stepper.h"
+#include "scheme.h"
 
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void zero_load(void *ctx, double t, double *f)
@@ -59,9 +59,15 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	}
 	double A[9];
 	int rc = 0;
-	double q[4], lq[4];
-	const struct stepper_type *lin = step_linear(scheme->family, scheme->p, lq);
-	const struct nl_stepper_type *nl = lin ? NULL : nl_lookup(scheme->family, scheme->p, q);
+	const struct scheme_type *type = scheme_of(scheme->family);
+	void *par = type ? scheme_params(type, scheme->p) : NULL;
+	if (!par) {
+		snprintf(err->msg, sizeof err->msg, type ? "out of memory" : "scheme %s cannot be analysed", scheme->name);
+		problem_free(&pb);
+		return -1;
+	}
+	const struct scheme_linear *lin = type->linear;
+	const struct scheme_newton *nl = lin ? NULL : type->newton;
 	void *st = NULL;
 	struct nl_options opt = { 1e-14, 50, 0, 0, scheme->name };
 	struct rt_system sys = { 1, &m, NULL, &k, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL };
@@ -69,17 +75,19 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	sys.dof_name = &name;
 	sys.load = zero_load;
 	if (lin) {
-		st = lin->alloc(&sys, lq, err);
+		st = lin->alloc(&sys, par, err);
 		if (st && lin->set_step(st, 1, err)) {
 			/* the critical step does not apply here: report it as ρ = ∞ */
 			lin->free(st);
 			problem_free(&pb);
+			free(par);
 			*rho = INFINITY;
 			return 0;
 		}
 	} else if (nl) {
-		st = nl->alloc(&pb, q, &opt, err);
+		st = nl->alloc(&pb, par, &opt, err);
 	}
+	free(par);
 	if (!st) {
 		if (!err->msg[0])
 			snprintf(err->msg, sizeof err->msg, "scheme %s cannot be analysed", scheme->name);

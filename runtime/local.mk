@@ -5,7 +5,7 @@ runtime_libdynrt_a_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/ir
 runtime_libdynrt_a_SOURCES = \
 	runtime/la.c runtime/la.h \
 	runtime/vm.c runtime/vm.h \
-	runtime/stepper.h runtime/schemes.def runtime/registry.c \
+	runtime/scheme.h runtime/stepper.h runtime/schemes.def runtime/registry.c \
 	runtime/stepper_newmark.c runtime/stepper_central.c runtime/stepper_euler.c \
 	runtime/run.c runtime/run.h \
 	runtime/problem.c runtime/problem.h \

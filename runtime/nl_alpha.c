@@ -12,7 +12,7 @@
  * ΔD = Δu·(∇ᵥΨᵏ⁻¹ + ∇ᵥΨᵏ)/2 (+ τ żᵏ·∇_żΨᵏ + Σσ|Δz| for z). */
 #include <config.h>
 
-#include "nlstep.h"
+#include "scheme.h"
 #include "stage.h"
 
 #include <math.h>
@@ -102,26 +102,21 @@ static int refuse_multipliers(struct rt_problem *pb, const char *scheme, double 
 	return 3;
 }
 
-static void *al_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+/* par: struct alpha_params.  A mass depending on u and constraints
+ * under beta = 0 are refused from the capabilities (scheme_refuse_model). */
+static void *al_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
-	if (pb->varmass) {
-		return nl_refuse(err, "the Newmark family needs a constant mass: "
-		                      "for a mass depending on u use midpoint or discrete_gradient");
-	}
-	if (pb->nc > 0 && p[2] == 0) {
-		return nl_refuse(err, "an explicit scheme (beta = 0) cannot enforce constraints: "
-		                      "use an implicit one");
-	}
-	if (refuse_multipliers(pb, opt->scheme, p[2], p[3], opt->ggl && pb->nc > 0, err))
+	const struct alpha_params *q = par;
+	if (refuse_multipliers(pb, opt->scheme, q->beta, q->gamma, opt->ggl && pb->nc > 0, err))
 		return NULL;
 	struct alpha *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->pb = pb;
-	s->am = p[0];
-	s->af = p[1];
-	s->beta = p[2];
-	s->gamma = p[3];
+	s->am = q->alpha_m;
+	s->af = q->alpha_f;
+	s->beta = q->beta;
+	s->gamma = q->gamma;
 	if (nl_vectors((size_t)pb->N, &s->ut, &s->vt, &s->in0, &s->Fprev, &s->gpsiprev, &s->zprev, &s->uprev,
 	               &s->zero, &s->fa, &s->vprev, &s->zdprev, &s->du, &s->dz, (double **)NULL) ||
 	    !(s->G = calloc((size_t)pb->nc * (size_t)pb->n + 1, sizeof(double))) ||
@@ -266,9 +261,62 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	return 0;
 }
 
-const struct nl_stepper_type nl_generalized_alpha = {
-	.name = "generalized_alpha",
+const struct scheme_newton nl_generalized_alpha = {
 	.alloc = al_alloc,
 	.step = al_step,
 	.free = al_free,
+};
+
+/* ---- the families: newmark(beta, gamma) and generalized_alpha ---- */
+
+static void newmark_params(const double *p, void *par)
+{
+	*(struct alpha_params *)par = (struct alpha_params){ 0, 0, p[0], p[1] };
+}
+
+static void generalized_alpha_params(const double *p, void *par)
+{
+	*(struct alpha_params *)par = (struct alpha_params){ p[0], p[1], p[2], p[3] };
+}
+
+/* β = 0 is explicit (and cannot hold constraints); the undamped scheme
+ * is stable only for β ≥ γ/2 (Hughes 1987, §9.1), and a linear step
+ * with constraints needs the step matrix to hold K (β > 0) */
+static unsigned alpha_caps(const void *par, unsigned caps)
+{
+	const struct alpha_params *q = par;
+	if (q->beta == 0)
+		caps &= ~(unsigned)(IR_SCHEME_IMPLICIT | IR_SCHEME_CONSTRAINTS | IR_SCHEME_LINEAR_CONSTRAINTS);
+	if (q->beta < 0.5 * q->gamma || q->beta == 0)
+		caps |= IR_SCHEME_CONDITIONAL;
+	return caps;
+}
+
+/* the critical ω_max τ of the undamped Newmark scheme with γ ≥ ½ and
+ * β < γ/2: 1/√(γ/2 − β) (2 for central differences) */
+static double newmark_critical(const void *par)
+{
+	const struct alpha_params *q = par;
+	return q->gamma >= 0.5 && q->beta < q->gamma / 2 ? 1 / sqrt(q->gamma / 2 - q->beta) : 0;
+}
+
+const struct scheme_type scheme_newmark = {
+	.family = IR_NEWMARK,
+	.params_size = sizeof(struct alpha_params),
+	.params = newmark_params,
+	.caps = alpha_caps,
+	.critical = newmark_critical,
+	.who = "the Newmark family",
+	.linear = &step_newmark,
+	.newton = &nl_generalized_alpha,
+};
+
+const struct scheme_type scheme_generalized_alpha = {
+	.family = IR_GENERALIZED_ALPHA,
+	.params_size = sizeof(struct alpha_params),
+	.params = generalized_alpha_params,
+	.caps = alpha_caps,
+	.who = "the Newmark family",
+	.linear = &step_generalized_alpha,
+	.newton = &nl_generalized_alpha,
 };

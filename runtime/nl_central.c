@@ -25,7 +25,7 @@
  * explicit step is itself cheap). */
 #include <config.h>
 
-#include "nlstep.h"
+#include "scheme.h"
 #include "la.h"
 
 #include <math.h>
@@ -64,13 +64,13 @@ static void start_vector(int n, double *x)
 		x[i] = 0.5 + sin(1.7 * (i + 1));
 }
 
-static void *cd_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
 	struct central *s = calloc(1, sizeof *s);
 	if (!s)
 		return nl_refuse(err, "out of memory for the step");
 	s->pb = pb;
-	s->inner = nl_generalized_alpha.alloc(pb, p, opt, err);
+	s->inner = nl_generalized_alpha.alloc(pb, par, opt, err);
 	if (!s->inner) {
 		cd_free(s);
 		return NULL;
@@ -193,9 +193,31 @@ static int cd_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	return nl_generalized_alpha.step(s->inner, t0, t1, tau, x, dW, dD, dterm, err);
 }
 
-const struct nl_stepper_type nl_central_difference = {
-	.name = "central_difference",
+static const struct scheme_newton nl_central_difference = {
 	.alloc = cd_alloc,
 	.step = cd_step,
 	.free = cd_free,
+};
+
+/* newmark(0, 1/2) step for step (stepper_central.c) */
+static void central_params(const double *p, void *par)
+{
+	(void)p;
+	*(struct alpha_params *)par = (struct alpha_params){ 0, 0, 0, 0.5 };
+}
+
+static double central_critical(const void *par)
+{
+	(void)par;
+	return 2;
+}
+
+const struct scheme_type scheme_central_difference = {
+	.family = IR_CENTRAL_DIFFERENCE,
+	.params_size = sizeof(struct alpha_params),
+	.params = central_params,
+	.critical = central_critical,
+	.who = "the Newmark family",
+	.linear = &step_central_difference,
+	.newton = &nl_central_difference,
 };

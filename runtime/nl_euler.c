@@ -24,7 +24,7 @@
  * M[(v − v₂ʲ) − (vʲ⁻¹ − v₂ʲ⁻¹)]/τ + M w₂ʲ. */
 #include <config.h>
 
-#include "nlstep.h"
+#include "scheme.h"
 #include "stage.h"
 #include "la.h"
 
@@ -95,13 +95,9 @@ static void be_free(void *p)
 	free(s);
 }
 
-static void *be_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+static void *be_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
-	(void)p;
-	if (pb->varmass) {
-		return nl_refuse(err, "backward_euler needs a constant mass: "
-		                      "for a mass depending on u use midpoint or discrete_gradient");
-	}
+	(void)par;
 	struct euler *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
@@ -239,9 +235,14 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	return 0;
 }
 
-const struct nl_stepper_type nl_backward_euler = {
-	.name = "backward_euler",
+static const struct scheme_newton nl_backward_euler = {
 	.alloc = be_alloc,
 	.step = be_step,
 	.free = be_free,
+};
+
+const struct scheme_type scheme_backward_euler = {
+	.family = IR_BACKWARD_EULER,
+	.linear = &step_backward_euler,
+	.newton = &nl_backward_euler,
 };

@@ -16,7 +16,7 @@
  * supported together with such a mass. */
 #include <config.h>
 
-#include "nlstep.h"
+#include "scheme.h"
 #include "stage.h"
 #include "newton.h"
 #include "la.h"
@@ -104,15 +104,15 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 	return s;
 }
 
-static void *mp_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+static void *mp_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
-	(void)p;
+	(void)par;
 	return alloc_common(pb, opt, err, 0);
 }
 
-static void *dg_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+static void *dg_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
-	(void)p;
+	(void)par;
 	return alloc_common(pb, opt, err, 1);
 }
 
@@ -312,16 +312,27 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	return 0;
 }
 
-const struct nl_stepper_type nl_midpoint = {
-	.name = "midpoint",
+static const struct scheme_newton nl_midpoint = {
 	.alloc = mp_alloc,
 	.step = mp_step,
 	.free = mp_free,
 };
 
-const struct nl_stepper_type nl_discrete_gradient = {
-	.name = "discrete_gradient",
+static const struct scheme_newton nl_discrete_gradient = {
 	.alloc = dg_alloc,
 	.step = mp_step,
 	.free = mp_free,
+};
+
+/* on linear models both are the trapezoidal rule (dyn(5)) */
+const struct scheme_type scheme_midpoint = {
+	.family = IR_MIDPOINT,
+	.linear = &step_trapezoidal,
+	.newton = &nl_midpoint,
+};
+
+const struct scheme_type scheme_discrete_gradient = {
+	.family = IR_DISCRETE_GRADIENT,
+	.linear = &step_trapezoidal,
+	.newton = &nl_discrete_gradient,
 };

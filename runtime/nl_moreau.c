@@ -23,7 +23,7 @@
  * residual. */
 #include <config.h>
 
-#include "nlstep.h"
+#include "scheme.h"
 #include "la.h"
 
 #include <float.h>
@@ -64,20 +64,23 @@ static void mj_free(void *p)
 	free(s);
 }
 
-static void *mj_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+struct moreau_params {
+	double theta;
+};
+
+static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
 	(void)opt;
-	if (nl_unsupported(pb, "moreau_jean", NL_NO_VARMASS | NL_NO_INTERNAL | NL_NO_CONSTRAINTS | NL_NO_FRICTION, err))
-		return NULL;
-	if (!(p[0] > 0 && p[0] <= 1)) {
-		return nl_refuse(err, "moreau_jean(theta = %g): theta must lie in (0, 1]", p[0]);
+	double theta = ((const struct moreau_params *)par)->theta;
+	if (!(theta > 0 && theta <= 1)) {
+		return nl_refuse(err, "moreau_jean(theta = %g): theta must lie in (0, 1]", theta);
 	}
 	struct moreau *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	int n = pb->n, nk = pb->ir->contact.n;
 	s->pb = pb;
-	s->theta = p[0];
+	s->theta = theta;
 	s->nk = nk;
 	if (nl_vectors((size_t)n, &s->v1, &s->u1, &s->R, &s->F0, &s->gphi, &s->gpsi, &s->f0, &s->f1, &s->psi0,
 	               &s->du, &s->vold, &s->wpsi, &s->wphi, (double **)NULL) ||
@@ -260,9 +263,20 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	return 0;
 }
 
-const struct nl_stepper_type nl_moreau_jean = {
-	.name = "moreau_jean",
+static const struct scheme_newton nl_moreau_jean = {
 	.alloc = mj_alloc,
 	.step = mj_step,
 	.free = mj_free,
+};
+
+static void moreau_params(const double *p, void *par)
+{
+	((struct moreau_params *)par)->theta = p[0];
+}
+
+const struct scheme_type scheme_moreau_jean = {
+	.family = IR_MOREAU_JEAN,
+	.params_size = sizeof(struct moreau_params),
+	.params = moreau_params,
+	.newton = &nl_moreau_jean,
 };

@@ -31,7 +31,7 @@
  * shows in the residual. */
 #include <config.h>
 
-#include "nlstep.h"
+#include "scheme.h"
 #include "la.h"
 
 #include <float.h>
@@ -67,12 +67,10 @@ static void ps_free(void *p)
 	free(s);
 }
 
-static void *ps_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
-	(void)p;
+	(void)par;
 	(void)opt;
-	if (nl_unsupported(pb, "paoli_schatzman", NL_NO_INTERNAL | NL_NO_CONSTRAINTS | NL_NO_FRICTION, err))
-		return NULL;
 	const struct ir_gaps *g = &pb->ir->contact;
 	for (int k = 1; k < g->n; k++)
 		if (g->restitution[k] != g->restitution[0]) {
@@ -283,9 +281,13 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	return 0;
 }
 
-const struct nl_stepper_type nl_paoli_schatzman = {
-	.name = "paoli_schatzman",
+static const struct scheme_newton nl_paoli_schatzman = {
 	.alloc = ps_alloc,
 	.step = ps_step,
 	.free = ps_free,
+};
+
+const struct scheme_type scheme_paoli_schatzman = {
+	.family = IR_PAOLI_SCHATZMAN,
+	.newton = &nl_paoli_schatzman,
 };

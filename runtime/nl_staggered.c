@@ -19,7 +19,7 @@
  * second order, still exact in energy. */
 #include <config.h>
 
-#include "nlstep.h"
+#include "scheme.h"
 #include "stage.h"
 
 #include <math.h>
@@ -47,12 +47,12 @@ static void sg_free(void *p)
 	free(s);
 }
 
-static void *sg_alloc(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err)
+struct staggered_params {
+	int symmetric;
+};
+
+static void *sg_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
-	if (pb->varmass) {
-		return nl_refuse(err, "staggered_midpoint needs a constant mass: "
-		                      "for a mass depending on u use midpoint or discrete_gradient");
-	}
 	if (pb->ir->dissipation_coupled) {
 		/* Roubíček's splitting (and its energy equality) assumes Ψ =
 		 * Ψ₁(u') + Ψ₂(z'): each sub-step dissipates through its own rate
@@ -66,7 +66,7 @@ static void *sg_alloc(struct rt_problem *pb, const double *p, const struct nl_op
 	if (!s)
 		return NULL;
 	s->pb = pb;
-	s->symmetric = p[0] != 0;
+	s->symmetric = ((const struct staggered_params *)par)->symmetric;
 	if (nl_vectors((size_t)pb->N, &s->in0, &s->zero, &s->uprev, &s->vprev, &s->zprev, &s->vh, &s->du, &s->dz,
 	               (double **)NULL) ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
@@ -208,9 +208,22 @@ static int sg_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	return 0;
 }
 
-const struct nl_stepper_type nl_staggered_midpoint = {
-	.name = "staggered_midpoint",
+static const struct scheme_newton nl_staggered_midpoint = {
 	.alloc = sg_alloc,
 	.step = sg_step,
 	.free = sg_free,
+};
+
+static void staggered_params(const double *p, void *par)
+{
+	((struct staggered_params *)par)->symmetric = p[0] != 0;
+}
+
+/* without internal variables, on linear models, the trapezoidal rule */
+const struct scheme_type scheme_staggered_midpoint = {
+	.family = IR_STAGGERED_MIDPOINT,
+	.params_size = sizeof(struct staggered_params),
+	.params = staggered_params,
+	.linear = &step_trapezoidal,
+	.newton = &nl_staggered_midpoint,
 };

@@ -1,5 +1,5 @@
 /* nlstep.c — what the nonlinear steppers share: loads at both ends of a
- * step, the consistent acceleration, the registry. */
+ * step, the consistent acceleration. */
 #include <config.h>
 
 #include "nlstep.h"
@@ -184,58 +184,6 @@ int nl_fail(struct rt_error *err, int iters, double res, int rc)
 		snprintf(err->msg, sizeof err->msg,
 		         "Newton did not converge in %d iteration%s, residual %.2g", iters, iters == 1 ? "" : "s", res);
 	return -1;
-}
-
-const struct nl_stepper_type *nl_lookup(enum ir_family f, const double *p, double *q)
-{
-	memset(q, 0, sizeof(double) * 4);
-	switch (f) {
-	case IR_NEWMARK:
-		q[2] = p[0];
-		q[3] = p[1];
-		return &nl_generalized_alpha;
-	case IR_CENTRAL_DIFFERENCE:
-		q[3] = 0.5;
-		return &nl_central_difference;
-	case IR_GENERALIZED_ALPHA:
-		memcpy(q, p, sizeof(double) * 4);
-		return &nl_generalized_alpha;
-	case IR_BACKWARD_EULER:
-		return &nl_backward_euler;
-	case IR_MIDPOINT:
-		return &nl_midpoint;
-	case IR_DISCRETE_GRADIENT:
-		return &nl_discrete_gradient;
-	case IR_STAGGERED_MIDPOINT:
-		q[0] = p[0];
-		return &nl_staggered_midpoint;
-	case IR_PAOLI_SCHATZMAN:
-		return &nl_paoli_schatzman;
-	case IR_MOREAU_JEAN:
-		q[0] = p[0];
-		return &nl_moreau_jean;
-	default:
-		return NULL;
-	}
-}
-
-int nl_unsupported(const struct rt_problem *pb, const char *scheme, unsigned what, struct rt_error *err)
-{
-	const char *why = NULL;
-	if ((what & NL_NO_VARMASS) && pb->varmass)
-		why = "needs a constant mass";
-	else if ((what & NL_NO_INTERNAL) && pb->m > 0)
-		why = "does not support internal variables";
-	else if ((what & NL_NO_CONSTRAINTS) && pb->nc > 0)
-		why = "does not support bilateral constraints";
-	for (int i = 0; i < pb->n && (what & NL_NO_FRICTION) && pb->sigma_u && !why; i++)
-		if (pb->sigma_u[i] > 0)
-			why = "does not support dry friction";
-	if (!why)
-		return 0;
-	snprintf(err->msg, sizeof err->msg, "%s %s", scheme, why);
-	err->code = 3;
-	return 3;
 }
 
 void nl_midpoint_begin(struct nl_common *c, struct stage *st, struct rt_state *x, double t0, double t1, double h,

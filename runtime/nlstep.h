@@ -22,9 +22,10 @@ struct nl_options {
 	const char *scheme;  /* the scheme's name, for messages */
 };
 
-struct nl_stepper_type {
-	const char *name;
-	void *(*alloc)(struct rt_problem *pb, const double *p, const struct nl_options *opt, struct rt_error *err);
+/* The Newton path of a scheme family (struct scheme_type, scheme.h). */
+struct scheme_newton {
+	/* par: the family's parameters in its own struct (scheme.h) */
+	void *(*alloc)(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err);
 	/* Advance s from t0 to t1 = t0 + tau.  dW and dD receive the step's
 	 * work and dissipation, dterm[k] (zeroed by the caller) the
 	 * dissipation of each term.  On a Newton failure returns -1 with
@@ -36,18 +37,8 @@ struct nl_stepper_type {
 };
 
 enum { NL_UNSTABLE = -3 };
-extern const struct nl_stepper_type nl_generalized_alpha;   /* newmark, generalized_alpha */
-extern const struct nl_stepper_type nl_central_difference;  /* newmark(0, 1/2) with a stability monitor */
-extern const struct nl_stepper_type nl_backward_euler;
-extern const struct nl_stepper_type nl_midpoint;
-extern const struct nl_stepper_type nl_discrete_gradient;
-extern const struct nl_stepper_type nl_staggered_midpoint;
-extern const struct nl_stepper_type nl_paoli_schatzman;
-extern const struct nl_stepper_type nl_moreau_jean;
-
-/* The nonlinear stepper of a family, and its parameters in its own
- * convention (e.g. newmark(β, γ) as generalized_alpha(0, 0, β, γ)). */
-const struct nl_stepper_type *nl_lookup(enum ir_family f, const double *p, double *q);
+/* par: struct alpha_params (scheme.h), also for central differences */
+extern const struct scheme_newton nl_generalized_alpha;
 
 /* Helpers shared by the steppers (nlstep.c). */
 struct nl_common {
@@ -89,13 +80,6 @@ double nl_maxabs(int n, const double *x);
  * NULL-terminated list; 0, or -1 when out of memory (those allocated stay
  * set, for the caller's free). */
 int nl_vectors(size_t n, ...);
-/* Refuse the model features a stepper does not support (NL_NO_* bits):
- * 0, or 3 with "SCHEME needs a constant mass" or "SCHEME does not support
- * ..." in err. */
-enum {
-	NL_NO_VARMASS = 1u << 0, NL_NO_INTERNAL = 1u << 1, NL_NO_CONSTRAINTS = 1u << 2, NL_NO_FRICTION = 1u << 3
-};
-int nl_unsupported(const struct rt_problem *pb, const char *scheme, unsigned what, struct rt_error *err);
 /* A stepper that cannot take this model: the message (printf format) in
  * err, status 3; returns NULL, for alloc to return. */
 void *nl_refuse(struct rt_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,56 +1,64 @@
-/* registry.c — the scheme families, generated from schemes.def: the
- * linear fast path's lookup and the list behind --list-schemes. */
+/* registry.c — the scheme families' types, from schemes.def, and what the
+ * driver asks of them. */
 #include <config.h>
 
-#include "stepper.h"
+#include "scheme.h"
 
-const struct step_entry step_registry[] = {
-#define SCHEME(fam, linear, order, flags, summary) { fam, linear, order, flags, summary },
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCHEME(fam, type) extern const struct scheme_type type;
+#include "schemes.def"
+#undef SCHEME
+
+static const struct scheme_type *const registry[IR_NFAMILY] = {
+#define SCHEME(fam, type) [fam] = &type,
 #include "schemes.def"
 #undef SCHEME
 };
-const int step_nregistry = sizeof step_registry / sizeof step_registry[0];
 
-const struct stepper_type *step_lookup(enum ir_family family)
+const struct scheme_type *scheme_of(enum ir_family family)
 {
-	for (int i = 0; i < step_nregistry; i++)
-		if (step_registry[i].family == family)
-			return step_registry[i].linear ? *step_registry[i].linear : NULL;
-	return NULL;
+	return (unsigned)family < IR_NFAMILY ? registry[family] : NULL;
 }
 
-unsigned step_flags(enum ir_family family)
+unsigned scheme_caps(const struct scheme_type *t, const void *par)
 {
-	for (int i = 0; i < step_nregistry; i++)
-		if (step_registry[i].family == family)
-			return step_registry[i].flags;
-	return 0;
+	unsigned caps = ir_family_info[t->family].caps;
+	return t->caps ? t->caps(par, caps) : caps;
 }
 
-const struct stepper_type *step_linear(enum ir_family family, const double *p, double *q)
+void *scheme_params(const struct scheme_type *t, const double *p)
 {
-	q[0] = p[0];
-	q[1] = p[1];
-	q[2] = p[2];
-	q[3] = p[3];
-	switch (family) {
-	case IR_NEWMARK:
-		return step_newmark;
-	case IR_CENTRAL_DIFFERENCE:
-		return step_central_difference;
-	case IR_GENERALIZED_ALPHA:
-		return step_generalized_alpha;
-	case IR_BACKWARD_EULER:
-		return step_backward_euler;
-	case IR_MIDPOINT:
-	case IR_DISCRETE_GRADIENT:
-	case IR_STAGGERED_MIDPOINT:
-		/* DESIGN.md: on linear models midpoint is newmark(1/4, 1/2),
-		 * and the others reduce to it without internal variables */
-		q[0] = 0.25;
-		q[1] = 0.5;
-		return step_newmark;
-	default:
-		return NULL;
-	}
+	void *par = calloc(1, t->params_size ? t->params_size : 1);
+	if (par && t->params)
+		t->params(p, par);
+	return par;
+}
+
+int scheme_refuse_model(const struct scheme_type *t, unsigned caps, const struct rt_problem *pb,
+                        struct rt_error *err)
+{
+	const char *name = ir_family_info[t->family].name;
+	int friction = 0;
+	for (int i = 0; i < pb->n && pb->sigma_u; i++)
+		friction |= pb->sigma_u[i] > 0;
+	if (pb->varmass && !(caps & IR_SCHEME_VARMASS))
+		/* midpoint and discrete_gradient take M(u) but no contacts */
+		snprintf(err->msg, sizeof err->msg, "%s needs a constant mass%s", t->who ? t->who : name,
+		         caps & IR_SCHEME_CONTACTS ? "" : ": for a mass depending on u use midpoint or discrete_gradient");
+	else if (pb->m > 0 && !(caps & IR_SCHEME_INTERNAL))
+		snprintf(err->msg, sizeof err->msg, "%s does not support internal variables", name);
+	else if (pb->nc > 0 && !(caps & IR_SCHEME_CONSTRAINTS) && !(caps & (IR_SCHEME_IMPLICIT | IR_SCHEME_CONTACTS)))
+		snprintf(err->msg, sizeof err->msg, "an explicit scheme (beta = 0) cannot enforce constraints: "
+		         "use an implicit one");
+	else if (pb->nc > 0 && !(caps & IR_SCHEME_CONSTRAINTS))
+		snprintf(err->msg, sizeof err->msg, "%s does not support bilateral constraints", name);
+	else if (friction && !(caps & IR_SCHEME_FRICTION))
+		snprintf(err->msg, sizeof err->msg, "%s does not support dry friction", name);
+	else
+		return 0;
+	err->code = 3;
+	return 3;
 }

@@ -9,7 +9,7 @@
 
 #include "run.h"
 #include "la.h"
-#include "stepper.h"
+#include "scheme.h"
 #include "vm.h"
 #include "problem.h"
 #include "nlstep.h"
@@ -262,7 +262,10 @@ struct engine {
 	/* linear: constant operators, the step matrix factored once per step
 	 * size, the ledger paired as code_aster does for the Newmark family:
 	 * ΔW = Δu·(fᵏ⁻¹ + fᵏ)/2, ΔD = Δu·C(vᵏ⁻¹ + vᵏ)/2 */
-	const struct stepper_type *lin;
+	const struct scheme_type *type;
+	void *par;               /* the family's parameters (scheme_params) */
+	unsigned caps;           /* its capabilities for them */
+	const struct scheme_linear *lin;
 	void *lst;
 	struct rt_system sys;
 	double lin_tau;
@@ -270,9 +273,8 @@ struct engine {
 	/* linear constraints B u = G(t) on the linear path */
 	double *B, *Bs, *zero, *lamprev;
 	/* nonlinear */
-	const struct nl_stepper_type *nl;
+	const struct scheme_newton *nl;
 	void *nst;
-	double q[4];
 	int halvings;
 	int exact_balance;       /* the scheme's ledger balances exactly */
 	double **save;           /* per halving level: u, v, a, z, zd saved */
@@ -314,7 +316,7 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 	problem_load(pb, t1, e->f);
 	/* the trapezoidal pairing of the Newmark family, or the end-point
 	 * pairing of backward Euler */
-	int endpoint = (e->lin->flags & STEP_ENDPOINT) != 0;
+	int endpoint = (e->caps & IR_SCHEME_ENDPOINT) != 0;
 	double w = 0, d = 0;
 	if (pb->C) {
 		for (int i = 0; i < n; i++)
@@ -447,9 +449,8 @@ static int critical_step(struct rt_problem *pb, const struct ir_run *plan, const
 		return fail(err, 3, plan->step_loc,
 		            "step %.6g exceeds the critical step 2/omega_max = %.6g of %s "
 		            "(omega_max = %.6g rad/s at the initial state): take a step below %.6g%s",
-		            plan->dt, tc, plan->scheme.family == IR_PAOLI_SCHATZMAN ? "paoli_schatzman" :
-		            "central_difference", wmax, tc,
-		            plan->scheme.family == IR_PAOLI_SCHATZMAN ? "" : " or an implicit scheme");
+		            plan->dt, tc, ir_family_info[plan->scheme.family].name, wmax, tc,
+		            ir_family_info[plan->scheme.family].caps & IR_SCHEME_CONTACTS ? "" : " or an implicit scheme");
 	return 0;
 }
 
@@ -464,6 +465,7 @@ static void engine_free(struct engine *e)
 	for (int k = 0; e->save && k <= e->halvings; k++)
 		free(e->save[k]);
 	free(e->save);
+	free(e->par);
 }
 
 static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_problem *pb, struct rt_state *x,
@@ -474,13 +476,18 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	e->plan = plan;
 	e->pb = pb;
 	e->halvings = plan->halvings;
-	enum ir_family fam = plan->scheme.family;
-	double lq[4];
-	e->lin = pb->linear ? step_linear(fam, plan->scheme.p, lq) : NULL;
+	e->type = scheme_of(plan->scheme.family);
+	if (!e->type)
+		return fail(err, 3, plan->scheme.loc, "scheme %s is not available", plan->scheme.name);
+	if (!(e->par = scheme_params(e->type, plan->scheme.p)))
+		return fail(err, 3, plan->loc, "out of memory");
+	e->caps = scheme_caps(e->type, e->par);
+	e->lin = pb->linear ? e->type->linear : NULL;
 	/* A linear model whose constraints are linear, B u = G(t) enforced as
-	 * index3, takes the linear path of backward_euler and of the Newmark
-	 * family with β > 0: the saddle point [S Bᵀ; B 0] of the step matrix
-	 * S, factored once per step size, replaces Newton's iterations on a
+	 * index3, takes the linear path of the families that can
+	 * (IR_SCHEME_LINEAR_CONSTRAINTS: backward_euler, the Newmark family
+	 * with β > 0): the saddle point [S Bᵀ; B 0] of the step matrix S,
+	 * factored once per step size, replaces Newton's iterations on a
 	 * linear system (the same equations: tests/verify/linear_constraints.dyn).
 	 * The midpoint rules, whose multiplier acts at the half step, and
 	 * central differences keep the Newton path. */
@@ -488,18 +495,18 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	int lincon = pb->nc > 0 && im->constraint_linear && !im->potential && !im->dissipation && !im->kinetic &&
 	             im->nint == 0 && !im->init_equilibrium && im->contact.n == 0 && !plan->regularized &&
 	             !plan->ggl && (!pb->sigma_u || nl_maxabs(n, pb->sigma_u) == 0);
-	if (lincon) {
-		e->lin = step_linear(fam, plan->scheme.p, lq);
-		if (!(fam == IR_BACKWARD_EULER || (fam == IR_NEWMARK && lq[0] > 0) ||
-		      (fam == IR_GENERALIZED_ALPHA && lq[2] > 0)))
-			e->lin = NULL;
-	}
+	if (lincon)
+		e->lin = e->caps & IR_SCHEME_LINEAR_CONSTRAINTS ? e->type->linear : NULL;
 	if (e->lin && pb->nc) {
 		/* the Newton stepper's refusals (multipliers that do not
 		 * converge under the scheme) hold on both paths */
-		const struct nl_stepper_type *nl = nl_lookup(fam, plan->scheme.p, e->q);
+		const struct scheme_newton *nl = e->type->newton;
 		struct nl_options opt = { plan->tolerance, plan->max_iterations, 0, 0, plan->scheme.name };
-		void *st = nl ? nl->alloc(pb, e->q, &opt, err) : NULL;
+		if (scheme_refuse_model(e->type, e->caps, pb, err)) {
+			err->loc = plan->scheme.loc;
+			return 3;
+		}
+		void *st = nl ? nl->alloc(pb, e->par, &opt, err) : NULL;
 		if (!st) {
 			if (!err->msg[0])
 				snprintf(err->msg, sizeof err->msg, "out of memory for the step");
@@ -540,7 +547,7 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		e->tmp2 = calloc((size_t)n + 1, sizeof(double));
 		if (!e->f || !e->fprev || !e->uprev || !e->vprev || !e->tmp || !e->tmp2)
 			return fail(err, 3, plan->loc, "out of memory");
-		e->lst = e->lin->alloc(&e->sys, lq, err);
+		e->lst = e->lin->alloc(&e->sys, e->par, err);
 		if (!e->lst) {
 			if (!err->loc.file)
 				err->loc = plan->scheme.loc;
@@ -554,37 +561,41 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		problem_load(pb, plan->t0, e->f);
 		return 0;
 	}
-	e->nl = nl_lookup(fam, plan->scheme.p, e->q);
+	e->nl = e->type->newton;
 	if (!e->nl)
 		return fail(err, 3, plan->scheme.loc, "scheme %s is not available for this model", plan->scheme.name);
 	if (pb->N > 4000)
 		return fail(err, 3, plan->model->loc, "nonlinear models are solved with dense Jacobians, "
 		            "limited to 4000 unknowns (this one has %d)", pb->N);
-	if (pb->ncontact > 0 && fam != IR_PAOLI_SCHATZMAN && fam != IR_MOREAU_JEAN)
+	if (pb->ncontact > 0 && !(e->caps & IR_SCHEME_CONTACTS))
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "
 		            "use paoli_schatzman or moreau_jean", plan->model->name, plan->scheme.name);
 	/* formulation = ggl enters the implicit steppers through their stage
-	 * (stage_ggl, flag STEP_GGL in schemes.def); the explicit and the
-	 * impact schemes have none that holds both c and G v + ∂c/∂t */
-	if (plan->ggl && pb->nc > 0 && !(step_flags(fam) & STEP_GGL))
+	 * (stage_ggl, capability IR_SCHEME_GGL); the explicit and the impact
+	 * schemes have none that holds both c and G v + ∂c/∂t */
+	if (plan->ggl && pb->nc > 0 && !(e->caps & IR_SCHEME_GGL))
 		return fail(err, 3, plan->scheme.loc, "formulation = ggl is not available for %s: use "
 		            "backward_euler, midpoint, discrete_gradient, staggered_midpoint, newmark or "
 		            "generalized_alpha (trapezoidal, chung_hulbert, hht, wbz)", plan->scheme.name);
-	if ((fam == IR_CENTRAL_DIFFERENCE || fam == IR_PAOLI_SCHATZMAN) && critical_step(pb, plan, x->u, x->z, err))
+	if ((e->caps & IR_SCHEME_CRITICAL_STEP) && critical_step(pb, plan, x->u, x->z, err))
 		return 3;
-	if (plan->regularized && pb->nc > 0 && fam != IR_BACKWARD_EULER)
+	if (plan->regularized && pb->nc > 0 && !(e->caps & IR_SCHEME_REGULARIZED))
 		return fail(err, 3, plan->scheme.loc, "formulation = regularized is implemented for "
 		            "backward_euler (rothe) only; %s enforces constraints as index3", plan->scheme.name);
+	if (scheme_refuse_model(e->type, e->caps, pb, err)) {
+		err->loc = plan->scheme.loc;
+		return 3;
+	}
 	/* the discrete gradient balances energy exactly for any Φ and M(u);
 	 * constraint forces λ·G Δu do their exact work only when G is
 	 * constant, and ggl's correction Gᵀμ, which does work, vanishes
 	 * then only for fixed constraints (G vᵏ = G vᵏ⁻¹ = 0 and G Δu = 0
 	 * give G Gᵀμ = 0) */
-	e->exact_balance = e->nl == &nl_discrete_gradient && (pb->nc == 0 || pb->ir->constraint_linear) &&
+	e->exact_balance = (e->caps & IR_SCHEME_EXACT_BALANCE) && (pb->nc == 0 || pb->ir->constraint_linear) &&
 	                   !(plan->ggl && pb->nc > 0 && pb->ir->constraint_moving);
 	struct nl_options opt = { plan->tolerance, plan->max_iterations, plan->regularized && pb->nc > 0,
 	                          plan->ggl && pb->nc > 0, plan->scheme.name };
-	e->nst = e->nl->alloc(pb, e->q, &opt, err);
+	e->nst = e->nl->alloc(pb, e->par, &opt, err);
 	if (!e->nst) {
 		if (!err->msg[0])
 			snprintf(err->msg, sizeof err->msg, "out of memory for the step");
@@ -1034,22 +1045,6 @@ static double omega_max_at(struct rt_problem *pb, const double *u, const double 
 	return wmax;
 }
 
-/* Schemes stable only below a critical step: central differences and
- * the Newmark family with γ > 2β (or β = 0). */
-static int conditional(const struct ir_scheme *sc)
-{
-	switch (sc->family) {
-	case IR_CENTRAL_DIFFERENCE:
-		return 1;
-	case IR_NEWMARK:
-		return sc->p[0] < 0.5 * sc->p[1] || sc->p[0] == 0;
-	case IR_GENERALIZED_ALPHA:
-		return sc->p[2] < 0.5 * sc->p[3] || sc->p[2] == 0;
-	default:
-		return 0;
-	}
-}
-
 static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 {
 	const struct ir_run *plan = r->plan;
@@ -1150,17 +1145,16 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 			 * the stiffness is constant: a nonlinear one at a state
 			 * that has already grown says nothing of the step to take */
 			char crit[160] = "";
-			const struct ir_scheme *sc = &plan->scheme;
-			double beta = sc->family == IR_NEWMARK ? sc->p[0] : 0, gamma = sc->family == IR_NEWMARK ? sc->p[1] : 0.5;
-			if (!m->potential && !m->kinetic &&
-			    (sc->family == IR_CENTRAL_DIFFERENCE || (sc->family == IR_NEWMARK && gamma >= 0.5 && beta < gamma / 2))) {
+			const struct engine *e = &r->eng;
+			double wtc = e->type->critical ? e->type->critical(e->par) : 0;
+			if (!m->potential && !m->kinetic && wtc > 0) {
 				double wmax = omega_max_at(&r->pb, r->x.u, r->x.z);
 				if (isfinite(wmax))
 					snprintf(crit, sizeof crit, " (omega_max = %.6g rad/s: its critical step is %.6g)", wmax,
-					         1 / sqrt(gamma / 2 - beta) / wmax);
+					         wtc / wmax);
 				else
 					snprintf(crit, sizeof crit, " (it is stable only below a critical step)");
-			} else if (conditional(sc))
+			} else if (e->caps & IR_SCHEME_CONDITIONAL)
 				snprintf(crit, sizeof crit, " (it is stable only below a critical step)");
 			return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): the solution grew beyond any "
 			                        "physical bound: the scheme created an energy of %.3g from energies of "

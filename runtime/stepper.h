@@ -1,6 +1,7 @@
-/* stepper.h — one interface for every scheme family (GSL odeiv2's
- * step/control/driver split): a stepper advances (u, v, a) by one step;
- * the driver (run.c) owns the time grid, loads, records and the ledger.
+/* stepper.h — the linear path of the scheme families (scheme.h; GSL
+ * odeiv2's step/control/driver split): a stepper advances (u, v, a) by
+ * one step; the driver (run.c) owns the time grid, loads, records and
+ * the ledger.
  *
  * The system is M a + C v + K u = f(t) with constant operators (DESIGN.md,
  * "The problem class", quadratic case).  Matrices are dense column-major;
@@ -32,23 +33,10 @@ struct rt_system {
 	double *lam;
 };
 
-enum {
-	STEP_IMPLICIT = 1u << 0,
-	STEP_CONSERVING = 1u << 1,   /* T + Φ conserved for undamped linear models */
-	STEP_DISSIPATIVE = 1u << 2,  /* numerical dissipation of high frequencies */
-	STEP_CONDITIONAL = 1u << 3,  /* stable only below a critical step */
-	STEP_ENDPOINT = 1u << 4,     /* ledger paired with the end of the step
-	                                (else the trapezoidal pairing) */
-	STEP_GGL = 1u << 5           /* takes formulation = ggl: its nonlinear
-	                                steps are stages (stage_ggl) */
-};
-
-struct stepper_type {
-	const char *name;
-	int order;
-	unsigned flags;
-	/* p: the family's parameters (struct ir_scheme.p) */
-	void *(*alloc)(const struct rt_system *sys, const double *p, struct rt_error *err);
+/* The linear path of a scheme family (struct scheme_type, scheme.h). */
+struct scheme_linear {
+	/* par: the family's parameters in its own struct (scheme.h) */
+	void *(*alloc)(const struct rt_system *sys, const void *par, struct rt_error *err);
 	/* Prepare for steps of size tau (factor the step matrix); called before
 	 * the first step and whenever tau changes. */
 	int (*set_step)(void *st, double tau, struct rt_error *err);
@@ -57,33 +45,17 @@ struct stepper_type {
 	void (*free)(void *st);
 };
 
-extern const struct stepper_type *const step_newmark;
-extern const struct stepper_type *const step_central_difference;
-extern const struct stepper_type *const step_generalized_alpha;
-extern const struct stepper_type *const step_backward_euler;
-
-/* The linear fast-path stepper for a family on a model with constant
- * operators, and its parameters q in the stepper's convention (midpoint,
- * the discrete gradient and the staggered scheme without internal
- * variables are the trapezoidal rule on such models); NULL when the
- * family has none. */
-const struct stepper_type *step_linear(enum ir_family family, const double *p, double *q);
-
-/* The stepper of a family, from the registry (schemes.def). */
-const struct stepper_type *step_lookup(enum ir_family family);
-/* The family's STEP_* flags, from the registry (0 for an unknown one). */
-unsigned step_flags(enum ir_family family);
-
-/* The registry, for --list-schemes. */
-struct step_entry {
-	enum ir_family family;
-	const struct stepper_type *const *linear;   /* fast path, or NULL */
-	int order;
-	unsigned flags;
-	const char *summary;
-};
-extern const struct step_entry step_registry[];
-extern const int step_nregistry;
+/* par: struct alpha_params (scheme.h); newmark's names β and γ in its
+ * messages */
+extern const struct scheme_linear step_newmark;
+extern const struct scheme_linear step_generalized_alpha;
+/* the Newmark member with beta = 1/4, gamma = 1/2, whatever par: the
+ * linear path of midpoint, discrete_gradient and staggered_midpoint (on
+ * linear models without internal variables they are the trapezoidal
+ * rule, dyn(5)) */
+extern const struct scheme_linear step_trapezoidal;
+extern const struct scheme_linear step_central_difference;
+extern const struct scheme_linear step_backward_euler;
 
 /* Factor the step matrix A = cM M + cC C + cK K into f (banded or dense
  * per sys).  work is n×n scratch.  Returns 0 or LAPACK's pivot. */

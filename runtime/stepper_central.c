@@ -9,7 +9,7 @@
  * eigenvalue of K φ = ω² M φ, and a larger step is refused. */
 #include <config.h>
 
-#include "stepper.h"
+#include "scheme.h"
 #include "la.h"
 
 #include <math.h>
@@ -26,13 +26,13 @@ static void cd_free(void *p)
 	struct central *s = p;
 	if (!s)
 		return;
-	step_newmark->free(s->newmark);
+	step_newmark.free(s->newmark);
 	free(s);
 }
 
-static void *cd_alloc(const struct rt_system *sys, const double *p, struct rt_error *err)
+static void *cd_alloc(const struct rt_system *sys, const void *par, struct rt_error *err)
 {
-	(void)p;
+	(void)par;
 	int n = sys->n;
 	struct central *s = calloc(1, sizeof *s);
 	double *w = malloc(sizeof(double) * (size_t)n);
@@ -66,8 +66,8 @@ static void *cd_alloc(const struct rt_system *sys, const double *p, struct rt_er
 	s->omega_max = sqrt(w[n - 1] > 0 ? w[n - 1] : 0);
 	s->tau_crit = s->omega_max > 0 ? 2 / s->omega_max : INFINITY;
 	free(w);
-	static const double half[2] = { 0, 0.5 };
-	s->newmark = step_newmark->alloc(sys, half, err);
+	static const struct alpha_params half = { 0, 0, 0, 0.5 };
+	s->newmark = step_newmark.alloc(sys, &half, err);
 	if (!s->newmark) {
 		free(s);
 		return NULL;
@@ -86,23 +86,18 @@ static int cd_set_step(void *p, double tau, struct rt_error *err)
 		err->code = 3;
 		return -1;
 	}
-	return step_newmark->set_step(s->newmark, tau, err);
+	return step_newmark.set_step(s->newmark, tau, err);
 }
 
 static int cd_step(void *p, double t, double tau, double *u, double *v, double *a, struct rt_error *err)
 {
 	struct central *s = p;
-	return step_newmark->step(s->newmark, t, tau, u, v, a, err);
+	return step_newmark.step(s->newmark, t, tau, u, v, a, err);
 }
 
-static const struct stepper_type central_type = {
-	.name = "central_difference",
-	.order = 2,
-	.flags = STEP_CONDITIONAL,
+const struct scheme_linear step_central_difference = {
 	.alloc = cd_alloc,
 	.set_step = cd_set_step,
 	.step = cd_step,
 	.free = cd_free,
 };
-
-const struct stepper_type *const step_central_difference = &central_type;

@@ -2,7 +2,7 @@
  * models with constant operators: (uʲ − uʲ⁻¹)/τ = vʲ and
  * M(vʲ − vʲ⁻¹)/τ + C vʲ + K uʲ = fʲ, so that
  * (M/τ + C + τK) vʲ = M vʲ⁻¹/τ + fʲ − K uʲ⁻¹, the matrix factored once per
- * step size.  The ledger pairs with the end of the step (STEP_ENDPOINT):
+ * step size.  The ledger pairs with the end of the step (IR_SCHEME_ENDPOINT):
  * ΔW = Δu·fʲ, ΔD = Δu·C vʲ, as runtime/nl_euler.c. */
 #include <config.h>
 
@@ -32,9 +32,9 @@ static void be_free(void *p)
 	free(s);
 }
 
-static void *be_alloc(const struct rt_system *sys, const double *p, struct rt_error *err)
+static void *be_alloc(const struct rt_system *sys, const void *par, struct rt_error *err)
 {
-	(void)p;
+	(void)par;
 	int n = sys->n;
 	struct euler_lin *s = calloc(1, sizeof *s);
 	if (!s)
@@ -100,14 +100,9 @@ static int be_step(void *p, double t, double tau, double *u, double *v, double *
 	return 0;
 }
 
-static const struct stepper_type euler_type = {
-	.name = "backward_euler",
-	.order = 1,
-	.flags = STEP_IMPLICIT | STEP_DISSIPATIVE | STEP_ENDPOINT,
+const struct scheme_linear step_backward_euler = {
 	.alloc = be_alloc,
 	.set_step = be_set_step,
 	.step = be_step,
 	.free = be_free,
 };
-
-const struct stepper_type *const step_backward_euler = &euler_type;

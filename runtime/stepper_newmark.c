@@ -14,7 +14,7 @@
  * scheme as runtime/nl_alpha.c, without Newton. */
 #include <config.h>
 
-#include "stepper.h"
+#include "scheme.h"
 #include "la.h"
 
 #include <math.h>
@@ -99,18 +99,19 @@ void step_solve_saddle(const struct rt_system *sys, struct la_factor *f, double 
 		sys->lam[k] = bscale * g[k];
 }
 
-/* p: α_m, α_f, β, γ */
-static void *alpha_alloc(const struct rt_system *sys, const double *p, struct rt_error *err)
+/* par: struct alpha_params */
+static void *alpha_alloc(const struct rt_system *sys, const void *par, struct rt_error *err)
 {
+	const struct alpha_params *q = par;
 	struct newmark *s = calloc(1, sizeof *s);
 	int n = sys->n;
 	if (!s)
 		goto oom;
 	s->sys = sys;
-	s->am = p[0];
-	s->af = p[1];
-	s->beta = p[2];
-	s->gamma = p[3];
+	s->am = q->alpha_m;
+	s->af = q->alpha_f;
+	s->beta = q->beta;
+	s->gamma = q->gamma;
 	/* M + γτC + βτ²K is symmetric positive definite for symmetric
 	 * non-negative C and K; the general factorization covers the rest. */
 	int sym = s->am == 0 && s->af == 0 && la_asymmetry(n, sys->K) == 0 &&
@@ -136,11 +137,12 @@ oom:
 	return NULL;
 }
 
-/* p: β, γ */
-static void *nm_alloc(const struct rt_system *sys, const double *p, struct rt_error *err)
+/* midpoint, discrete_gradient and staggered_midpoint on linear models */
+static void *tr_alloc(const struct rt_system *sys, const void *par, struct rt_error *err)
 {
-	const double q[4] = { 0, 0, p[0], p[1] };
-	return alpha_alloc(sys, q, err);
+	(void)par;
+	static const struct alpha_params trapezoidal = { 0, 0, 0.25, 0.5 };
+	return alpha_alloc(sys, &trapezoidal, err);
 }
 
 static int nm_set_step(void *p, double tau, struct rt_error *err)
@@ -224,26 +226,23 @@ static int nm_step(void *p, double t, double tau, double *u, double *v, double *
 	return 0;
 }
 
-static const struct stepper_type newmark_type = {
-	.name = "newmark",
-	.order = 2,
-	.flags = STEP_IMPLICIT | STEP_CONSERVING,
-	.alloc = nm_alloc,
+const struct scheme_linear step_newmark = {
+	.alloc = alpha_alloc,
 	.set_step = nm_set_step,
 	.step = nm_step,
 	.free = nm_free,
 };
 
-const struct stepper_type *const step_newmark = &newmark_type;
+const struct scheme_linear step_trapezoidal = {
+	.alloc = tr_alloc,
+	.set_step = nm_set_step,
+	.step = nm_step,
+	.free = nm_free,
+};
 
-static const struct stepper_type alpha_type = {
-	.name = "generalized_alpha",
-	.order = 2,
-	.flags = STEP_IMPLICIT | STEP_DISSIPATIVE,
+const struct scheme_linear step_generalized_alpha = {
 	.alloc = alpha_alloc,
 	.set_step = ga_set_step,
 	.step = nm_step,
 	.free = nm_free,
 };
-
-const struct stepper_type *const step_generalized_alpha = &alpha_type;

@@ -1,0 +1,61 @@
+/* scheme.h — one interface for a scheme family (GSL odeiv2's step type):
+ * its named parameters, its capabilities and its two paths, the linear
+ * one (constant operators, one factorisation per step size: struct
+ * scheme_linear, stepper.h) and the Newton one (energies, internal
+ * variables, constraints: struct scheme_newton, nlstep.h).  The driver
+ * (run.c) decides from the capabilities and from which paths exist,
+ * never from the family's identity.
+ *
+ * Adding a family: one FAMILY line in ir/ir_families.def (name, order,
+ * capabilities, summary, parameters), one file runtime/scheme_NAME.c
+ * defining `const struct scheme_type scheme_NAME`, one SCHEME line in
+ * runtime/schemes.def. */
+#ifndef DYN_SCHEME_H
+#define DYN_SCHEME_H
+
+#include "stepper.h"
+#include "nlstep.h"
+
+struct scheme_type {
+	enum ir_family family;
+	/* The family's parameters as its own named struct (params_size
+	 * bytes), filled by params from the IR's values p (in the order of
+	 * ir_families.def); params NULL when it has none. */
+	size_t params_size;
+	void (*params)(const double *p, void *par);
+	/* The capabilities for these parameters, from those of the family
+	 * (ir_family_info[].caps); NULL keeps them. */
+	unsigned (*caps)(const void *par, unsigned caps);
+	/* ω_max τ below which the undamped linear scheme is stable, for the
+	 * message of a run that blew up; NULL or 0 when none is known. */
+	double (*critical)(const void *par);
+	/* How a refusal of a mass depending on u names the family ("the
+	 * Newmark family"); NULL: by its name. */
+	const char *who;
+	const struct scheme_linear *linear;   /* NULL: no linear path */
+	const struct scheme_newton *newton;
+};
+
+/* The family's type (schemes.def), NULL when it has none. */
+const struct scheme_type *scheme_of(enum ir_family family);
+/* Its capabilities for parameters par (filled by t->params). */
+unsigned scheme_caps(const struct scheme_type *t, const void *par);
+/* A copy of the family's parameters in its own struct, from the IR's
+ * values: malloc'd (free it), NULL when out of memory. */
+void *scheme_params(const struct scheme_type *t, const double *p);
+/* Refuse the model features the capabilities caps exclude (a mass
+ * depending on u, internal variables, bilateral constraints, dry
+ * friction): 0, or 3 with the message in err. */
+int scheme_refuse_model(const struct scheme_type *t, unsigned caps, const struct rt_problem *pb,
+                        struct rt_error *err);
+
+/* generalized_alpha(alpha_m, alpha_f, beta, gamma) (Chung & Hulbert
+ * 1993): newmark is alpha_m = alpha_f = 0, central_difference in
+ * addition beta = 0, gamma = 1/2.  The one parameter struct of the
+ * linear and Newton paths of stepper_newmark.c, nl_alpha.c and their
+ * central-difference wrappers. */
+struct alpha_params {
+	double alpha_m, alpha_f, beta, gamma;
+};
+
+#endif
