@@ -1,6 +1,16 @@
-/* la.h — linear algebra for the steppers: LAPACKE wrappers for the step
- * matrices (dense or banded, SPD or general) and the generalized symmetric
- * eigenproblem.  The only file that calls LAPACK.
+/* la.h — linear algebra for the steppers, in two parts.
+ *
+ * The matrix layer: struct la_mat (dense, banded or compressed-column
+ * storage, built from triplets), its products and linear combinations, and
+ * struct la_solver, a factorization whose backend is chosen from the
+ * matrix's structure: LAPACK dense for small systems, LAPACK banded after a
+ * reverse Cuthill-McKee ordering, CHOLMOD for symmetric positive definite
+ * and UMFPACK for general sparse ones (runtime/la_*.c, one file per
+ * backend, behind runtime/la_impl.h).  A stepper asks "factor this
+ * combination" and "solve"; it never knows which backend answers.
+ *
+ * The older dense interface below it: LAPACKE wrappers for dense
+ * column-major step matrices and the generalized symmetric eigenproblem.
  *
  * Matrices are given dense, column-major n×n (LAPACK layout); a banded
  * factor copies the band out of the dense matrix when it is factored.
@@ -9,6 +19,8 @@
  */
 #ifndef DYN_LA_H
 #define DYN_LA_H
+
+#include <stddef.h>
 
 enum la_kind {
 	LA_DENSE_SPD,       /* dpotrf/dpotrs */
@@ -53,5 +65,117 @@ void la_gemv_band(int n, int kl, int ku, const double *a, const double *x, doubl
 
 /* xᵀ A y. */
 double la_quad(int n, const double *a, const double *x, const double *y);
+
+
+/* ---- The matrix layer ---- */
+
+/* Below this order every matrix is stored and factored dense: LAPACK's
+ * blocked dense kernels beat any sparse bookkeeping on such sizes. */
+enum { LA_SMALL_N = 64 };
+/* The most terms of one linear combination (a M + b C + c K, plus a
+ * constraint block). */
+enum { LA_MAXTERM = 6 };
+
+enum la_mat_kind {
+	LA_MAT_AUTO,        /* construction only: chosen from n and the band */
+	LA_MAT_DENSE,       /* x[i + j n], n² entries */
+	LA_MAT_BAND,        /* x[ku + i - j + j (kl + ku + 1)], LAPACK's general
+	                       band layout without dgbtrf's fill rows; slots
+	                       outside the matrix are kept at zero */
+	LA_MAT_CSC          /* compressed columns p (n + 1), i (nnz), x (nnz);
+	                       rows sorted, no duplicates, diagonal stored */
+};
+
+struct la_mat {
+	enum la_mat_kind kind;
+	int n;
+	int sym;            /* the values are symmetric (exactly) */
+	int kl, ku;         /* bandwidths of the pattern, natural order */
+	size_t nx;          /* length of x: n², (kl + ku + 1) n or nnz */
+	double *x;
+	int *p, *i;         /* CSC only */
+	/* a combination built by la_mat_sum_init: its terms and, for each,
+	 * the slot of S->x that each entry of the term's x adds into (-1
+	 * for a band's padding) */
+	int nterm;
+	const struct la_mat *term[LA_MAXTERM];
+	size_t *slot[LA_MAXTERM];
+};
+
+/* A from nnz triplets (row[k], col[k], val[k]), 0-based, duplicates summed.
+ * kind LA_MAT_AUTO: dense when n <= LA_SMALL_N, banded when the band is
+ * narrow (la_mat_band_pays), compressed columns otherwise.  Returns 0, -1
+ * when out of memory, -2 for an index outside 0..n-1 (A is then empty;
+ * la_mat_free it in every case). */
+int la_mat_triplets(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, const int *row, const int *col,
+                    const double *val);
+/* A from a dense column-major n×n array (its nonzeros are the pattern). */
+int la_mat_from_dense(struct la_mat *A, enum la_mat_kind kind, int n, const double *a);
+void la_mat_free(struct la_mat *A);
+/* Whether banded storage of bandwidths kl, ku is cheaper than compressed
+ * columns for order n. */
+int la_mat_band_pays(int n, int kl, int ku);
+
+/* y := A x (y must not overlap x), and y += alpha A x. */
+void la_mat_mul(const struct la_mat *A, const double *x, double *y);
+void la_mat_muladd(const struct la_mat *A, double alpha, const double *x, double *y);
+/* xᵀ A y. */
+double la_mat_dot(const struct la_mat *A, const double *x, const double *y);
+/* The entry a_ij (0 when not stored). */
+double la_mat_get(const struct la_mat *A, int i, int j);
+/* A into the dense column-major n×n array a. */
+void la_mat_to_dense(const struct la_mat *A, double *a);
+/* The largest |a_ij|. */
+double la_mat_maxabs(const struct la_mat *A);
+
+/* The pattern of A as entries in the order of A->x: for each k < A->nx,
+ * row[k], col[k] (row -1: a band's padding slot). */
+void la_mat_pattern(const struct la_mat *A, int *row, int *col);
+
+/* S as a linear combination of nterm matrices of one order, on the union
+ * of their patterns (dense when one is dense, banded when all are banded,
+ * compressed columns otherwise; NULL terms are skipped as zero).  The
+ * terms must outlive S.  la_mat_sum then sets S = Σ coef[k] term[k]
+ * without allocating.  Returns 0 or -1 (out of memory). */
+int la_mat_sum_init(struct la_mat *S, int nterm, const struct la_mat *const *term);
+void la_mat_sum(struct la_mat *S, const double *coef);
+
+/* A factorization.  The backend is fixed when it is allocated, from the
+ * pattern of the matrix it will factor; la_solver_factor then takes any
+ * matrix of that same pattern (new values: the numeric factorization is
+ * redone, the symbolic analysis is kept).  la_solver_solve never
+ * allocates; la_solver_factor does not either, except inside UMFPACK's
+ * numeric factorization (its own object, once per refactorization). */
+enum la_backend {
+	LA_AUTO,            /* from the structure (la_solver_alloc) */
+	LA_LAPACK_DENSE,    /* dpotrf / dgetrf */
+	LA_LAPACK_BAND,     /* dpttrf / dpbtrf / dgbtrf after reverse Cuthill-McKee */
+	LA_CHOLMOD,         /* sparse Cholesky (SPD only) */
+	LA_UMFPACK          /* sparse LU */
+};
+enum {
+	LA_SPD = 1u << 0    /* the matrix is expected symmetric positive
+	                       definite: Cholesky kinds (a failure reports the
+	                       pivot that is not positive) */
+};
+
+struct la_solver;
+
+/* NULL when out of memory, or when the backend cannot take the matrix
+ * (CHOLMOD without LA_SPD or a non-symmetric pattern). */
+struct la_solver *la_solver_alloc(const struct la_mat *A, enum la_backend backend, unsigned flags);
+void la_solver_free(struct la_solver *s);
+/* Returns 0; k > 0 when the matrix is singular or (LA_SPD) not positive
+ * definite, k the unknown (1-based, in A's numbering) where this showed;
+ * -1 when out of memory. */
+int la_solver_factor(struct la_solver *s, const struct la_mat *A);
+/* b := A⁻¹ b with the last successful factorization (NaN after a failed
+ * one). */
+void la_solver_solve(struct la_solver *s, double *b);
+enum la_backend la_solver_backend(const struct la_solver *s);
+const char *la_backend_name(enum la_backend b);
+/* The backend LA_AUTO picks for A, and the bandwidth after the
+ * reverse Cuthill-McKee ordering (may be NULL). */
+enum la_backend la_backend_choose(const struct la_mat *A, unsigned flags, int *bandwidth);
 
 #endif

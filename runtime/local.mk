@@ -3,7 +3,8 @@ noinst_LIBRARIES += runtime/libdynrt.a
 # runtime/ sees ir/ and itself, never lang/.
 runtime_libdynrt_a_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/ir
 runtime_libdynrt_a_SOURCES = \
-	runtime/la.c runtime/la.h \
+	runtime/la.c runtime/la.h runtime/la_impl.h runtime/la_mat.c \
+	runtime/la_dense.c runtime/la_band.c runtime/la_cholmod.c runtime/la_umfpack.c \
 	runtime/vm.c runtime/vm.h \
 	runtime/scheme.h runtime/stepper.h runtime/schemes.def runtime/registry.c \
 	runtime/stepper_newmark.c runtime/stepper_central.c runtime/stepper_euler.c \

@@ -633,8 +633,330 @@ static void test_gemv_quad(void)
 	CHECK_NEAR(la_quad(2, a, y, x), 4.0, 0.0);
 }
 
+
+/* ---- The matrix layer: struct la_mat and struct la_solver ---- */
+
+/* A grid Laplacian of side g (n = g²) plus a shift, assembled edge by edge
+ * so that every diagonal entry arrives as several duplicates, numbered
+ * through a scrambling permutation (a natural numbering would make the
+ * band backend's job trivial).  conv adds an unsymmetric convection term
+ * along x.  Triplets into row, col, val (room for 9 n), count returned. */
+static size_t grid(int g, double shift, double conv, const int *scr, int *row, int *col, double *val)
+{
+	size_t k = 0;
+	for (int y = 0; y < g; y++)
+		for (int x = 0; x < g; x++) {
+			int a = scr[x + y * g];
+			row[k] = a, col[k] = a, val[k++] = shift;
+			for (int d = 0; d < 2; d++) {
+				int x2 = x + (d == 0), y2 = y + (d == 1);
+				if (x2 >= g || y2 >= g)
+					continue;
+				int b = scr[x2 + y2 * g];
+				double c = d == 0 ? conv : 0;
+				row[k] = a, col[k] = a, val[k++] = 1;
+				row[k] = b, col[k] = b, val[k++] = 1;
+				row[k] = a, col[k] = b, val[k++] = -1 + c;
+				row[k] = b, col[k] = a, val[k++] = -1 - c;
+			}
+		}
+	return k;
+}
+
+/* A permutation of 0..n-1 (a fixed linear congruential shuffle). */
+static void scramble(int n, int *p)
+{
+	unsigned s = 12345;
+	for (int i = 0; i < n; i++)
+		p[i] = i;
+	for (int i = n - 1; i > 0; i--) {
+		s = s * 1103515245u + 12345u;
+		int j = (int)((s >> 8) % (unsigned)(i + 1)), t = p[i];
+		p[i] = p[j];
+		p[j] = t;
+	}
+}
+
+static double relerr(int n, const double *x, const double *want)
+{
+	double e = 0, m = 0;
+	for (int i = 0; i < n; i++) {
+		e = fmax(e, fabs(x[i] - want[i]));
+		m = fmax(m, fabs(want[i]));
+	}
+	return !(e == e) ? INFINITY : e / m;
+}
+
+/* Solve A x = A xe with backend b and check x against xe.  The systems
+ * below have condition numbers of at most about 1e3 (the grid's largest
+ * over smallest eigenvalue with the shift; the saddle point after its
+ * scaling), so a backward-stable factorization leaves a relative error of
+ * about 1e3 × 1e-16: 1e-12 leaves a margin of ten. */
+static void solve_check(const struct la_mat *A, enum la_backend b, unsigned flags, double phase, const char *what)
+{
+	int n = A->n;
+	double *xe = malloc(sizeof(double) * (size_t)n), *x = malloc(sizeof(double) * (size_t)n);
+	char msg[160];
+	for (int i = 0; i < n; i++)
+		xe[i] = sin(0.37 * i + phase) + 0.5;
+	la_mat_mul(A, xe, x);
+	struct la_solver *s = la_solver_alloc(A, b, flags);
+	snprintf(msg, sizeof msg, "%s: %s solver allocated", what, la_backend_name(b));
+	check(s != NULL, __FILE__, __LINE__, msg);
+	if (s) {
+		if (b != LA_AUTO)
+			check_int(la_solver_backend(s), b, __FILE__, __LINE__, "backend kept");
+		snprintf(msg, sizeof msg, "%s: %s factor", what, la_backend_name(b));
+		check_int(la_solver_factor(s, A), 0, __FILE__, __LINE__, msg);
+		la_solver_solve(s, x);
+		snprintf(msg, sizeof msg, "%s: %s relative error", what, la_backend_name(b));
+		check_near(relerr(n, x, xe), 0, 1e-12, __FILE__, __LINE__, msg);
+	}
+	la_solver_free(s);
+	free(xe);
+	free(x);
+}
+
+enum { G = 20, GN = G * G };
+
+static void test_mat_kinds(void)
+{
+	int scr[GN], row[9 * GN], col[9 * GN];
+	double val[9 * GN];
+	struct la_mat A[3];
+	const enum la_mat_kind kinds[3] = { LA_MAT_DENSE, LA_MAT_BAND, LA_MAT_CSC };
+	scramble(GN, scr);
+	size_t nt = grid(G, 0.1, 0.3, scr, row, col, val);
+	for (int k = 0; k < 3; k++)
+		check_int(la_mat_triplets(&A[k], kinds[k], GN, nt, row, col, val), 0, __FILE__, __LINE__, "built");
+	/* Duplicates summed: an interior node of the grid gets its shift and
+	 * 1 from each of its four edges. */
+	int in = scr[5 + 5 * G];
+	for (int k = 0; k < 3; k++)
+		check_near(la_mat_get(&A[k], in, in), 4.1, 0, __FILE__, __LINE__, "diagonal = shift + 4 duplicates");
+	check_near(la_mat_get(&A[2], scr[5 + 5 * G], scr[6 + 5 * G]), -0.7, 1e-16, __FILE__, __LINE__,
+	           "off-diagonal -1 + conv");
+	check_int(A[2].sym, 0, __FILE__, __LINE__, "convection: not symmetric");
+	check_int((int)A[2].nx, GN + 4 * G * (G - 1), __FILE__, __LINE__, "CSC: one slot per distinct entry");
+	/* The three storages hold the same numbers: products agree to the
+	 * last bit up to the order of summation (1e-15 of values of 1). */
+	double x[GN], y[3][GN];
+	for (int i = 0; i < GN; i++)
+		x[i] = cos(0.1 * i);
+	for (int k = 0; k < 3; k++)
+		la_mat_mul(&A[k], x, y[k]);
+	for (int i = 0; i < GN; i++) {
+		check_near(y[1][i], y[0][i], 1e-14, __FILE__, __LINE__, "band product = dense product");
+		check_near(y[2][i], y[0][i], 1e-14, __FILE__, __LINE__, "CSC product = dense product");
+	}
+	check_near(la_mat_dot(&A[2], x, x), la_mat_dot(&A[0], x, x), 1e-11, __FILE__, __LINE__, "xᵀAx");
+	for (int k = 0; k < 3; k++)
+		la_mat_free(&A[k]);
+	/* an index out of range is refused */
+	int bad = GN;
+	check_int(la_mat_triplets(&A[0], LA_MAT_CSC, GN, 1, &bad, &bad, val), -2, __FILE__, __LINE__, "bad index");
+	la_mat_free(&A[0]);
+}
+
+static const enum la_backend all_backends[] = { LA_LAPACK_DENSE, LA_LAPACK_BAND, LA_CHOLMOD, LA_UMFPACK, LA_AUTO };
+
+static void test_solver_spd_general(void)
+{
+	int scr[GN], row[9 * GN], col[9 * GN];
+	double val[9 * GN];
+	struct la_mat A;
+	scramble(GN, scr);
+	for (int kind = LA_MAT_DENSE; kind <= LA_MAT_CSC; kind++) {
+		/* SPD: every backend */
+		size_t nt = grid(G, 0.1, 0, scr, row, col, val);
+		la_mat_triplets(&A, (enum la_mat_kind)kind, GN, nt, row, col, val);
+		check_int(A.sym, 1, __FILE__, __LINE__, "grid Laplacian symmetric");
+		for (int b = 0; b < 5; b++)
+			solve_check(&A, all_backends[b], LA_SPD, 0.1 * kind, "SPD grid");
+		/* the same, factored as general (LU) */
+		for (int b = 0; b < 5; b++)
+			if (all_backends[b] != LA_CHOLMOD)
+				solve_check(&A, all_backends[b], 0, 0.2, "SPD grid by LU");
+		la_mat_free(&A);
+		/* general: CHOLMOD refuses it, the LU backends solve it */
+		nt = grid(G, 0.1, 0.3, scr, row, col, val);
+		la_mat_triplets(&A, (enum la_mat_kind)kind, GN, nt, row, col, val);
+		check(la_solver_alloc(&A, LA_CHOLMOD, LA_SPD) == NULL, __FILE__, __LINE__,
+		      "CHOLMOD refuses an unsymmetric matrix");
+		for (int b = 0; b < 5; b++)
+			if (all_backends[b] != LA_CHOLMOD)
+				solve_check(&A, all_backends[b], 0, 0.3, "convection grid");
+		la_mat_free(&A);
+	}
+}
+
+/* [K Bᵀ; B 0]: a grid stiffness with nc = 5 constraints tying pairs of
+ * nodes and fixing one, the saddle point of a constrained step.  It is
+ * indefinite: only the LU backends apply. */
+static void test_solver_saddle(void)
+{
+	enum { NC = 5, NT = GN + NC };
+	int scr[GN], row[9 * GN + 4 * NC], col[9 * GN + 4 * NC];
+	double val[9 * GN + 4 * NC];
+	struct la_mat A;
+	scramble(GN, scr);
+	size_t nt = grid(G, 0.1, 0, scr, row, col, val);
+	for (int k = 0; k < NC; k++) {
+		int a = (37 * k + 11) % GN, b = (53 * k + 101) % GN;
+		row[nt] = GN + k, col[nt] = a, val[nt++] = 1;
+		row[nt] = a, col[nt] = GN + k, val[nt++] = 1;
+		if (k > 0) {
+			row[nt] = GN + k, col[nt] = b, val[nt++] = -1;
+			row[nt] = b, col[nt] = GN + k, val[nt++] = -1;
+		}
+	}
+	for (int kind = LA_MAT_DENSE; kind <= LA_MAT_CSC; kind++) {
+		la_mat_triplets(&A, (enum la_mat_kind)kind, NT, nt, row, col, val);
+		for (int b = 0; b < 5; b++)
+			if (all_backends[b] != LA_CHOLMOD)
+				solve_check(&A, all_backends[b], 0, 0.4, "saddle point");
+		la_mat_free(&A);
+	}
+}
+
+/* Refactorization with new values on the same pattern, through a linear
+ * combination S = a M + b K (M the identity plus a coupling, K the grid),
+ * as a step matrix whose step size changes. */
+static void test_solver_refactor(void)
+{
+	int scr[GN], row[9 * GN], col[9 * GN];
+	double val[9 * GN];
+	struct la_mat K, M, S;
+	scramble(GN, scr);
+	size_t nt = grid(G, 0, 0, scr, row, col, val);
+	la_mat_triplets(&K, LA_MAT_CSC, GN, nt, row, col, val);
+	int mr[2 * GN], mc[2 * GN];
+	double mv[2 * GN];
+	for (int i = 0; i < GN; i++) {
+		mr[i] = mc[i] = i, mv[i] = 1;
+		/* a coupling outside K's pattern: the union must hold it */
+		mr[GN + i] = i, mc[GN + i] = GN - 1 - i, mv[GN + i] = 0.01;
+	}
+	la_mat_triplets(&M, LA_MAT_CSC, GN, 2 * GN, mr, mc, mv);
+	const struct la_mat *t[2] = { &M, &K };
+	check_int(la_mat_sum_init(&S, 2, t), 0, __FILE__, __LINE__, "sum pattern");
+	check_int(S.sym, 1, __FILE__, __LINE__, "sum of symmetric terms is symmetric");
+	for (int b = 0; b < 5; b++) {
+		double c1[2] = { 1, 0.5 }, c2[2] = { 2, 30 };
+		la_mat_sum(&S, c1);
+		struct la_solver *s = la_solver_alloc(&S, all_backends[b], LA_SPD);
+		check(s != NULL, __FILE__, __LINE__, "refactor: solver");
+		if (!s)
+			continue;
+		for (int pass = 0; pass < 2; pass++) {
+			la_mat_sum(&S, pass ? c2 : c1);
+			check_near(la_mat_get(&S, 0, GN - 1), (pass ? c2 : c1)[0] * 0.01, 1e-17, __FILE__, __LINE__,
+			           "union pattern entry");
+			double xe[GN], x[GN];
+			for (int i = 0; i < GN; i++)
+				xe[i] = cos(0.2 * i + pass);
+			la_mat_mul(&S, xe, x);
+			check_int(la_solver_factor(s, &S), 0, __FILE__, __LINE__, "refactor");
+			la_solver_solve(s, x);
+			/* cond(M + 30 K) <= 1 + 30·8/0.98: about 250 */
+			check_near(relerr(GN, x, xe), 0, 1e-12, __FILE__, __LINE__, "refactored solve");
+		}
+		la_solver_free(s);
+	}
+	la_mat_free(&S);
+	la_mat_free(&M);
+	la_mat_free(&K);
+}
+
+/* A failure names the unknown where it showed, in the caller's numbering
+ * whatever the backend's ordering: a diagonal matrix with one bad entry
+ * (a decoupled unknown fails in any order). */
+static void test_solver_pivot(void)
+{
+	enum { N = 100, BAD = 36 };
+	int r[N];
+	double v[N];
+	struct la_mat A;
+	for (int i = 0; i < N; i++)
+		r[i] = i, v[i] = 1 + i;
+	v[BAD] = -1;
+	la_mat_triplets(&A, LA_MAT_CSC, N, N, r, r, v);
+	for (int b = 0; b < 3; b++) {
+		struct la_solver *s = la_solver_alloc(&A, all_backends[b == 2 ? 2 : b], LA_SPD);
+		check_int(s ? la_solver_factor(s, &A) : -9, BAD + 1, __FILE__, __LINE__, "not positive definite: pivot");
+		double x[N] = { 0 };
+		if (s)
+			la_solver_solve(s, x);
+		check(isnan(x[0]), __FILE__, __LINE__, "solve after a failed factor gives NaN");
+		la_solver_free(s);
+	}
+	la_mat_free(&A);
+	v[BAD] = 0;
+	la_mat_triplets(&A, LA_MAT_CSC, N, N, r, r, v);
+	for (int b = 0; b < 4; b++) {
+		if (all_backends[b] == LA_CHOLMOD)
+			continue;
+		struct la_solver *s = la_solver_alloc(&A, all_backends[b], 0);
+		check_int(s ? la_solver_factor(s, &A) : -9, BAD + 1, __FILE__, __LINE__, "singular: pivot");
+		la_solver_free(s);
+	}
+	la_mat_free(&A);
+}
+
+/* Reverse Cuthill-McKee finds the chain in a scrambled numbering: its
+ * bandwidth is 1 again, and the automatic choice is LAPACK's banded
+ * Cholesky (dpttrf), not a general sparse factorization. */
+static void test_rcm_choice(void)
+{
+	enum { N = 1000 };
+	int scr[N], row[3 * N], col[3 * N], bw;
+	double val[3 * N];
+	size_t k = 0;
+	struct la_mat A;
+	scramble(N, scr);
+	for (int i = 0; i < N; i++) {
+		row[k] = col[k] = scr[i], val[k++] = 2.5;
+		if (i + 1 < N) {
+			row[k] = scr[i], col[k] = scr[i + 1], val[k++] = -1;
+			row[k] = scr[i + 1], col[k] = scr[i], val[k++] = -1;
+		}
+	}
+	la_mat_triplets(&A, LA_MAT_AUTO, N, k, row, col, val);
+	check_int(A.kind, LA_MAT_CSC, __FILE__, __LINE__, "scrambled chain stored compressed");
+	check_int(la_backend_choose(&A, LA_SPD, &bw), LA_LAPACK_BAND, __FILE__, __LINE__, "chain: banded LAPACK");
+	check_int(bw, 1, __FILE__, __LINE__, "chain bandwidth after RCM");
+	solve_check(&A, LA_AUTO, LA_SPD, 0.5, "scrambled chain");
+	la_mat_free(&A);
+	/* a 2-D grid of 400 nodes: band 20 after RCM at best, kept banded;
+	 * the 10⁴-node grid's band (about 100) is not: CHOLMOD for SPD,
+	 * UMFPACK otherwise */
+	enum { G2 = 100, N2 = G2 * G2 };
+	int *s2 = malloc(sizeof(int) * N2), *r2 = malloc(sizeof(int) * 9 * N2), *c2 = malloc(sizeof(int) * 9 * N2);
+	double *v2 = malloc(sizeof(double) * 9 * N2);
+	scramble(N2, s2);
+	k = grid(G2, 0.1, 0, s2, r2, c2, v2);
+	la_mat_triplets(&A, LA_MAT_AUTO, N2, k, r2, c2, v2);
+	check_int(la_backend_choose(&A, LA_SPD, &bw), LA_CHOLMOD, __FILE__, __LINE__, "wide grid: CHOLMOD");
+	check_int(la_backend_choose(&A, 0, NULL), LA_UMFPACK, __FILE__, __LINE__, "wide grid, general: UMFPACK");
+	check(bw >= G2 && bw < 2 * G2, __FILE__, __LINE__, "grid bandwidth after RCM about its side");
+	solve_check(&A, LA_CHOLMOD, LA_SPD, 0.6, "grid 100x100");
+	solve_check(&A, LA_UMFPACK, 0, 0.6, "grid 100x100");
+	la_mat_free(&A);
+	free(s2);
+	free(r2);
+	free(c2);
+	free(v2);
+}
+
 int main(void)
 {
+	test_mat_kinds();
+	test_solver_spd_general();
+	test_solver_saddle();
+	test_solver_refactor();
+	test_solver_pivot();
+	test_rcm_choice();
+
 	test_dense_spd();
 	test_dense_general();
 	test_band_spd();

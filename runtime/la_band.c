@@ -1,0 +1,176 @@
+/* la_band.c — the LAPACK banded backend of the matrix layer, after a
+ * reverse Cuthill-McKee ordering (la_rcm): dpttrf for a symmetric positive
+ * definite tridiagonal matrix (a chain of springs: O(n) with no band
+ * bookkeeping at all), dpbtrf for a wider SPD band, dgbtrf (partial
+ * pivoting) otherwise.  Chosen when the reordered band is narrow: then
+ * LAPACK's band kernels, O(n b²), beat a general sparse factorization,
+ * whose symbolic and indexing costs they do not pay. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <lapacke.h>
+
+#include "la_impl.h"
+
+enum variant { PT, PB, GB };
+
+struct band {
+	int n, kl, ku, ld;
+	enum variant v;
+	int *perm;              /* perm[k]: the unknown placed k-th */
+	size_t *at;             /* position in ab of each entry of A->x */
+	size_t ne, len;
+	double *ab;             /* PT: d (n) then e (n - 1) */
+	double *tmp;
+	lapack_int *ipiv;
+};
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static void band_free(void *p)
+{
+	struct band *b = p;
+	if (!b)
+		return;
+	free(b->perm);
+	free(b->at);
+	free(b->ab);
+	free(b->tmp);
+	free(b->ipiv);
+	free(b);
+}
+
+static void *band_alloc(const struct la_mat *A, unsigned flags)
+{
+	struct band *b = calloc(1, sizeof *b);
+	int n = A->n, *p = NULL, *ix = NULL, *row = NULL, *col = NULL, *pinv = NULL;
+	if (!b)
+		return NULL;
+	b->n = n;
+	b->ne = A->nx;
+	b->perm = malloc(((size_t)n + 1) * sizeof *b->perm);
+	pinv = malloc(((size_t)n + 1) * sizeof *pinv);
+	b->tmp = malloc(((size_t)n + 1) * sizeof *b->tmp);
+	b->at = malloc((A->nx + 1) * sizeof *b->at);
+	if (!b->perm || !pinv || !b->tmp || !b->at || la_sym_pattern(A, &p, &ix) || la_rcm(n, p, ix, b->perm) < 0 ||
+	    la_entries(A, &row, &col))
+		goto fail;
+	for (int k = 0; k < n; k++)
+		pinv[b->perm[k]] = k;
+	for (size_t e = 0; e < A->nx; e++)
+		if (row[e] >= 0) {
+			int i = pinv[row[e]], j = pinv[col[e]];
+			b->kl = imax(b->kl, i - j);
+			b->ku = imax(b->ku, j - i);
+		}
+	if (flags & LA_SPD) {
+		b->kl = b->ku = imax(b->kl, b->ku);
+		b->v = b->ku <= 1 ? PT : PB;
+		b->ld = b->ku + 1;
+		b->len = b->v == PT ? 2 * (size_t)n : (size_t)b->ld * (size_t)n;
+	} else {
+		b->v = GB;
+		/* dgbtrf wants kl rows on top for the fill of row interchanges */
+		b->ld = 2 * b->kl + b->ku + 1;
+		b->len = (size_t)b->ld * (size_t)n;
+		if (!(b->ipiv = malloc(((size_t)n + 1) * sizeof *b->ipiv)))
+			goto fail;
+	}
+	if (!(b->ab = malloc((b->len + 1) * sizeof *b->ab)))
+		goto fail;
+	for (size_t e = 0; e < A->nx; e++) {
+		b->at[e] = (size_t)-1;
+		if (row[e] < 0)
+			continue;
+		int i = pinv[row[e]], j = pinv[col[e]];
+		switch (b->v) {
+		case PT:        /* d then the superdiagonal e; lower half skipped */
+			if (i == j)
+				b->at[e] = (size_t)i;
+			else if (i + 1 == j)
+				b->at[e] = (size_t)n + (size_t)i;
+			break;
+		case PB:        /* upper band: a_ij at ab[kd + i - j, j] */
+			if (i <= j)
+				b->at[e] = (size_t)(b->ku + i - j) + (size_t)j * (size_t)b->ld;
+			break;
+		case GB:
+			b->at[e] = (size_t)(b->kl + b->ku + i - j) + (size_t)j * (size_t)b->ld;
+			break;
+		}
+	}
+	free(p);
+	free(ix);
+	free(row);
+	free(col);
+	free(pinv);
+	return b;
+fail:
+	free(p);
+	free(ix);
+	free(row);
+	free(col);
+	free(pinv);
+	band_free(b);
+	return NULL;
+}
+
+static int band_factor(void *p, const struct la_mat *A)
+{
+	struct band *b = p;
+	lapack_int n = b->n, info = 0;
+	memset(b->ab, 0, sizeof *b->ab * b->len);
+	for (size_t e = 0; e < b->ne; e++)
+		if (b->at[e] != (size_t)-1)
+			b->ab[b->at[e]] += A->x[e];
+	switch (b->v) {
+	case PT:
+		info = LAPACKE_dpttrf_work(n, b->ab, b->ab + n);
+		break;
+	case PB:
+		info = LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'U', n, b->ku, b->ab, b->ld);
+		break;
+	case GB:
+		info = LAPACKE_dgbtrf_work(LAPACK_COL_MAJOR, n, n, b->kl, b->ku, b->ab, b->ld, b->ipiv);
+		break;
+	}
+	if (info < 0)
+		return -1;
+	/* LAPACK's pivot is in the reordered numbering */
+	return info > 0 ? b->perm[info - 1] + 1 : 0;
+}
+
+static void band_solve(void *p, double *x)
+{
+	struct band *b = p;
+	lapack_int n = b->n;
+	for (int k = 0; k < n; k++)
+		b->tmp[k] = x[b->perm[k]];
+	switch (b->v) {
+	case PT:
+		LAPACKE_dpttrs_work(LAPACK_COL_MAJOR, n, 1, b->ab, b->ab + n, b->tmp, n);
+		break;
+	case PB:
+		LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'U', n, b->ku, 1, b->ab, b->ld, b->tmp, n);
+		break;
+	case GB:
+		LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, 'N', n, b->kl, b->ku, 1, b->ab, b->ld, b->ipiv, b->tmp, n);
+		break;
+	}
+	for (int k = 0; k < n; k++)
+		x[b->perm[k]] = b->tmp[k];
+}
+
+const struct la_ops la_band_ops = {
+	.id = LA_LAPACK_BAND,
+	.name = "banded",
+	.alloc = band_alloc,
+	.factor = band_factor,
+	.solve = band_solve,
+	.free = band_free,
+};

@@ -1,0 +1,47 @@
+/* la_impl.h — what the backends of the matrix layer share (runtime/la_*.c);
+ * nothing outside the layer includes it.  A backend is an ops table, as
+ * SUNDIALS' SUNLinearSolver: a new one (PETSc, say) is one more file and one
+ * more line in la_solver_alloc, with no stepper touched. */
+#ifndef DYN_LA_IMPL_H
+#define DYN_LA_IMPL_H
+
+#include <stddef.h>
+
+#include "la.h"
+
+struct la_ops {
+	enum la_backend id;
+	const char *name;
+	/* Symbolic analysis of A's pattern; NULL when it cannot. */
+	void *(*alloc)(const struct la_mat *A, unsigned flags);
+	/* Numeric factorization of A (A's pattern as at alloc): 0, k > 0 the
+	 * unknown (1-based, A's numbering) of a zero or non-positive pivot,
+	 * -1 on failure of another kind. */
+	int (*factor)(void *st, const struct la_mat *A);
+	void (*solve)(void *st, double *b);
+	void (*free)(void *st);
+};
+
+extern const struct la_ops la_dense_ops, la_band_ops, la_cholmod_ops, la_umfpack_ops;
+
+/* The pattern of A as entries (row, col) in the order of A->x (row -1 for
+ * a band's padding): two malloc'ed arrays of A->nx.  0 or -1. */
+int la_entries(const struct la_mat *A, int **row, int **col);
+
+/* Compressed columns of the ne entries (row[k], col[k]) (entries with
+ * row < 0 skipped; only i <= j when upper; the diagonal always present):
+ * rows sorted within columns, duplicates merged.  *p (n + 1) and *ix
+ * (nnz) are malloc'ed; map (ne, may be NULL) receives the slot of each
+ * entry (-1 when skipped).  0 or -1 (out of memory). */
+int la_csc_build(int n, size_t ne, const int *row, const int *col, int upper, int **p, int **ix, int *map);
+
+/* The pattern of A + Aᵀ in compressed columns (*p, *ix malloc'ed), for
+ * the orderings (a dense matrix is full).  0 or -1. */
+int la_sym_pattern(const struct la_mat *A, int **p, int **ix);
+
+/* A reverse Cuthill-McKee ordering of the symmetric pattern (p, ix):
+ * perm[k] is the unknown placed k-th.  Returns the bandwidth
+ * max |pinv[i] - pinv[j]| over the entries, or -1 when out of memory. */
+int la_rcm(int n, const int *p, const int *ix, int *perm);
+
+#endif

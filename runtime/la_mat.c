@@ -1,0 +1,750 @@
+/* la_mat.c — the matrix layer of la.h: struct la_mat in its three storages,
+ * products and linear combinations, the compressed-column builder and the
+ * reverse Cuthill-McKee ordering the backends share, and struct la_solver,
+ * which dispatches to a backend's ops table (runtime/la_impl.h).
+ *
+ * Storage follows the structure: a small matrix is dense (LAPACK's own
+ * layout), a banded one keeps its diagonals in LAPACK's band layout so that
+ * products cost O(n (kl + ku)), anything else is compressed columns (the
+ * layout of CHOLMOD and UMFPACK).  The backend of a factorization is a
+ * separate choice (la_backend_choose): a compressed matrix whose bandwidth
+ * is small after reordering is still factored by LAPACK's band routines. */
+#include <config.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la.h"
+#include "la_impl.h"
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static int imin(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+int la_mat_band_pays(int n, int kl, int ku)
+{
+	/* A band slot costs a double; a compressed entry a double and an int.
+	 * Past a quarter of the matrix the band is mostly padding. */
+	return kl + ku + 1 <= 64 && 4 * (kl + ku + 1) <= n;
+}
+
+static enum la_mat_kind auto_kind(int n, int kl, int ku)
+{
+	if (n <= LA_SMALL_N)
+		return LA_MAT_DENSE;
+	return la_mat_band_pays(n, kl, ku) ? LA_MAT_BAND : LA_MAT_CSC;
+}
+
+void la_mat_free(struct la_mat *A)
+{
+	if (!A)
+		return;
+	free(A->x);
+	free(A->p);
+	free(A->i);
+	for (int k = 0; k < A->nterm; k++)
+		free(A->slot[k]);
+	memset(A, 0, sizeof *A);
+}
+
+/* Index of a_ij in x for the dense and band kinds (no bound check). */
+static size_t band_at(const struct la_mat *A, int i, int j)
+{
+	return (size_t)(A->ku + i - j) + (size_t)j * (size_t)(A->kl + A->ku + 1);
+}
+
+/* Slot of a_ij in a CSC matrix, or -1 (binary search in column j). */
+static ptrdiff_t csc_find(const struct la_mat *A, int i, int j)
+{
+	int lo = A->p[j], hi = A->p[j + 1] - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (A->i[mid] == i)
+			return mid;
+		if (A->i[mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+double la_mat_get(const struct la_mat *A, int i, int j)
+{
+	switch (A->kind) {
+	case LA_MAT_DENSE:
+		return A->x[(size_t)i + (size_t)j * (size_t)A->n];
+	case LA_MAT_BAND:
+		return i - j > A->kl || j - i > A->ku ? 0 : A->x[band_at(A, i, j)];
+	case LA_MAT_CSC: {
+		ptrdiff_t k = csc_find(A, i, j);
+		return k < 0 ? 0 : A->x[k];
+	}
+	default:
+		return 0;
+	}
+}
+
+/* Exact symmetry of the values, a_ij == a_ji for every stored entry. */
+static int is_symmetric(const struct la_mat *A)
+{
+	int n = A->n;
+	if (A->kind == LA_MAT_CSC) {
+		for (int j = 0; j < n; j++)
+			for (int k = A->p[j]; k < A->p[j + 1]; k++)
+				if (A->x[k] != la_mat_get(A, j, A->i[k]))
+					return 0;
+		return 1;
+	}
+	int b = imax(A->kl, A->ku);
+	for (int j = 0; j < n; j++)
+		for (int i = imax(0, j - b); i < j; i++)
+			if (la_mat_get(A, i, j) != la_mat_get(A, j, i))
+				return 0;
+	return 1;
+}
+
+int la_csc_build(int n, size_t ne, const int *row, const int *col, int upper, int **pp, int **ixp, int *map)
+{
+	/* A two-pass counting sort: by row, then stably by column, gives the
+	 * entries (the n diagonal ones included, numbered ne..ne+n-1) in
+	 * column-major order in O(ne + n), whatever their number. */
+	size_t tot = ne + (size_t)n, kept = 0;
+	size_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
+	size_t *a = malloc(tot * sizeof *a), *b = malloc(tot * sizeof *b);
+	int *p = calloc((size_t)n + 1, sizeof *p), *ix = NULL;
+	int rc = -1;
+	*pp = NULL;
+	*ixp = NULL;
+	if (!cnt || !a || !b || !p)
+		goto out;
+#define ROW(e) ((e) < ne ? row[e] : (int)((e) - ne))
+#define COL(e) ((e) < ne ? col[e] : (int)((e) - ne))
+	for (size_t e = 0; e < tot; e++) {
+		int r = ROW(e);
+		if (r < 0 || (upper && r > COL(e)))
+			continue;
+		a[kept++] = e;
+		cnt[r + 1]++;
+	}
+	for (int r = 0; r < n; r++)
+		cnt[r + 1] += cnt[r];
+	for (size_t k = 0; k < kept; k++)
+		b[cnt[ROW(a[k])]++] = a[k];
+	memset(cnt, 0, ((size_t)n + 1) * sizeof *cnt);
+	for (size_t k = 0; k < kept; k++)
+		cnt[COL(b[k]) + 1]++;
+	for (int c = 0; c < n; c++)
+		cnt[c + 1] += cnt[c];
+	for (size_t k = 0; k < kept; k++)
+		a[cnt[COL(b[k])]++] = b[k];
+	/* a: column-major, rows ascending.  Merge duplicates. */
+	size_t nnz = 0;
+	for (size_t k = 0; k < kept; k++)
+		if (k == 0 || COL(a[k]) != COL(a[k - 1]) || ROW(a[k]) != ROW(a[k - 1]))
+			nnz++;
+	if (nnz > INT32_MAX)
+		goto out;
+	ix = malloc((nnz + 1) * sizeof *ix);
+	if (!ix)
+		goto out;
+	if (map)
+		for (size_t e = 0; e < ne; e++)
+			map[e] = -1;
+	ptrdiff_t s = -1;
+	for (size_t k = 0; k < kept; k++) {
+		size_t e = a[k];
+		if (k == 0 || COL(e) != COL(a[k - 1]) || ROW(e) != ROW(a[k - 1])) {
+			ix[++s] = ROW(e);
+			p[COL(e) + 1]++;
+		}
+		if (map && e < ne)
+			map[e] = (int)s;
+	}
+#undef ROW
+#undef COL
+	for (int c = 0; c < n; c++)
+		p[c + 1] += p[c];
+	*pp = p;
+	*ixp = ix;
+	p = NULL;
+	rc = 0;
+out:
+	free(cnt);
+	free(a);
+	free(b);
+	free(p);
+	return rc;
+}
+
+/* Fill in the bandwidths of a CSC matrix. */
+static void csc_band(struct la_mat *A)
+{
+	A->kl = A->ku = 0;
+	for (int j = 0; j < A->n; j++)
+		for (int k = A->p[j]; k < A->p[j + 1]; k++) {
+			A->kl = imax(A->kl, A->i[k] - j);
+			A->ku = imax(A->ku, j - A->i[k]);
+		}
+}
+
+/* Storage for kind (not AUTO) with the bandwidths already in A. */
+static int alloc_kind(struct la_mat *A, enum la_mat_kind kind)
+{
+	int n = A->n;
+	A->kind = kind;
+	if (kind == LA_MAT_DENSE)
+		A->nx = (size_t)n * (size_t)n;
+	else
+		A->nx = (size_t)(A->kl + A->ku + 1) * (size_t)n;
+	A->x = calloc(A->nx + 1, sizeof *A->x);
+	return A->x ? 0 : -1;
+}
+
+int la_mat_triplets(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, const int *row, const int *col,
+                    const double *val)
+{
+	memset(A, 0, sizeof *A);
+	A->n = n;
+	for (size_t k = 0; k < nnz; k++)
+		if (row[k] < 0 || row[k] >= n || col[k] < 0 || col[k] >= n)
+			return -2;
+	/* Always through compressed columns: that sums the duplicates and
+	 * gives the bandwidths; the other kinds are then filled from it. */
+	int *map = malloc((nnz + 1) * sizeof *map);
+	if (!map || la_csc_build(n, nnz, row, col, 0, &A->p, &A->i, map)) {
+		free(map);
+		return -1;
+	}
+	A->kind = LA_MAT_CSC;
+	A->nx = (size_t)A->p[n];
+	A->x = calloc(A->nx + 1, sizeof *A->x);
+	if (!A->x) {
+		free(map);
+		return -1;
+	}
+	for (size_t k = 0; k < nnz; k++)
+		A->x[map[k]] += val[k];
+	free(map);
+	csc_band(A);
+	if (kind == LA_MAT_AUTO)
+		kind = auto_kind(n, A->kl, A->ku);
+	if (kind != LA_MAT_CSC) {
+		struct la_mat B = *A;
+		memset(A, 0, sizeof *A);
+		A->n = n;
+		A->kl = kind == LA_MAT_DENSE ? n - 1 : B.kl;
+		A->ku = kind == LA_MAT_DENSE ? n - 1 : B.ku;
+		if (alloc_kind(A, kind)) {
+			la_mat_free(&B);
+			return -1;
+		}
+		for (int j = 0; j < n; j++)
+			for (int k = B.p[j]; k < B.p[j + 1]; k++)
+				A->x[kind == LA_MAT_DENSE ? (size_t)B.i[k] + (size_t)j * n : band_at(A, B.i[k], j)] = B.x[k];
+		if (kind == LA_MAT_DENSE) {
+			A->kl = B.kl;
+			A->ku = B.ku;
+		}
+		la_mat_free(&B);
+	}
+	A->sym = is_symmetric(A);
+	return 0;
+}
+
+int la_mat_from_dense(struct la_mat *A, enum la_mat_kind kind, int n, const double *a)
+{
+	size_t nnz = 0, k = 0;
+	for (size_t q = 0; q < (size_t)n * (size_t)n; q++)
+		nnz += a[q] != 0;   /* a NaN counts: it must not be dropped */
+	int *row = malloc((nnz + 1) * sizeof *row), *col = malloc((nnz + 1) * sizeof *col);
+	double *val = malloc((nnz + 1) * sizeof *val);
+	int rc = -1;
+	if (row && col && val) {
+		for (int j = 0; j < n; j++)
+			for (int i = 0; i < n; i++) {
+				double v = a[(size_t)i + (size_t)j * n];
+				if (v != 0) {
+					row[k] = i;
+					col[k] = j;
+					val[k++] = v;
+				}
+			}
+		rc = la_mat_triplets(A, kind, n, nnz, row, col, val);
+	} else {
+		memset(A, 0, sizeof *A);
+	}
+	free(row);
+	free(col);
+	free(val);
+	return rc;
+}
+
+void la_mat_pattern(const struct la_mat *A, int *row, int *col)
+{
+	int n = A->n;
+	size_t k = 0;
+	switch (A->kind) {
+	case LA_MAT_DENSE:
+		for (int j = 0; j < n; j++)
+			for (int i = 0; i < n; i++, k++) {
+				row[k] = i;
+				col[k] = j;
+			}
+		break;
+	case LA_MAT_BAND:
+		for (int j = 0; j < n; j++)
+			for (int d = -A->ku; d <= A->kl; d++, k++) {
+				int i = j + d;
+				row[k] = i >= 0 && i < n ? i : -1;
+				col[k] = j;
+			}
+		break;
+	case LA_MAT_CSC:
+		for (int j = 0; j < n; j++)
+			for (int q = A->p[j]; q < A->p[j + 1]; q++, k++) {
+				row[k] = A->i[q];
+				col[k] = j;
+			}
+		break;
+	default:
+		break;
+	}
+}
+
+int la_entries(const struct la_mat *A, int **row, int **col)
+{
+	*row = malloc((A->nx + 1) * sizeof **row);
+	*col = malloc((A->nx + 1) * sizeof **col);
+	if (!*row || !*col) {
+		free(*row);
+		free(*col);
+		*row = *col = NULL;
+		return -1;
+	}
+	la_mat_pattern(A, *row, *col);
+	return 0;
+}
+
+void la_mat_muladd(const struct la_mat *A, double alpha, const double *x, double *y)
+{
+	int n = A->n;
+	switch (A->kind) {
+	case LA_MAT_DENSE:
+		for (int j = 0; j < n; j++) {
+			double xj = alpha * x[j];
+			const double *c = A->x + (size_t)j * n;
+			for (int i = 0; i < n; i++)
+				y[i] += c[i] * xj;
+		}
+		break;
+	case LA_MAT_BAND: {
+		int ld = A->kl + A->ku + 1;
+		for (int j = 0; j < n; j++) {
+			double xj = alpha * x[j];
+			const double *c = A->x + (size_t)j * ld + A->ku - j;
+			for (int i = imax(0, j - A->ku), hi = imin(n - 1, j + A->kl); i <= hi; i++)
+				y[i] += c[i] * xj;
+		}
+		break;
+	}
+	case LA_MAT_CSC:
+		for (int j = 0; j < n; j++) {
+			double xj = alpha * x[j];
+			for (int k = A->p[j]; k < A->p[j + 1]; k++)
+				y[A->i[k]] += A->x[k] * xj;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void la_mat_mul(const struct la_mat *A, const double *x, double *y)
+{
+	memset(y, 0, sizeof *y * (size_t)A->n);
+	la_mat_muladd(A, 1, x, y);
+}
+
+double la_mat_dot(const struct la_mat *A, const double *x, const double *y)
+{
+	/* Σ_j y_j (xᵀ a_j), column by column: no scratch vector needed. */
+	int n = A->n;
+	double s = 0;
+	for (int j = 0; j < n; j++) {
+		double c = 0;
+		switch (A->kind) {
+		case LA_MAT_DENSE:
+			for (int i = 0; i < n; i++)
+				c += x[i] * A->x[(size_t)i + (size_t)j * n];
+			break;
+		case LA_MAT_BAND:
+			for (int i = imax(0, j - A->ku), hi = imin(n - 1, j + A->kl); i <= hi; i++)
+				c += x[i] * A->x[band_at(A, i, j)];
+			break;
+		case LA_MAT_CSC:
+			for (int k = A->p[j]; k < A->p[j + 1]; k++)
+				c += x[A->i[k]] * A->x[k];
+			break;
+		default:
+			break;
+		}
+		s += c * y[j];
+	}
+	return s;
+}
+
+void la_mat_to_dense(const struct la_mat *A, double *a)
+{
+	int n = A->n;
+	memset(a, 0, sizeof *a * (size_t)n * (size_t)n);
+	if (A->kind == LA_MAT_DENSE) {
+		memcpy(a, A->x, sizeof *a * A->nx);
+		return;
+	}
+	for (int j = 0; j < n; j++) {
+		if (A->kind == LA_MAT_BAND)
+			for (int i = imax(0, j - A->ku), hi = imin(n - 1, j + A->kl); i <= hi; i++)
+				a[(size_t)i + (size_t)j * n] = A->x[band_at(A, i, j)];
+		else
+			for (int k = A->p[j]; k < A->p[j + 1]; k++)
+				a[(size_t)A->i[k] + (size_t)j * n] = A->x[k];
+	}
+}
+
+double la_mat_maxabs(const struct la_mat *A)
+{
+	double m = 0;
+	for (size_t k = 0; k < A->nx; k++)
+		m = fmax(m, fabs(A->x[k]));
+	return m;
+}
+
+int la_mat_sum_init(struct la_mat *S, int nterm, const struct la_mat *const *term)
+{
+	int n = -1, any_dense = 0, all_band = 1, kl = 0, ku = 0, sym = 1;
+	memset(S, 0, sizeof *S);
+	if (nterm > LA_MAXTERM)
+		return -1;
+	for (int k = 0; k < nterm; k++) {
+		const struct la_mat *T = term[k];
+		if (!T)
+			continue;
+		n = T->n;
+		any_dense |= T->kind == LA_MAT_DENSE;
+		all_band &= T->kind == LA_MAT_BAND;
+		kl = imax(kl, T->kl);
+		ku = imax(ku, T->ku);
+		sym &= T->sym;
+	}
+	if (n < 0)
+		return -1;
+	S->n = n;
+	S->kl = kl;
+	S->ku = ku;
+	S->sym = sym;
+	int *row = NULL, *col = NULL;
+	for (int k = 0; k < nterm; k++)
+		if (term[k]) {
+			S->term[S->nterm] = term[k];
+			S->slot[S->nterm] = malloc((term[k]->nx + 1) * sizeof(size_t));
+			if (!S->slot[S->nterm++])
+				goto oom;
+		}
+	if (any_dense || all_band) {
+		enum la_mat_kind kind = any_dense ? LA_MAT_DENSE : LA_MAT_BAND;
+		if (kind == LA_MAT_DENSE)
+			S->kl = S->ku = n - 1;
+		if (alloc_kind(S, kind))
+			goto oom;
+		for (int t = 0; t < S->nterm; t++) {
+			if (la_entries(S->term[t], &row, &col))
+				goto oom;
+			for (size_t e = 0; e < S->term[t]->nx; e++)
+				S->slot[t][e] = row[e] < 0 ? (size_t)-1
+				                : kind == LA_MAT_DENSE ? (size_t)row[e] + (size_t)col[e] * n
+				                : band_at(S, row[e], col[e]);
+			free(row);
+			free(col);
+			row = col = NULL;
+		}
+		if (kind == LA_MAT_DENSE) {
+			S->kl = kl;
+			S->ku = ku;
+		}
+	} else {
+		/* The union pattern: every term's entries in one list. */
+		size_t ne = 0, off = 0;
+		for (int t = 0; t < S->nterm; t++)
+			ne += S->term[t]->nx;
+		row = malloc((ne + 1) * sizeof *row);
+		col = malloc((ne + 1) * sizeof *col);
+		int *map = malloc((ne + 1) * sizeof *map);
+		if (!row || !col || !map) {
+			free(map);
+			goto oom;
+		}
+		for (int t = 0; t < S->nterm; t++) {
+			la_mat_pattern(S->term[t], row + off, col + off);
+			off += S->term[t]->nx;
+		}
+		if (la_csc_build(n, ne, row, col, 0, &S->p, &S->i, map)) {
+			free(map);
+			goto oom;
+		}
+		off = 0;
+		for (int t = 0; t < S->nterm; t++) {
+			for (size_t e = 0; e < S->term[t]->nx; e++)
+				S->slot[t][e] = map[off + e] < 0 ? (size_t)-1 : (size_t)map[off + e];
+			off += S->term[t]->nx;
+		}
+		free(map);
+		free(row);
+		free(col);
+		row = col = NULL;
+		S->kind = LA_MAT_CSC;
+		S->nx = (size_t)S->p[n];
+		S->x = calloc(S->nx + 1, sizeof *S->x);
+		if (!S->x)
+			goto oom;
+		csc_band(S);
+	}
+	return 0;
+oom:
+	free(row);
+	free(col);
+	la_mat_free(S);
+	return -1;
+}
+
+void la_mat_sum(struct la_mat *S, const double *coef)
+{
+	memset(S->x, 0, sizeof *S->x * S->nx);
+	for (int t = 0; t < S->nterm; t++) {
+		const struct la_mat *T = S->term[t];
+		const size_t *slot = S->slot[t];
+		double c = coef[t];
+		for (size_t e = 0; e < T->nx; e++)
+			if (slot[e] != (size_t)-1)
+				S->x[slot[e]] += c * T->x[e];
+	}
+}
+
+/* ---- reverse Cuthill-McKee ---- */
+
+/* Breadth-first search from s over the unvisited part; returns the
+ * number of nodes reached, order[] receiving them level by level with
+ * each node's neighbours in increasing degree (Cuthill and McKee 1969),
+ * and *last the last node (a far one: the next start candidate). */
+static int bfs(int s, const int *p, const int *ix, const int *deg, int *mark, int stamp, int *order)
+{
+	int head = 0, tail = 0;
+	order[tail++] = s;
+	mark[s] = stamp;
+	while (head < tail) {
+		int v = order[head++], first = tail;
+		for (int k = p[v]; k < p[v + 1]; k++) {
+			int w = ix[k];
+			if (mark[w] != stamp && mark[w] >= 0) {
+				mark[w] = stamp;
+				order[tail++] = w;
+			}
+		}
+		/* insertion sort of the new level by degree: neighbour lists
+		 * are short in the matrices this orders */
+		for (int a = first + 1; a < tail; a++) {
+			int w = order[a], b = a - 1;
+			while (b >= first && deg[order[b]] > deg[w]) {
+				order[b + 1] = order[b];
+				b--;
+			}
+			order[b + 1] = w;
+		}
+	}
+	return tail;
+}
+
+int la_rcm(int n, const int *p, const int *ix, int *perm)
+{
+	int *deg = malloc(((size_t)n + 1) * sizeof *deg), *mark = calloc((size_t)n + 1, sizeof *mark);
+	int *pinv = malloc(((size_t)n + 1) * sizeof *pinv);
+	int done = 0, stamp = 0, bw = 0;
+	if (!deg || !mark || !pinv) {
+		bw = -1;
+		goto out;
+	}
+	for (int v = 0; v < n; v++)
+		deg[v] = p[v + 1] - p[v];
+	/* mark: 0 unvisited, > 0 visited by search number stamp in the
+	 * current component, -1 placed */
+	for (int s0 = 0; s0 < n; s0++) {
+		if (mark[s0] < 0)
+			continue;
+		/* a pseudo-peripheral start: the far end of two searches
+		 * (after George and Liu 1979) */
+		int s = s0, cnt = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			cnt = bfs(s, p, ix, deg, mark, ++stamp, perm + done);
+			s = perm[done + cnt - 1];
+		}
+		cnt = bfs(s, p, ix, deg, mark, ++stamp, perm + done);
+		for (int k = done; k < done + cnt; k++)
+			mark[perm[k]] = -1;
+		/* reverse this component's order */
+		for (int a = done, b = done + cnt - 1; a < b; a++, b--) {
+			int t = perm[a];
+			perm[a] = perm[b];
+			perm[b] = t;
+		}
+		done += cnt;
+	}
+	for (int k = 0; k < n; k++)
+		pinv[perm[k]] = k;
+	for (int j = 0; j < n; j++)
+		for (int k = p[j]; k < p[j + 1]; k++)
+			bw = imax(bw, abs(pinv[ix[k]] - pinv[j]));
+out:
+	free(deg);
+	free(mark);
+	free(pinv);
+	return bw;
+}
+
+/* ---- the solver ---- */
+
+struct la_solver {
+	const struct la_ops *ops;
+	void *st;
+	int ok;
+	int n;
+};
+
+static const struct la_ops *ops_of(enum la_backend b)
+{
+	switch (b) {
+	case LA_LAPACK_DENSE:
+		return &la_dense_ops;
+	case LA_LAPACK_BAND:
+		return &la_band_ops;
+	case LA_CHOLMOD:
+		return &la_cholmod_ops;
+	case LA_UMFPACK:
+		return &la_umfpack_ops;
+	default:
+		return NULL;
+	}
+}
+
+const char *la_backend_name(enum la_backend b)
+{
+	const struct la_ops *o = ops_of(b);
+	return o ? o->name : "auto";
+}
+
+/* The symmetrised pattern of A in compressed columns, for the ordering. */
+int la_sym_pattern(const struct la_mat *A, int **p, int **ix)
+{
+	int *row, *col;
+	if (la_entries(A, &row, &col))
+		return -1;
+	size_t ne = A->nx;
+	int *r2 = realloc(row, (2 * ne + 1) * sizeof *r2), *c2 = r2 ? realloc(col, (2 * ne + 1) * sizeof *c2) : NULL;
+	if (!r2 || !c2) {
+		free(r2 ? r2 : row);
+		free(c2 ? c2 : col);
+		return -1;
+	}
+	/* A dense matrix is full: its zeros may be filled by the next
+	 * values (a combination is built before its first la_mat_sum). */
+	for (size_t e = 0; e < ne; e++) {
+		r2[ne + e] = r2[e] < 0 ? -1 : c2[e];
+		c2[ne + e] = r2[e] < 0 ? 0 : r2[e];
+	}
+	int rc = la_csc_build(A->n, 2 * ne, r2, c2, 0, p, ix, NULL);
+	free(r2);
+	free(c2);
+	return rc;
+}
+
+enum la_backend la_backend_choose(const struct la_mat *A, unsigned flags, int *bandwidth)
+{
+	int n = A->n, bw = imax(A->kl, A->ku);
+	if (bandwidth)
+		*bandwidth = bw;
+	if (n <= LA_SMALL_N)
+		return LA_LAPACK_DENSE;
+	if (!la_mat_band_pays(n, bw, bw)) {
+		/* reorder: a chain numbered end to end from both sides, or a
+		 * grid numbered by rows, has a narrow band after all */
+		int *p, *ix, *perm = malloc(((size_t)n + 1) * sizeof *perm);
+		if (perm && la_sym_pattern(A, &p, &ix) == 0) {
+			int b = la_rcm(n, p, ix, perm);
+			if (b >= 0)
+				bw = b;
+			free(p);
+			free(ix);
+		}
+		free(perm);
+		if (bandwidth)
+			*bandwidth = bw;
+	}
+	if (la_mat_band_pays(n, bw, bw))
+		return LA_LAPACK_BAND;
+	return (flags & LA_SPD) && A->sym ? LA_CHOLMOD : LA_UMFPACK;
+}
+
+struct la_solver *la_solver_alloc(const struct la_mat *A, enum la_backend backend, unsigned flags)
+{
+	if (backend == LA_AUTO)
+		backend = la_backend_choose(A, flags, NULL);
+	if (backend == LA_CHOLMOD && (!(flags & LA_SPD) || !A->sym))
+		return NULL;
+	struct la_solver *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->ops = ops_of(backend);
+	s->n = A->n;
+	if (!s->ops || !(s->st = s->ops->alloc(A, flags))) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void la_solver_free(struct la_solver *s)
+{
+	if (!s)
+		return;
+	s->ops->free(s->st);
+	free(s);
+}
+
+int la_solver_factor(struct la_solver *s, const struct la_mat *A)
+{
+	int rc = s->ops->factor(s->st, A);
+	s->ok = rc == 0;
+	return rc;
+}
+
+void la_solver_solve(struct la_solver *s, double *b)
+{
+	if (!s->ok) {
+		for (int i = 0; i < s->n; i++)
+			b[i] = NAN;
+		return;
+	}
+	s->ops->solve(s->st, b);
+}
+
+enum la_backend la_solver_backend(const struct la_solver *s)
+{
+	return s->ops->id;
+}
