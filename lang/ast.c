@@ -83,3 +83,13 @@ struct ast_expr *ast_pair(struct arena *a, struct ast_expr *l, struct ast_expr *
 	e->rhs = r;
 	return e;
 }
+
+struct ast_expr *ast_range(struct arena *a, struct ast_expr *lo, struct ast_expr *hi, struct ast_expr *step,
+                           struct loc loc)
+{
+	struct ast_expr *e = ast_expr_new(a, AST_RANGE, loc);
+	e->lo = lo;
+	e->hi = hi;
+	e->rhs = step;
+	return e;
+}

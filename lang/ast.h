@@ -35,7 +35,9 @@ enum ast_expr_kind {
 	AST_MATRIX,   /* rows (each a struct ast_vec * of elements) */
 	AST_SUM,      /* name = index variable, lo, hi, lhs = summand */
 	AST_RUN,      /* run */
-	AST_PAIR      /* lhs, rhs: "y vs x", "target: load", "target = value" */
+	AST_PAIR,     /* lhs, rhs: "y vs x", "target: load", "target = value" */
+	AST_RANGE     /* lo, hi, rhs = the step or NULL: "a..b step s", the
+	                 argument of a history's slice r.u(0..10 step 1) */
 };
 
 struct ast_run;
@@ -165,6 +167,8 @@ struct ast_item *ast_item_new(struct arena *a, enum ast_item_kind kind, struct l
 struct ast_arg *ast_arg_new(struct arena *a, const char *name, struct loc loc, struct ast_expr *value);
 struct ast_expr *ast_binary(struct arena *a, enum ast_op op, struct ast_expr *l, struct ast_expr *r, struct loc loc);
 struct ast_expr *ast_unary(struct arena *a, enum ast_op op, struct ast_expr *e, struct loc loc);
+struct ast_expr *ast_range(struct arena *a, struct ast_expr *lo, struct ast_expr *hi, struct ast_expr *step,
+                           struct loc loc);
 struct ast_expr *ast_pair(struct arena *a, struct ast_expr *l, struct ast_expr *r, struct loc loc);
 /* The span from the start of a to the end of b (same line), else a. */
 struct loc ast_span(struct loc a, struct loc b);

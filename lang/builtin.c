@@ -31,7 +31,8 @@ const char *const builtin_names[] = {
 	"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
 	"exp", "log", "log10", "sqrt", "abs", "sign", "floor", "ceil", "atan2",
 	"hypot", "mod", "min", "max", "diag", "eye", "zeros", "ones",
-	"transpose", "table", "mtx", "maxabs", "matrix", "vector", "spectral_radius", NULL
+	"transpose", "table", "mtx", "maxabs", "matrix", "vector", "spectral_radius",
+	"argmax", "argmin", "rms", "mean", "crossings", "period", "length", NULL
 };
 
 int builtin_exists(const char *name)
@@ -143,9 +144,151 @@ static int reduce(struct eval *ev, struct ast_expr *call, const char *name, stru
 	return 0;
 }
 
+/* The integral of y over the run by the trapezoidal rule on its own time
+ * grid, divided by its duration: the time-weighted mean of the piecewise
+ * linear interpolant of the samples (of y² for rms).  On a uniform grid
+ * over whole periods of a smooth periodic signal the trapezoidal rule is
+ * exact to round-off for trigonometric polynomials of degree below the
+ * number of steps per period (Davis and Rabinowitz, "Methods of Numerical
+ * Integration", §2.9), so rms(sin) is 1/√2 to round-off there. */
+static double time_mean(const double *t, const double *y, int n, int square)
+{
+	double s = 0;
+	for (int i = 0; i + 1 < n; i++) {
+		double a = square ? y[i] * y[i] : y[i], b = square ? y[i + 1] * y[i + 1] : y[i + 1];
+		s += 0.5 * (t[i + 1] - t[i]) * (a + b);
+	}
+	return s / (t[n - 1] - t[0]);
+}
+
+/* The times where the piecewise linear interpolant of the samples crosses
+ * level: between samples i and i+1 when one is below the level and the
+ * other is not (a sample exactly at the level counts as above it), at the
+ * linearly interpolated time.  up: +1 only upward, -1 only downward, 0
+ * both.  Returns their number; t_out (NULL: count only) has room for n. */
+static int level_crossings(const double *t, const double *y, int n, double level, int up, double *t_out)
+{
+	int k = 0;
+	for (int i = 0; i + 1 < n; i++) {
+		int a = y[i] >= level, b = y[i + 1] >= level;
+		if (a == b || (up > 0 && a) || (up < 0 && b))
+			continue;
+		double f = (level - y[i]) / (y[i + 1] - y[i]);
+		if (t_out)
+			t_out[k] = t[i] + f * (t[i + 1] - t[i]);
+		k++;
+	}
+	return k;
+}
+
+/* argmax, argmin, rms, mean, crossings, period: functions of a run's
+ * history (dyn(5), "BUILT-IN FUNCTIONS"). */
+static int history_fn(struct eval *ev, struct ast_expr *call, const char *name, struct value *out)
+{
+	int is_cross = strcmp(name, "crossings") == 0;
+	if (positional(ev, call, name))
+		return -1;
+	if (call->args.n != 1 + is_cross)
+		return arity_error(ev, call, name, is_cross ? "2 arguments (a history such as r.u, a level)"
+		                                             : "1 argument (a history such as r.u)");
+	struct value h;
+	if (eval_expr(ev, arg(call, 0), &h))
+		return -1;
+	if (h.kind != VAL_HIST)
+		return eval_error(ev, arg(call, 0)->loc, "%s needs a history such as r.u, not %s", name,
+		                  value_kind_name(&h));
+	const double *y;
+	int n;
+	if (hist_values(ev, &h, arg(call, 0)->loc, &y, &n))
+		return -1;
+	const double *t = h.run->res->t;
+	for (int i = 0; i < n; i++)
+		if (isnan(y[i])) {
+			/* as max and maxabs: a NaN anywhere makes the result NaN,
+			 * never a number computed from the other samples; times of
+			 * crossings have no such value */
+			if (is_cross || name[0] == 'p') {
+				char tb[32];
+				value_format_num(t[i], tb);
+				return eval_error(ev, call->loc, "%s(%s): the history is NaN at t = %s", name, h.ser.label, tb);
+			}
+			*out = value_num(ev, NAN, call->loc);
+			return 0;
+		}
+	if (name[0] == 'a') {
+		int best = 0, hi = name[4] == 'a';
+		for (int i = 1; i < n; i++)
+			if (hi ? y[i] > y[best] : y[i] < y[best])
+				best = i;
+		*out = value_num(ev, t[best], call->loc);
+		return 0;
+	}
+	if (n < 2 || !(t[n - 1] > t[0]))
+		return eval_error(ev, call->loc, "%s needs a run of more than one step", name);
+	if (strcmp(name, "rms") == 0 || strcmp(name, "mean") == 0) {
+		*out = value_num(ev, name[0] == 'r' ? sqrt(time_mean(t, y, n, 1)) : time_mean(t, y, n, 0), call->loc);
+		return 0;
+	}
+	if (is_cross) {
+		double level;
+		if (eval_number(ev, arg(call, 1), &level, "the level"))
+			return -1;
+		if (!isfinite(level))
+			return eval_error(ev, arg(call, 1)->loc, "the level must be a finite number");
+		int k = level_crossings(t, y, n, level, 0, NULL);
+		double *tc = arena_alloc(ev->a, sizeof(double) * (size_t)k + 1);
+		level_crossings(t, y, n, level, 0, tc);
+		*out = value_mat(ev, 1, k);
+		for (int i = 0; i < k; i++)
+			out->m[i] = ir_emit_const(ev->prog, tc[i], ir_loc_of(call->loc));
+		return 0;
+	}
+	/* period: the mean spacing of the upward crossings of the history's
+	 * mean, (t_last - t_first)/(count - 1) */
+	double m = time_mean(t, y, n, 0);
+	int k = level_crossings(t, y, n, m, 1, NULL);
+	if (k < 2)
+		return eval_error(ev, call->loc, "period(%s): %s crosses its mean (%.6g) upwards %s, a period needs "
+		                  "two crossings", h.ser.label, h.ser.label, m, k == 0 ? "never" : "only once");
+	double *tc = arena_alloc(ev->a, sizeof(double) * (size_t)k);
+	level_crossings(t, y, n, m, 1, tc);
+	*out = value_num(ev, (tc[k - 1] - tc[0]) / (k - 1), call->loc);
+	return 0;
+}
+
 int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struct value *out, int *status)
 {
 	memset(out, 0, sizeof *out);
+	if (strcmp(name, "argmax") == 0 || strcmp(name, "argmin") == 0 || strcmp(name, "rms") == 0 ||
+	    strcmp(name, "mean") == 0 || strcmp(name, "crossings") == 0 || strcmp(name, "period") == 0) {
+		*status = history_fn(ev, call, name, out);
+		return 0;
+	}
+	if (strcmp(name, "length") == 0) {
+		/* length(v): the number of elements of a vector (of crossings) */
+		*status = -1;
+		if (positional(ev, call, name))
+			return 0;
+		if (call->args.n != 1) {
+			arity_error(ev, call, name, "1 argument (a vector)");
+			return 0;
+		}
+		struct value v;
+		if (eval_expr(ev, arg(call, 0), &v))
+			return 0;
+		if (v.kind == VAL_NUM)
+			*out = value_num(ev, 1, call->loc);
+		else if (v.kind == VAL_MAT && (v.rows == 1 || v.cols == 1))
+			*out = value_num(ev, v.rows * v.cols, call->loc);
+		else if (v.kind == VAL_HIST && v.cols != -1)
+			*out = value_num(ev, v.run->res->nstep + 1, call->loc);
+		else {
+			eval_error(ev, arg(call, 0)->loc, "length needs a vector, not %s", value_kind_name(&v));
+			return 0;
+		}
+		*status = 0;
+		return 0;
+	}
 	int is_reduction = strcmp(name, "maxabs") == 0 ||
 	                   ((strcmp(name, "max") == 0 || strcmp(name, "min") == 0) && call->args.n == 1);
 	if (is_reduction) {

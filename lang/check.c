@@ -242,6 +242,11 @@ static void expr1(struct checker *c, struct ast_expr *e)
 		expr(c, e->lhs);
 		pop(c);
 		return;
+	case AST_RANGE:
+		expr(c, e->lo);
+		expr(c, e->hi);
+		expr(c, e->rhs);
+		return;
 	case AST_RUN:
 		return;   /* handled by run() with the model's scope */
 	}

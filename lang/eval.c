@@ -485,28 +485,94 @@ static int hist_available(struct eval *ev, const struct value *h, struct loc loc
 	return 0;
 }
 
+static int hist_time(struct eval *ev, struct loc loc, const struct value *h, double *T);
+static int hist_slice(struct eval *ev, struct ast_expr *range, const struct value *h, struct value *out);
+static double hist_value(const struct value *h, double T);
+
 /* r.u(T): the value of a history at a time of the run. */
 static int hist_at(struct eval *ev, struct ast_expr *call, struct value *h, struct value *out)
 {
 	if (call->args.n != 1 || ((struct ast_arg *)call->args.v[0])->name)
-		return eval_error(ev, call->loc, "a history takes one argument, the time: %s(T)", h->ser.label);
+		return eval_error(ev, call->loc, "a history takes one argument, a time, %s(T), or a range of times, "
+		                  "%s(a..b step s)", h->ser.label, h->ser.label);
 	if (hist_available(ev, h, call->loc))
 		return -1;
-	double T;
 	struct ast_arg *arg = call->args.v[0];
-	if (eval_number(ev, arg->value, &T, "the time"))
+	if (arg->value->kind == AST_RANGE)
+		return hist_slice(ev, arg->value, h, out);
+	double T;
+	if (eval_number(ev, arg->value, &T, "the time") || hist_time(ev, arg->value->loc, h, &T))
 		return -1;
+	*out = value_num(ev, hist_value(h, T), call->loc);
+	return 0;
+}
+
+/* A time of the run, within 1e-9 of a step outside it (clamped), or an
+ * error. */
+static int hist_time(struct eval *ev, struct loc loc, const struct value *h, double *T)
+{
 	const struct rt_result *r = h->run->res;
 	double t0 = r->t[0], t1 = r->t[r->nstep];
 	double tol = 1e-9 * h->run->plan->dt;
-	if (!(T >= t0 - tol && T <= t1 + tol)) {
+	if (!(*T >= t0 - tol && *T <= t1 + tol)) {
 		char a[32], b[32], c[32];
-		value_format_num(T, a);
+		value_format_num(*T, a);
 		value_format_num(t0, b);
 		value_format_num(t1, c);
-		return eval_error(ev, arg->value->loc, "time %s is outside the run (%s to %s)", a, b, c);
+		return eval_error(ev, loc, "time %s is outside the run (%s to %s)", a, b, c);
 	}
-	T = T < t0 ? t0 : T > t1 ? t1 : T;
+	*T = *T < t0 ? t0 : *T > t1 ? t1 : *T;
+	return 0;
+}
+
+/* r.u(a..b step s): the row vector of r.u(a + k s), k = 0, 1, ... while
+ * a + k s <= b (within 1e-9 s), each time computed, not accumulated;
+ * r.u(a..b): the samples of the run at its step times in [a, b]. */
+static int hist_slice(struct eval *ev, struct ast_expr *range, const struct value *h, struct value *out)
+{
+	double a, b, s = 0;
+	if (eval_number(ev, range->lo, &a, "the start of the slice") ||
+	    eval_number(ev, range->hi, &b, "the end of the slice") ||
+	    (range->rhs && eval_number(ev, range->rhs, &s, "the step of the slice")))
+		return -1;
+	if (hist_time(ev, range->lo->loc, h, &a) || hist_time(ev, range->hi->loc, h, &b))
+		return -1;
+	if (b < a)
+		return eval_error(ev, range->loc, "the slice ends before it starts");
+	const struct rt_result *r = h->run->res;
+	enum { MAXSLICE = 1000000 };
+	long n;
+	int first = 0;
+	if (range->rhs) {
+		if (!(s > 0) || !isfinite(s))
+			return eval_error(ev, range->rhs->loc, "the step of a slice must be a positive number");
+		double k = floor((b - a) / s + 1e-9);
+		n = k + 1 > MAXSLICE ? MAXSLICE + 1 : (long)k + 1;
+	} else {
+		double tol = 1e-9 * h->run->plan->dt;
+		while (first <= r->nstep && r->t[first] < a - tol)
+			first++;
+		int last = first;
+		while (last <= r->nstep && r->t[last] <= b + tol)
+			last++;
+		n = last - first;
+	}
+	if (n > MAXSLICE)
+		return eval_error(ev, range->loc, "a slice of more than %d samples is too long", MAXSLICE);
+	*out = value_mat(ev, 1, (int)n);
+	for (long k = 0; k < n; k++) {
+		double T = range->rhs ? a + (double)k * s : r->t[first + k];
+		if (T > r->t[r->nstep])
+			T = r->t[r->nstep];
+		out->m[k] = ir_emit_const(ev->prog, hist_value(h, T), ir_loc_of(range->loc));
+	}
+	return 0;
+}
+
+/* The value of an available history at a time of the run. */
+static double hist_value(const struct value *h, double T)
+{
+	const struct rt_result *r = h->run->res;
 	double y = 0;
 	switch (h->ser.kind) {
 	case SER_T: y = T; break;
@@ -517,8 +583,7 @@ static int hist_at(struct eval *ev, struct ast_expr *call, struct value *h, stru
 	case SER_LAM: y = rt_result_series(r, r->lam[h->ser.index], T); break;
 	case SER_COL: y = rt_result_series(r, r->col[h->ser.index], T); break;
 	}
-	*out = value_num(ev, y, call->loc);
-	return 0;
+	return y;
 }
 
 int hist_values(struct eval *ev, struct value *h, struct loc loc, const double **y, int *n)
@@ -881,6 +946,8 @@ static int eval_expr1(struct eval *ev, struct ast_expr *e, struct value *out)
 		return run_exec(ev, e->run, "run", out);
 	case AST_PAIR:
 		return eval_error(ev, e->loc, "unexpected pair here");
+	case AST_RANGE:
+		return eval_error(ev, e->loc, "a range a..b is the argument of a history's slice, as r.u(0..10 step 1)");
 	}
 	return eval_error(ev, e->loc, "cannot evaluate this expression");
 }

@@ -73,6 +73,87 @@ static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc
 	return 0;
 }
 
+/* The names of a model's dofs or internal variables whose history is kept
+ * (kept = 1) or not (0), a vector's consecutive elements as x[1..n],
+ * followed by the derivative suffix (' or ''). */
+static void list_dofs(FILE *f, const struct ir_dof *d, double *const *hist, int n, int kept, const char *suffix,
+                      int *first)
+{
+	for (int i = 0; i < n;) {
+		const char *br = strchr(d[i].name, '[');
+		size_t base = br ? (size_t)(br - d[i].name) : strlen(d[i].name);
+		int j = i + 1;
+		while (br && j < n && (hist[j] != NULL) == (hist[i] != NULL) && strncmp(d[j].name, d[i].name, base) == 0 &&
+		       d[j].name[base] == '[')
+			j++;
+		if ((hist[i] != NULL) == kept) {
+			fprintf(f, "%s", *first ? "" : ", ");
+			*first = 0;
+			if (j - i == 1)
+				fprintf(f, "%s%s", d[i].name, suffix);
+			else
+				fprintf(f, "%.*s[%d..%d]%s", (int)base, d[i].name, atoi(br + 1),
+				        atoi(strchr(d[j - 1].name, '[') + 1), suffix);
+		}
+		i = j;
+	}
+}
+
+/* print r, alone on its line: the run and the histories it keeps, by
+ * the names that select them (r.u, r.x[2]', r.kinetic, r.s). */
+static void print_run_histories(FILE *f, const struct run_value *rv)
+{
+	const struct rt_result *r = rv->res;
+	const struct ir_model *m = rv->plan->model;
+	char a[32], b[32];
+	value_format_num(r->t[0], a);
+	value_format_num(r->t[r->nstep], b);
+	fprintf(f, "\n  histories of %d point%s, t from %s to %s:", r->nstep + 1, r->nstep ? "s" : "", a, b);
+	fprintf(f, "\n  %-12s t", "time");
+	int first = 1;
+	if (m->ndof) {
+		fprintf(f, "\n  %-12s ", "dofs");
+		for (int k = 0; k < 3; k++)
+			list_dofs(f, m->dof, r->u, m->ndof, 1, k == 0 ? "" : k == 1 ? "'" : "''", &first);
+		if (first)
+			fputs("none kept", f);
+	}
+	if (m->nint && r->z) {
+		first = 1;
+		fprintf(f, "\n  %-12s ", "internal");
+		for (int k = 0; k < 2; k++)
+			list_dofs(f, m->intvar, r->z, m->nint, 1, k ? "'" : "", &first);
+		if (first)
+			fputs("none kept", f);
+	}
+	fprintf(f, "\n  %-12s ", "energies");
+	for (int i = 0; i < RT_NENERGY; i++)
+		fprintf(f, "%s%s", i ? ", " : "", rt_energy_name[i]);
+	if (r->nterm)
+		fprintf(f, "\n  %-12s dissipated[1%s%.0d]", "dissipation", r->nterm > 1 ? ".." : "",
+		        r->nterm > 1 ? r->nterm : 0);
+	if (r->nlam)
+		fprintf(f, "\n  %-12s lambda[1%s%.0d]", "multipliers", r->nlam > 1 ? ".." : "", r->nlam > 1 ? r->nlam : 0);
+	if (r->ncol) {
+		fprintf(f, "\n  %-12s ", "recorded");
+		for (int i = 0; i < r->ncol; i++)
+			fprintf(f, "%s%s", i ? ", " : "", r->col_name[i]);
+	}
+	first = 1;
+	int nk = 0;
+	for (int i = 0; i < m->ndof; i++)
+		nk += r->u[i] == NULL;
+	for (int i = 0; i < m->nint && r->z; i++)
+		nk += r->z[i] == NULL;
+	if (nk) {
+		fprintf(f, "\n  %-12s ", "not kept");
+		list_dofs(f, m->dof, r->u, m->ndof, 0, "", &first);
+		if (r->z)
+			list_dofs(f, m->intvar, r->z, m->nint, 0, "", &first);
+		fputs(" (beyond history_budget: record them)", f);
+	}
+}
+
 static int exec_print(struct eval *ev, struct ast_stmt *st)
 {
 	/* The line is composed first, so that an error in its last value
@@ -91,6 +172,8 @@ static int exec_print(struct eval *ev, struct ast_stmt *st)
 			fputc(' ', f);
 		if (rc == 0)
 			rc = print_value(ev, f, &v, e->loc);
+		if (rc == 0 && v.kind == VAL_RUN && st->exprs.n == 1)
+			print_run_histories(f, v.run);
 	}
 	fclose(f);
 	if (rc == 0) {
@@ -559,6 +642,8 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 		if (ev->s->interactive) {
 			if (print_value(ev, stdout, &v, st->loc))
 				return -1;
+			if (v.kind == VAL_RUN)
+				print_run_histories(stdout, v.run);
 			fputc('\n', stdout);
 		}
 		return 0;

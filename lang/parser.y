@@ -445,6 +445,9 @@ args:
 
 arg:
 	expr                    { $$ = ast_arg_new(A, NULL, $1->loc, $1); }
+	| expr DOTDOT expr      { $$ = ast_arg_new(A, NULL, $1->loc, ast_range(A, $1, $3, NULL, ast_span($1->loc, $3->loc))); }
+	| expr DOTDOT expr STEP expr {
+		$$ = ast_arg_new(A, NULL, $1->loc, ast_range(A, $1, $3, $5, ast_span($1->loc, $5->loc))); }
 	| IDENT '=' expr        { $$ = ast_arg_new(A, $1, L(@1), $3); }
 	;
 
