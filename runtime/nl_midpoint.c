@@ -324,15 +324,17 @@ static const struct scheme_newton nl_discrete_gradient = {
 	.free = mp_free,
 };
 
-/* on linear models both are the trapezoidal rule (dyn(5)) */
+/* on linear models without constraints both are the trapezoidal rule
+ * (dyn(5)); with linear constraints they keep their own convention
+ * (stepper_midpoint.c) */
 const struct scheme_type scheme_midpoint = {
 	.family = IR_MIDPOINT,
-	.linear = &step_trapezoidal,
+	.linear = &step_midpoint,
 	.newton = &nl_midpoint,
 };
 
 const struct scheme_type scheme_discrete_gradient = {
 	.family = IR_DISCRETE_GRADIENT,
-	.linear = &step_trapezoidal,
+	.linear = &step_midpoint,
 	.newton = &nl_discrete_gradient,
 };

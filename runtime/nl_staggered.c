@@ -224,6 +224,6 @@ const struct scheme_type scheme_staggered_midpoint = {
 	.family = IR_STAGGERED_MIDPOINT,
 	.params_size = sizeof(struct staggered_params),
 	.params = staggered_params,
-	.linear = &step_trapezoidal,
+	.linear = &step_midpoint,
 	.newton = &nl_staggered_midpoint,
 };

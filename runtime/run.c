@@ -272,6 +272,7 @@ struct engine {
 	double *f, *fprev, *uprev, *vprev, *tmp, *tmp2;
 	/* linear constraints B u = G(t) on the linear path */
 	double *B, *Bs, *zero, *lamprev;
+	double *lamh, *crate;    /* λ^{k−½} of halfstep_work; scratch for G̈ */
 	/* nonlinear */
 	const struct scheme_newton *nl;
 	void *nst;
@@ -292,6 +293,17 @@ static void sys_constraint_rhs(void *ctx, double t, double *g)
 	struct engine *e = ctx;
 	problem_constraints(e->pb, t, e->zero, g, e->Bs);
 	for (int k = 0; k < e->pb->nc; k++)
+		g[k] = -g[k];
+}
+
+/* G̈(t) of linear constraints c = B u − G(t): −∂²c/∂t² */
+static void sys_constraint_gdd(void *ctx, double t, double *g)
+{
+	struct engine *e = ctx;
+	int nc = e->pb->nc;
+	problem_constraints(e->pb, t, e->zero, g, e->Bs);
+	problem_constraint_rates(e->pb, e->crate, g, e->crate + nc);
+	for (int k = 0; k < nc; k++)
 		g[k] = -g[k];
 }
 
@@ -330,12 +342,15 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 			d += du * 0.5 * e->tmp[i];
 	}
 	/* a moving constraint's force does work, paired as on the Newton
-	 * path: −Δu·Bᵀλᵏ (backward Euler), −Δu·Bᵀ(λᵏ⁻¹ + λᵏ)/2 (Newmark) */
+	 * path: −Δu·Bᵀλᵏ (backward Euler), −Δu·Bᵀ(λᵏ⁻¹ + λᵏ)/2 (Newmark),
+	 * −Δu·Bᵀλ^{k−½} (the midpoint rules, whose force acts at the half
+	 * step: halfstep_work) */
 	for (int k = 0; k < pb->nc && pb->ir->constraint_moving; k++) {
 		double bdu = 0;
 		for (int i = 0; i < n; i++)
 			bdu += e->B[k + (size_t)i * pb->nc] * (x->u[i] - e->uprev[i]);
-		w -= bdu * (endpoint ? x->lam[k] : 0.5 * (e->lamprev[k] + x->lam[k]));
+		w -= bdu * (e->lin->halfstep_work ? e->lamh[k]
+		                                  : endpoint ? x->lam[k] : 0.5 * (e->lamprev[k] + x->lam[k]));
 	}
 	*dW = w;
 	*dD = d;
@@ -461,7 +476,7 @@ static void engine_free(struct engine *e)
 	if (e->nst)
 		e->nl->free(e->nst);
 	free(e->f); free(e->fprev); free(e->uprev); free(e->vprev); free(e->tmp); free(e->tmp2);
-	free(e->B); free(e->Bs); free(e->zero); free(e->lamprev);
+	free(e->B); free(e->Bs); free(e->zero); free(e->lamprev); free(e->lamh); free(e->crate);
 	for (int k = 0; e->save && k <= e->halvings; k++)
 		free(e->save[k]);
 	free(e->save);
@@ -488,18 +503,20 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	 * (IR_SCHEME_LINEAR_CONSTRAINTS: backward_euler, the Newmark family
 	 * with β > 0): the saddle point [S Bᵀ; B 0] of the step matrix S,
 	 * factored once per step size, replaces Newton's iterations on a
-	 * linear system (the same equations: tests/verify/linear_constraints.dyn).
-	 * The midpoint rules, whose multiplier acts at the half step, and
-	 * central differences keep the Newton path. */
+	 * linear system (the same equations: tests/verify/linear_constraints.dyn,
+	 * linear_constraints_midpoint.dyn).  The midpoint rules keep their
+	 * convention there, the force at the half step (stepper_midpoint.c);
+	 * central differences enforce constraints on this path only. */
 	const struct ir_model *im = pb->ir;
 	int lincon = pb->nc > 0 && im->constraint_linear && !im->potential && !im->dissipation && !im->kinetic &&
 	             im->nint == 0 && !im->init_equilibrium && im->contact.n == 0 && !plan->regularized &&
 	             !plan->ggl && (!pb->sigma_u || nl_maxabs(n, pb->sigma_u) == 0);
 	if (lincon)
 		e->lin = e->caps & IR_SCHEME_LINEAR_CONSTRAINTS ? e->type->linear : NULL;
-	if (e->lin && pb->nc) {
-		/* the Newton stepper's refusals (multipliers that do not
-		 * converge under the scheme) hold on both paths */
+	/* the Newton stepper's refusals (multipliers that do not converge
+	 * under the scheme) hold on both paths, where it enforces constraints
+	 * (an explicit one does so on the linear path only) */
+	if (e->lin && pb->nc && (e->caps & IR_SCHEME_CONSTRAINTS)) {
 		const struct scheme_newton *nl = e->type->newton;
 		struct nl_options opt = { plan->tolerance, plan->max_iterations, 0, 0, plan->scheme.name };
 		if (scheme_refuse_model(e->type, e->caps, pb, err)) {
@@ -515,6 +532,8 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 			return 3;
 		}
 		nl->free(st);
+	}
+	if (e->lin && pb->nc) {
 		int nc = pb->nc;
 		e->B = calloc((size_t)nc * (size_t)n, sizeof(double));
 		e->Bs = calloc((size_t)nc * (size_t)n, sizeof(double));
@@ -527,6 +546,12 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		e->sys.B = e->B;
 		e->sys.gfun = sys_constraint_rhs;
 		e->sys.lam = x->lam;
+		e->lamh = calloc((size_t)nc, sizeof(double));
+		e->crate = calloc((size_t)nc * (size_t)(n + 1), sizeof(double));
+		if (!e->lamh || !e->crate)
+			return fail(err, 3, plan->loc, "out of memory");
+		e->sys.gddfun = sys_constraint_gdd;
+		e->sys.lamh = e->lamh;
 	}
 	if (e->lin) {
 		e->sys.n = n;

@@ -31,6 +31,12 @@ struct rt_system {
 	const double *B;
 	void (*gfun)(void *ctx, double t, double *g);
 	double *lam;
+	/* With constraints, also: gddfun gives G̈(t) (the midpoint rule's
+	 * acceleration at the step's end, B aᵏ = G̈(tₖ)); a stepper whose
+	 * constraint forces act at the half step (halfstep_work) leaves there
+	 * λ^{k−½}, the multipliers whose force did the step's work, in lamh. */
+	void (*gddfun)(void *ctx, double t, double *g);
+	double *lamh;
 };
 
 /* The linear path of a scheme family (struct scheme_type, scheme.h). */
@@ -43,6 +49,9 @@ struct scheme_linear {
 	/* Advance (u, v, a) from t - tau to t, in place. */
 	int (*step)(void *st, double t, double tau, double *u, double *v, double *a, struct rt_error *err);
 	void (*free)(void *st);
+	/* the ledger pairs a moving constraint's work with sys->lamh,
+	 * −Δu·Bᵀλ^{k−½} (the midpoint rules), not with the step ends' λ */
+	int halfstep_work;
 };
 
 /* par: struct alpha_params (scheme.h); newmark's names β and γ in its
@@ -56,6 +65,10 @@ extern const struct scheme_linear step_generalized_alpha;
 extern const struct scheme_linear step_trapezoidal;
 extern const struct scheme_linear step_central_difference;
 extern const struct scheme_linear step_backward_euler;
+/* the midpoint rules: step_trapezoidal without constraints; with linear
+ * constraints the force at the half step, the constraint at the step's
+ * end, as on their Newton path (stepper_midpoint.c) */
+extern const struct scheme_linear step_midpoint;
 
 /* Factor the step matrix A = cM M + cC C + cK K into f (banded or dense
  * per sys).  work is n×n scratch.  Returns 0 or LAPACK's pivot. */

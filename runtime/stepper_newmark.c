@@ -215,7 +215,18 @@ static int nm_step(void *p, double t, double tau, double *u, double *v, double *
 		for (int k = 0; k < sys->nc && af != 0; k++)
 			for (int i = 0; i < n; i++)
 				s->rhs[i] -= af * sys->B[k + (size_t)i * sys->nc] * sys->lam[k];
-		step_solve_saddle(sys, s->f, s->bscale, t, s->ut, b * tau * tau, s->rhs);
+		if (b != 0)
+			step_solve_saddle(sys, s->f, s->bscale, t, s->ut, b * tau * tau, s->rhs);
+		else {
+			/* central differences: uᵏ = ũ does not depend on aᵏ, which
+			 * the constraint on the next position fixes instead,
+			 * B uᵏ⁺¹ = G(tₖ₊₁) with uᵏ⁺¹ = uᵏ + τṽ + τ²aᵏ (γ = ½) — the
+			 * second difference of G, as SHAKE does for linear
+			 * constraints (Ryckaert, Ciccotti and Berendsen 1977) */
+			for (int i = 0; i < n; i++)
+				s->tmp[i] = s->ut[i] + tau * s->vt[i];
+			step_solve_saddle(sys, s->f, s->bscale, t + tau, s->tmp, tau * tau, s->rhs);
+		}
 	} else
 		la_solve(s->f, s->rhs);
 	for (int i = 0; i < n; i++) {
