@@ -1,5 +1,15 @@
-# bench/local.mk — `make bench` prints timings; never part of `make check`.
-EXTRA_DIST += bench/run.sh bench/chain.dyn bench/seismic_long.dyn bench/chain_energy.dyn bench/contact.dyn
-bench: dyn$(EXEEXT)
-	@DYN=./dyn$(EXEEXT) srcdir=$(srcdir) $(SHELL) $(srcdir)/bench/run.sh
+# bench/local.mk — `make bench` prints the figures of issue 9's table
+# (bench/run.sh); neither `make all` nor `make check` builds or runs any
+# of it.  The C reference is an EXTRA_PROGRAM: built for `make bench` only.
+EXTRA_PROGRAMS += bench/newmark_ref bench/runstat
+bench_newmark_ref_CPPFLAGS = -I$(srcdir)/ir
+bench_newmark_ref_SOURCES = bench/newmark_ref.c
+bench_newmark_ref_LDADD = ir/libdynir.a
+bench_runstat_SOURCES = bench/runstat.c
+CLEANFILES += bench/newmark_ref$(EXEEXT) bench/runstat$(EXEEXT)
+EXTRA_DIST += bench/run.sh bench/README bench/chain.dyn bench/chain_matrix.dyn bench/chain_sum.dyn \
+	bench/seismic_long.dyn bench/chain_energy.dyn bench/fpu.dyn bench/contact.dyn
+bench: dyn$(EXEEXT) bench/newmark_ref$(EXEEXT) bench/runstat$(EXEEXT)
+	@DYN=./dyn$(EXEEXT) REF=./bench/newmark_ref$(EXEEXT) RUNSTAT=./bench/runstat$(EXEEXT) srcdir=$(srcdir) \
+		$(SHELL) $(srcdir)/bench/run.sh
 .PHONY: bench

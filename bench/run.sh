@@ -1,39 +1,255 @@
 #!/bin/sh
-# bench/run.sh — wall-clock figures for the closing notes of issues
-# (`make bench`).  Speed is measured here, never asserted in a test.
+# bench/run.sh — the figures of issue 9's table, measured in one run on
+# one machine (`make bench`).  Speed is measured here, never asserted in a
+# test: a figure that misses its target is printed with "no", and a run
+# that does not work yet is printed as refused, FAILED or timed out, not
+# left out.  See bench/README for what each part states and why.
+#
+# Environment (default in brackets):
+#   BENCH_PARTS        the parts, in order [linear lower fpu memory csv other];
+#                      "profile" adds perf's profile of dyn at n = 10
+#   BENCH_SIZES        the linear chain's sizes [10 1000 100000 1000000]
+#   BENCH_LOWER_SIZES  terms of the lowered energy [10000 100000 1000000]
+#   BENCH_FPU_SIZES    the FPU chain's sizes [1000 10000 100000 1000000]
+#   BENCH_FPU_STEPS    two step counts; time per step is the difference of
+#                      their times over the difference of the counts [1 6]
+#   BENCH_RUNS         runs per figure, the median shown [3] (a run that
+#                      fails is not repeated)
+#   BENCH_TIMEOUT      seconds before a run is stopped [60]
+#   DYN, REF, RUNSTAT  the programs [./dyn, ./bench/newmark_ref, ./bench/runstat]
+#
+# Figures are of the whole process (parse, lowering, setup, stepping,
+# writing), measured by bench/runstat: CPU seconds (user + system, to the
+# microsecond) and wall seconds; memory is the peak resident set in MB
+# (10^6 bytes).  Ratios are of CPU times: on a shared machine the wall time
+# mostly measures the other processes (the load average is printed first).
 DYN=${DYN:-./dyn}
+REF=${REF:-./bench/newmark_ref}
+RUNSTAT=${RUNSTAT:-./bench/runstat}
 srcdir=${srcdir:-.}
-out=${TMPDIR:-/tmp}/dyn-bench.$$
-mkdir -p "$out"
-export OPENBLAS_NUM_THREADS=1 LC_ALL=C
-now() { date +%s.%N; }
-measure() {  # label, then the command
-	label=$1
-	shift
-	best=
-	for i in 1 2 3; do
-		t0=$(now)
-		"$@" > /dev/null 2>&1 || { echo "$label: FAILED"; return; }
-		t1=$(now)
-		t=$(echo "$t1 - $t0" | bc -l 2>/dev/null || awk "BEGIN { print $t1 - $t0 }")
-		if [ -z "$best" ] || [ "$(awk "BEGIN { print ($t < $best) }")" = 1 ]; then best=$t; fi
+PARTS=${BENCH_PARTS:-linear lower fpu memory csv other}
+SIZES=${BENCH_SIZES:-10 1000 100000 1000000}
+LOWER_SIZES=${BENCH_LOWER_SIZES:-10000 100000 1000000}
+FPU_SIZES=${BENCH_FPU_SIZES:-1000 10000 100000 1000000}
+FPU_STEPS=${BENCH_FPU_STEPS:-1 6}
+RUNS=${BENCH_RUNS:-3}
+TIMEOUT=${BENCH_TIMEOUT:-60}
+# the time seismic_long.dyn took before fast records (issue 9, item 8)
+CSV_BEFORE=6.61
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 LC_ALL=C
+
+out=$(mktemp -d "${TMPDIR:-/tmp}/dyn-bench.XXXXXX") || exit 1
+trap 'rm -rf "$out"' EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$out/dyn"
+
+# run_once CMD...: one run under the timeout; sets w (wall s), c (CPU s),
+# mb (peak MB) and rc; its output is in $out/stdout and $out/stderr.
+run_once() {
+	"$RUNSTAT" "$TIMEOUT" "$out/stat" "$@" > "$out/stdout" 2> "$out/stderr"
+	read -r w c kb rc < "$out/stat" || { w=0 c=0 kb=0 rc=125; }
+	mb=$(awk "BEGIN { printf \"%.1f\", $kb * 1024 / 1e6 }")
+}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# measure LABEL RUNS CMD...: the medians of RUNS runs, stopping at the
+# first that fails; sets W, C (3 decimals), MB and STATUS ("" when it
+# ran, else what happened), and notes the error of a failed run.
+measure() {
+	label_=$1 n_=$2
+	shift 2
+	ws= cs= ms= i=0
+	while [ "$i" -lt "$n_" ]; do
+		run_once "$@"
+		ws="$ws $w" cs="$cs $c" ms="$ms $mb"
+		i=$((i + 1))
+		[ "$rc" -ne 0 ] && break
 	done
-	printf '%-52s %8.3f s (best of 3)\n' "$label" "$best"
+	W=$(printf '%.3f' "$(median $ws)")
+	C=$(printf '%.3f' "$(median $cs)")
+	MB=$(median $ms)
+	case $rc in
+	0) STATUS= ;;
+	3) STATUS="refused (exit 3)" ;;
+	124) STATUS="timeout (> $TIMEOUT s)" ;;
+	*) STATUS="FAILED (exit $rc)" ;;
+	esac
+	if [ "$rc" -ne 0 ]; then
+		msg=$(grep -m 1 'error' "$out/stderr" | sed 's/^.*error: //' | cut -c 1-110)
+		notes="$notes
+  $label_: ${msg:-$STATUS}"
+	fi
 }
-measure "examples/seismic.dyn (1e3 steps, CSV, SVG)" $DYN -o "$out" "$srcdir/examples/seismic.dyn"
-measure "seismic, 1e6 steps, CSV of 8 columns" $DYN -o "$out" "$srcdir/bench/seismic_long.dyn"
-measure "chain n=1000, banded, 1e4 steps" $DYN -o "$out" "$srcdir/bench/chain.dyn"
-measure "chain n=200, dense (solver = dense), 1e3 steps" $DYN -o "$out" --set n=200 --set steps=1000 "$srcdir/bench/chain.dyn"
-measure "pendulum constraint + ball contacts, 3 x 1e5 steps" $DYN -o "$out" "$srcdir/bench/contact.dyn"
-# lowering only: the runtime refuses these models (exit 3) once lowered
-lower() {
-	label=$1
-	shift
-	t0=$(now)
-	"$@" > /dev/null 2>&1
-	t1=$(now)
-	printf '%-52s %8.3f s\n' "$label" "$(awk "BEGIN { print $t1 - $t0 }")"
+
+# yes when awk's condition holds, else no
+ok() { awk "BEGIN { print (($1) ? \"ok\" : \"no\") }"; }
+
+# the largest difference between two one-column CSV files, relative to the
+# largest value of the second ("rows differ" when they do not line up)
+agree() {
+	if [ "$(wc -l < "$1")" != "$(wc -l < "$2")" ]; then
+		echo "rows differ"
+		return
+	fi
+	paste -d, "$1" "$2" | awk -F, 'NR > 1 {
+		d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d
+		c = $2 < 0 ? -$2 : $2; if (c > s) s = c
+	} END { printf "%.1e\n", (s > 0 ? m / s : m) }'
 }
-lower "lowering a 10^5-term chain energy" $DYN --set n=100000 "$srcdir/bench/chain_energy.dyn"
-lower "lowering a 10^6-term chain energy" $DYN --set n=1000000 "$srcdir/bench/chain_energy.dyn"
-rm -rf "$out"
+
+sci() { awk "BEGIN { e = log($1) / log(10); if ($1 == 10 ^ int(e + 0.5)) printf \"10^%d\", int(e + 0.5); else printf \"%d\", $1 }"; }
+
+notes=
+echo "dyn bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m), $(nproc 2>/dev/null || echo '?') cores," \
+	"load average $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo '?')"
+echo "$($DYN --version 2>/dev/null | head -n 1)$(git -C "$srcdir" describe --always --dirty 2>/dev/null | sed 's/^/, commit /')"
+echo "whole process: CPU s (user + system), wall s, peak MB; median of $RUNS runs (a failed run is not repeated); timeout $TIMEOUT s"
+
+part_linear() {
+	echo
+	echo "Linear chain, newmark(beta = 1/4, gamma = 1/2), x[n] recorded every 100 steps, against bench/newmark_ref"
+	echo "(C + LAPACK dpttrf/dpttrs, the same arithmetic).  Targets: dyn/C <= 1.15 (CPU), dyn MB <= C MB + 20."
+	echo "|dyn-C|: the largest difference of the recorded columns over the largest value (rounding: the solvers differ)."
+	printf '%-5s %-5s %-8s %8s %8s %7s %-3s %8s %8s %8s %7s %-3s %-7s %s\n' \
+		n steps form "dyn cpu" "C cpu" ratio "" "dyn wall" "C wall" "dyn MB" "C MB" "" "|dyn-C|" status
+	for n in $SIZES; do
+		if [ "$n" -lt 100 ]; then steps=1000000; else steps=1000; fi
+		measure "newmark_ref $n $steps" "$RUNS" "$REF" "$n" "$steps" "$out/ref.csv"
+		cw=$W cc=$C cm=$MB rstat=$STATUS
+		forms=chain_sum
+		[ "$n" -le 1000 ] && forms="chain_matrix chain_sum"
+		for form in $forms; do
+			rm -f "$out/dyn/chain.csv"
+			measure "$form.dyn n=$n steps=$steps" "$RUNS" \
+				"$DYN" -q -o "$out/dyn" --set n="$n" --set steps="$steps" "$srcdir/bench/$form.dyn"
+			label=matrices
+			[ "$form" = chain_sum ] && label=energies
+			if [ -z "$STATUS" ] && [ -z "$rstat" ]; then
+				ratio=$(awk "BEGIN { printf \"%.2f\", ($cc > 0 ? $C / $cc : 0) }")
+				printf '%-5s %-5s %-8s %8s %8s %7s %-3s %8s %8s %8s %7s %-3s %-7s\n' "$(sci "$n")" "$(sci "$steps")" \
+					"$label" "$C" "$cc" "$ratio" "$(ok "$ratio <= 1.15")" "$W" "$cw" "$MB" "$cm" \
+					"$(ok "$MB <= $cm + 20")" "$(agree "$out/dyn/chain.csv" "$out/ref.csv")"
+			else
+				printf '%-5s %-5s %-8s %8s %8s %7s %-3s %8s %8s %8s %7s %-3s %-7s %s\n' "$(sci "$n")" "$(sci "$steps")" \
+					"$label" "$C" "$cc" - "" "$W" "$cw" "$MB" "$cm" "" - "${STATUS:-newmark_ref: $rstat}"
+			fi
+		done
+	done
+}
+
+part_lower() {
+	echo
+	echo "Lowering: bench/chain_energy.dyn, a potential of n terms (and a kinetic energy of n), one midpoint step."
+	echo "Target at 10^6 terms: <= 1 s and <= 300 MB.  Exit 3 is the runtime refusing the model once lowered."
+	printf '%-6s %8s %8s %8s %-3s %s\n' terms cpu wall MB "" status
+	for n in $LOWER_SIZES; do
+		measure "chain_energy.dyn n=$n" "$RUNS" "$DYN" -q -o "$out/dyn" --set n="$n" "$srcdir/bench/chain_energy.dyn"
+		printf '%-6s %8s %8s %8s %-3s %s\n' "$(sci "$n")" "$C" "$W" "$MB" "$(ok "$C <= 1 && $MB <= 300")" \
+			"${STATUS:-ran}"
+	done
+}
+
+part_fpu() {
+	set -- $FPU_STEPS
+	s1=$1 s2=$2
+	echo
+	echo "Fermi-Pasta-Ulam chain (bench/fpu.dyn) under midpoint; time per step = (cpu($s2 steps) - cpu($s1)) / $((s2 - s1))."
+	echo "Target: the time per step grows at most as n^1.1 from 10^3 to 10^6."
+	printf '%-6s %10s %10s %12s %8s %s\n' n "cpu($s1)" "cpu($s2)" "ms per step" MB status
+	fit=
+	for n in $FPU_SIZES; do
+		measure "fpu.dyn n=$n steps=$s1" "$RUNS" "$DYN" -q -o "$out/dyn" --set n="$n" --set steps="$s1" "$srcdir/bench/fpu.dyn"
+		a=$C
+		if [ -n "$STATUS" ]; then
+			printf '%-6s %10s %10s %12s %8s %s\n' "$(sci "$n")" "$a" - - "$MB" "$STATUS"
+			continue
+		fi
+		measure "fpu.dyn n=$n steps=$s2" "$RUNS" "$DYN" -q -o "$out/dyn" --set n="$n" --set steps="$s2" "$srcdir/bench/fpu.dyn"
+		if [ -n "$STATUS" ]; then
+			printf '%-6s %10s %10s %12s %8s %s\n' "$(sci "$n")" "$a" "$C" - "$MB" "$STATUS"
+			continue
+		fi
+		per=$(awk "BEGIN { printf \"%.3f\", ($C - $a) / ($s2 - $s1) * 1000 }")
+		printf '%-6s %10s %10s %12s %8s\n' "$(sci "$n")" "$a" "$C" "$per" "$MB"
+		fit="$fit $n $per"
+	done
+	# the exponent p of a step's time ~ n^p: least squares on the logs
+	# over the sizes that ran (a time <= 0 is noise and is skipped)
+	echo "$fit" | awk '{
+		for (i = 1; i < NF; i += 2) if ($(i + 1) > 0) {
+			x = log($i); y = log($(i + 1)); k++; sx += x; sy += y; sxx += x * x; sxy += x * y
+			if (k == 1) lo = $i
+			hi = $i
+		}
+		if (k < 2) { print "fitted exponent: fewer than two sizes ran"; exit }
+		p = (k * sxy - sx * sy) / (k * sxx - sx * sx)
+		printf "fitted exponent over n = %g..%g (%d sizes): %.2f  %s\n", lo, hi, k, p, p <= 1.1 ? "ok" : "no"
+	}'
+}
+
+part_memory() {
+	echo
+	echo "A 10-dof model for 2*10^6 steps, one column recorded every 100 steps (chain_matrix.dyn, n = 10)."
+	echo "Target: peak <= 20 MB."
+	measure "chain_matrix.dyn n=10 steps=2e6" 1 "$DYN" -q -o "$out/dyn" --set n=10 --set steps=2000000 \
+		"$srcdir/bench/chain_matrix.dyn"
+	printf 'cpu %s s, wall %s s, peak %s MB  %s %s\n' "$C" "$W" "$MB" "$(ok "$MB <= 20")" "$STATUS"
+}
+
+part_csv() {
+	echo
+	echo "A 10^6-step record of 8 columns (bench/seismic_long.dyn: t, u, u', the 5 of energy)."
+	echo "Target: >= 5 times faster than $CSV_BEFORE s (the time before fast records): <= $(awk "BEGIN { printf \"%.2f\", $CSV_BEFORE / 5 }") s."
+	measure "seismic_long.dyn" "$RUNS" "$DYN" -q -o "$out/dyn" "$srcdir/bench/seismic_long.dyn"
+	if [ -z "$STATUS" ]; then
+		printf 'cpu %s s, wall %s s, peak %s MB: %.1f times faster  %s\n' "$C" "$W" "$MB" \
+			"$(awk "BEGIN { print $CSV_BEFORE / $C }")" "$(ok "$CSV_BEFORE / $C >= 5")"
+	else
+		printf 'cpu %s s, wall %s s, peak %s MB  %s\n' "$C" "$W" "$MB" "$STATUS"
+	fi
+}
+
+part_other() {
+	echo
+	echo "Other figures quoted by closing notes (no target):"
+	printf '%-52s %8s %8s %8s %s\n' "" cpu wall MB status
+	for spec in \
+		"examples/seismic.dyn (10^3 steps, CSV, SVG)|$srcdir/examples/seismic.dyn" \
+		"chain n=1000, banded, 10^4 steps|$srcdir/bench/chain.dyn" \
+		"chain n=200, 10^3 steps|--set n=200 --set steps=1000 $srcdir/bench/chain.dyn" \
+		"pendulum constraint + ball contacts, 3 x 10^5 steps|$srcdir/bench/contact.dyn"; do
+		label=${spec%%|*}
+		measure "$label" "$RUNS" "$DYN" -q -o "$out/dyn" ${spec#*|}
+		printf '%-52s %8s %8s %8s %s\n' "$label" "$C" "$W" "$MB" "$STATUS"
+	done
+}
+
+# perf's profile of dyn at n = 10, 10^6 steps: where a step's time goes
+part_profile() {
+	echo
+	echo "Profile of dyn, chain_matrix.dyn at n = 10, 10^6 steps (perf record; self time):"
+	if ! command -v perf > /dev/null 2>&1; then
+		echo "perf is not installed"
+		return
+	fi
+	if ! perf record -q -o "$out/perf.data" -- "$DYN" -q -o "$out/dyn" --set n=10 "$srcdir/bench/chain_matrix.dyn" \
+		> /dev/null 2> "$out/stderr"; then
+		echo "perf record failed: $(head -n 1 "$out/stderr")"
+		return
+	fi
+	perf report -i "$out/perf.data" --stdio --no-children --sort dso,symbol 2> /dev/null |
+		grep -v '^#' | grep -v '^$' | sed 's/[ -]*$//' | head -n 20
+}
+
+for part in $PARTS; do
+	case $part in
+	linear|lower|fpu|memory|csv|other|profile) "part_$part" ;;
+	*) echo "bench/run.sh: unknown part '$part' (linear lower fpu memory csv other profile)" >&2 ;;
+	esac
+done
+if [ -n "$notes" ]; then
+	echo
+	echo "Why runs did not complete:$notes"
+fi
+exit 0
