@@ -88,6 +88,7 @@ struct ast_run {
 	struct loc model_loc;
 	struct ast_expr *scheme;  /* a NAME or a CALL */
 	struct ast_expr *t0, *t1, *dt;
+	struct ast_vec overrides; /* struct ast_arg *: run MODEL(p = v, ...) */
 	struct ast_vec options;   /* struct ast_arg *, always named */
 	struct ast_vec records;   /* struct ast_record * */
 	struct loc loc;
@@ -131,7 +132,8 @@ struct ast_model {
 
 enum ast_stmt_kind {
 	AST_STMT_PARAM,      /* defs: struct ast_arg * */
-	AST_STMT_LET,        /* name, value */
+	AST_STMT_LET,        /* name, value; or defs (struct ast_arg *) for
+	                        let a = 1, b = 2, with name NULL */
 	AST_STMT_FUNCTION,   /* name, params (struct ast_arg *, names only), value */
 	AST_STMT_FOR,        /* name, lo, hi, body */
 	AST_STMT_MODEL,      /* model */

@@ -43,8 +43,19 @@ struct import_frame {
 	struct import_frame *up;
 };
 
+/* A name bound in the body of a for loop (its variable, a let), which a
+ * run in that body may expect to change a model's parameter. */
+struct loop_name {
+	const char *name;
+	struct loc loc;
+	int warned;
+	struct loop_name *next;
+};
+
 struct checker {
 	struct session *s;
+	struct loop_name *loop_names;
+	int loop_depth;
 	struct import_frame *importing;
 	struct arena *a;
 	struct diag *d;
@@ -301,6 +312,62 @@ static void model(struct checker *c, struct ast_model *m)
 	pop(c);
 }
 
+/* Whether an expression mentions a name (param Tn = Tn takes the value
+ * of the name outside the model). */
+static int mentions(const struct ast_expr *e, const char *name)
+{
+	if (!e)
+		return 0;
+	if (e->kind == AST_NAME && strcmp(e->name, name) == 0)
+		return 1;
+	if (mentions(e->lhs, name) || mentions(e->rhs, name) || mentions(e->cond, name) || mentions(e->lo, name) ||
+	    mentions(e->hi, name))
+		return 1;
+	for (int i = 0; i < e->args.n; i++)
+		if (mentions(((const struct ast_arg *)e->args.v[i])->value, name))
+			return 1;
+	for (int i = 0; i < e->rows.n; i++) {
+		const struct ast_vec *row = e->rows.v[i];
+		for (int j = 0; j < row->n; j++)
+			if (mentions(row->v[j], name))
+				return 1;
+	}
+	return 0;
+}
+
+/* A let (or loop variable) in a loop's body named as a parameter of the
+ * model run there changes nothing, since a model's parameters shadow the
+ * names outside it: every pass would run the same model.  Warn, once,
+ * and show the override that varies it. */
+static void shadowed_params(struct checker *c, const struct ast_run *r, const struct ast_model *m)
+{
+	for (int i = 0; i < m->items.n; i++) {
+		const struct ast_item *it = m->items.v[i];
+		if (it->kind != AST_ITEM_PARAM)
+			continue;
+		for (int k = 0; k < it->defs.n; k++) {
+			const struct ast_arg *d = it->defs.v[k];
+			int over = 0;
+			for (int j = 0; j < r->overrides.n && !over; j++)
+				over = strcmp(((const struct ast_arg *)r->overrides.v[j])->name, d->name) == 0;
+			if (over || mentions(d->value, d->name))
+				continue;
+			for (struct loop_name *l = c->loop_names; l; l = l->next) {
+				if (strcmp(l->name, d->name) != 0)
+					continue;
+				if (!l->warned) {
+					l->warned = 1;
+					diag_warning(c->d, l->loc, "'%s' does not change the parameter %s of model %s, "
+					             "declared in the model: to vary it, write 'run %s(%s = %s) with ...'",
+					             l->name, d->name, m->name, m->name, d->name, l->name);
+					diag_note(c->d, d->loc, "%s.%s is declared here", m->name, d->name);
+				}
+				break;
+			}
+		}
+	}
+}
+
 static void run(struct checker *c, struct ast_run *r)
 {
 	/* a model declared in a loop's body runs there (a sweep) */
@@ -310,6 +377,7 @@ static void run(struct checker *c, struct ast_run *r)
 	struct ast_expr *s = r->scheme;
 	if (s->kind == AST_CALL)
 		args(c, &s->args);
+	args(c, &r->overrides);
 	expr(c, r->t0);
 	expr(c, r->t1);
 	expr(c, r->dt);
@@ -334,6 +402,8 @@ static void run(struct checker *c, struct ast_run *r)
 	}
 	if (!m->model)
 		return;   /* a model of an earlier REPL input: lowering checks it */
+	c->errors += run_overrides_check(c->d, c->a, m->model, r);
+	shadowed_params(c, r, m->model);
 	/* record NAME = EXPR sees the model's names; plain items (t, u',
 	 * energy) are checked by lowering, which knows their meaning */
 	model_scope(c, m->model);
@@ -352,6 +422,18 @@ static void run(struct checker *c, struct ast_run *r)
 
 static void stmts(struct checker *c, struct ast_vec *v);
 
+/* Remember a name bound inside a loop's body (see shadowed_params). */
+static void loop_name(struct checker *c, const char *name, struct loc loc)
+{
+	if (!c->loop_depth)
+		return;
+	struct loop_name *l = arena_alloc(c->a, sizeof *l);
+	l->name = name;
+	l->loc = loc;
+	l->next = c->loop_names;
+	c->loop_names = l;
+}
+
 static void stmt(struct checker *c, struct ast_stmt *st)
 {
 	switch (st->kind) {
@@ -363,11 +445,16 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 		}
 		return;
 	case AST_STMT_LET:
-		if (st->value->kind == AST_RUN)
-			run(c, st->value->run);
-		else
-			expr(c, st->value);
-		define(c, st->name, B_VALUE, st->name_loc);
+		for (int i = 0; i < (st->name ? 1 : st->defs.n); i++) {
+			struct ast_arg *d = st->name ? NULL : st->defs.v[i];
+			struct ast_expr *v = d ? d->value : st->value;
+			if (v->kind == AST_RUN)
+				run(c, v->run);
+			else
+				expr(c, v);
+			define(c, d ? d->name : st->name, B_VALUE, d ? d->loc : st->name_loc);
+			loop_name(c, d ? d->name : st->name, d ? d->loc : st->name_loc);
+		}
 		return;
 	case AST_STMT_FUNCTION:
 	case AST_STMT_SCHEME:
@@ -397,14 +484,20 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 		model(c, st->model);
 		define(c, st->name, B_MODEL, st->name_loc)->model = st->model;
 		return;
-	case AST_STMT_FOR:
+	case AST_STMT_FOR: {
 		expr(c, st->lo);
 		expr(c, st->hi);
 		push(c);
 		define(c, st->name, B_VALUE, st->name_loc);
+		struct loop_name *saved = c->loop_names;
+		c->loop_depth++;
+		loop_name(c, st->name, st->name_loc);
 		stmts(c, &st->body);
+		c->loop_depth--;
+		c->loop_names = saved;
 		pop(c);
 		return;
+	}
 	case AST_STMT_PRINT:
 	case AST_STMT_PLOT:
 		for (int i = 0; i < st->exprs.n; i++)

@@ -575,20 +575,26 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 			b->is_param = 1;
 		}
 		return 0;
-	case AST_STMT_LET: {
-		struct value v;
-		int rc = st->value->kind == AST_RUN ? run_exec(ev, st->value->run, st->name, &v)
-		                                    : eval_expr(ev, st->value, &v);
-		if (rc)
-			return rc;
-		if (value_freeze(ev, &v, st->value->loc, "a let value"))
-			return -1;
-		struct binding *b = scope_bind(ev, st->name, B_VALUE, st->name_loc);
-		if (!b)
-			return -1;
-		b->val = v;
+	case AST_STMT_LET:
+		/* let a = 1, b = 2: in order, each seeing the ones before */
+		for (int i = 0; i < (st->name ? 1 : st->defs.n); i++) {
+			struct ast_arg *d = st->name ? NULL : st->defs.v[i];
+			struct ast_expr *e = d ? d->value : st->value;
+			const char *name = d ? d->name : st->name;
+			struct value v;
+			if (i)
+				ev->prog = ir_prog_new(ev->a);
+			int rc = e->kind == AST_RUN ? run_exec(ev, e->run, name, &v) : eval_expr(ev, e, &v);
+			if (rc)
+				return rc;
+			if (value_freeze(ev, &v, e->loc, "a let value"))
+				return -1;
+			struct binding *b = scope_bind(ev, name, B_VALUE, d ? d->loc : st->name_loc);
+			if (!b)
+				return -1;
+			b->val = v;
+		}
 		return 0;
-	}
 	case AST_STMT_FUNCTION:
 	case AST_STMT_MODEL:
 	case AST_STMT_SCHEME: {

@@ -67,6 +67,11 @@ struct eval {
 	int depth;              /* function-call depth (recursion guard) */
 	int nesting;            /* expression nesting (stack guard) */
 	const char *script_dir;
+	/* run MODEL(p = v): while the run's model is lowered, the overridden
+	 * parameters (struct ast_arg *) and their values, evaluated in the
+	 * caller's scope */
+	struct ast_vec *overrides;
+	struct value *override_val;
 };
 
 /* Scopes. */
@@ -97,6 +102,12 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 
 /* Energies of a model (lower_energy.c). */
 int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am);
+
+/* The parameters a model declares, in order (*names in the arena). */
+int model_param_names(struct arena *a, const struct ast_model *m, const char ***names);
+/* Report the parameter overrides of run MODEL(p = v) that name no parameter
+ * of m (with the closest one) or one twice; returns their number. */
+int run_overrides_check(struct diag *d, struct arena *a, const struct ast_model *m, const struct ast_run *r);
 
 /* Runs (lower.c). */
 int lower_model_named(struct eval *ev, const char *name, struct loc loc, struct ir_model **out);

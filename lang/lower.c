@@ -326,13 +326,78 @@ static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *
 	return 0;
 }
 
+int model_param_names(struct arena *a, const struct ast_model *m, const char ***names)
+{
+	int n = 0;
+	for (int i = 0; i < m->items.n; i++) {
+		const struct ast_item *it = m->items.v[i];
+		if (it->kind == AST_ITEM_PARAM)
+			n += it->defs.n;
+	}
+	*names = arena_alloc(a, sizeof **names * (size_t)(n + 1));
+	n = 0;
+	for (int i = 0; i < m->items.n; i++) {
+		const struct ast_item *it = m->items.v[i];
+		if (it->kind == AST_ITEM_PARAM)
+			for (int k = 0; k < it->defs.n; k++)
+				(*names)[n++] = ((const struct ast_arg *)it->defs.v[k])->name;
+	}
+	return n;
+}
+
+int run_overrides_check(struct diag *d, struct arena *a, const struct ast_model *m, const struct ast_run *r)
+{
+	const char **names;
+	int n = model_param_names(a, m, &names), errors = 0;
+	for (int i = 0; i < r->overrides.n; i++) {
+		const struct ast_arg *o = r->overrides.v[i];
+		int dup = 0;
+		for (int j = 0; j < i && !dup; j++)
+			dup = strcmp(((const struct ast_arg *)r->overrides.v[j])->name, o->name) == 0;
+		if (dup) {
+			diag_error(d, o->loc, "parameter '%s' is given twice", o->name);
+			errors++;
+			continue;
+		}
+		int found = 0;
+		for (int j = 0; j < n && !found; j++)
+			found = strcmp(names[j], o->name) == 0;
+		if (found)
+			continue;
+		errors++;
+		const char *close = name_closest(o->name, names, n);
+		if (close) {
+			diag_error(d, o->loc, "model %s has no parameter '%s'; did you mean '%s'?", m->name, o->name, close);
+			continue;
+		}
+		char list[512] = "";
+		size_t len = 0;
+		for (int j = 0; j < n && len < sizeof list - 80; j++)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", names[j]);
+		if (n)
+			diag_error(d, o->loc, "model %s has no parameter '%s' (its parameters: %s)", m->name, o->name, list);
+		else
+			diag_error(d, o->loc, "model %s has no parameter '%s': it declares none (with 'param NAME = VALUE')",
+			           m->name, o->name);
+	}
+	return errors;
+}
+
 static int bind_param(struct eval *ev, struct ast_arg *def, const char *model)
 {
 	struct value v;
-	if (eval_expr(ev, def->value, &v) || value_freeze(ev, &v, def->value->loc, "a parameter"))
+	int over = -1;
+	for (int i = 0; ev->overrides && i < ev->overrides->n && over < 0; i++)
+		if (strcmp(((struct ast_arg *)ev->overrides->v[i])->name, def->name) == 0)
+			over = i;
+	/* run MODEL(p = v): the run's value replaces the declared one, and
+	 * --set MODEL.p too; the parameters after it see it */
+	if (over >= 0)
+		v = ev->override_val[over];
+	else if (eval_expr(ev, def->value, &v) || value_freeze(ev, &v, def->value->loc, "a parameter"))
 		return -1;
 	const char *full = model ? arena_printf(ev->a, "%s.%s", model, def->name) : def->name;
-	for (int i = 0; i < ev->s->nset; i++) {
+	for (int i = 0; i < ev->s->nset && over < 0; i++) {
 		if (strcmp(ev->s->set[i].name, full) == 0) {
 			if (v.kind != VAL_NUM)
 				return eval_error(ev, def->loc, "--set %s: parameter %s is %s, not a number", full, full,
@@ -1082,8 +1147,23 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	if (run_options(ev, ar, run))
 		return -1;
 
+	/* run MODEL(p = v): the values in the caller's scope (a sweep's loop
+	 * variable), then the model with them */
+	if (ar->overrides.n && run_overrides_check(ev->d, ev->a, b->stmt->model, ar))
+		return -1;
+	struct value *ov = arena_alloc(ev->a, sizeof *ov * (size_t)(ar->overrides.n + 1));
+	for (int i = 0; i < ar->overrides.n; i++) {
+		struct ast_arg *o = ar->overrides.v[i];
+		ev->prog = new_prog(ev);
+		if (eval_expr(ev, o->value, &ov[i]) || value_freeze(ev, &ov[i], o->value->loc, "a parameter"))
+			return -1;
+	}
 	struct model_ctx *mc = arena_alloc(ev->a, sizeof *mc);
+	ev->overrides = &ar->overrides;
+	ev->override_val = ov;
 	int rc = lower_model(ev, b, &run->model, mc);
+	ev->overrides = NULL;
+	ev->override_val = NULL;
 	if (rc == 0)
 		rc = lower_records(ev, mc, ar, run);
 	ev->scope = caller;

@@ -131,3 +131,47 @@ void *name_index_find(struct name_index *ix, void *head, const char *name)
 			return e;
 	return e ? probe(ix, name)->entry : NULL;
 }
+
+/* The restricted Damerau–Levenshtein distance (insertions, deletions,
+ * substitutions and transpositions of adjacent characters, each 1) between
+ * two names of at most 63 characters; 64 when either is longer. */
+static int distance(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 63 || m > 63)
+		return 64;
+	int d[64][64];
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			int c = a[i - 1] != b[j - 1];
+			int x = d[i - 1][j] + 1, y = d[i][j - 1] + 1, z = d[i - 1][j - 1] + c;
+			int best = x < y ? x : y;
+			best = best < z ? best : z;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[n][m];
+}
+
+const char *name_closest(const char *name, const char *const *cand, int n)
+{
+	const char *best = NULL;
+	int bd = 0;
+	/* a typo, not another word: at most one edit in four characters,
+	 * none in a name of one character (every other one is an edit away) */
+	size_t len = strlen(name);
+	int limit = len < 2 ? 0 : (int)len / 4 + 1;
+	for (int i = 0; i < n; i++) {
+		int dd = distance(name, cand[i]);
+		if (dd <= limit && (!best || dd < bd)) {
+			best = cand[i];
+			bd = dd;
+		}
+	}
+	return best;
+}

@@ -35,4 +35,8 @@ void name_index_init(struct name_index *ix, struct arena *a, size_t name_off, si
 /* The newest entry named `name` in the list starting at head, or NULL. */
 void *name_index_find(struct name_index *ix, void *head, const char *name);
 
+/* The candidate closest to a misspelt name (a few edits away, for a
+ * "did you mean" note), or NULL when none is close. */
+const char *name_closest(const char *name, const char *const *cand, int n);
+
 #endif

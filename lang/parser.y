@@ -177,6 +177,11 @@ block:
 stmt:
 	PARAM defs              { $$ = ast_stmt_new(A, AST_STMT_PARAM, L(@1)); $$->defs = $2; }
 	| LET IDENT '=' expr    { $$ = ast_stmt_new(A, AST_STMT_LET, L(@1)); $$->name = $2; $$->name_loc = L(@2); $$->value = $4; }
+	| LET IDENT '=' expr ',' defs {
+		/* let a = 1, b = 2: several values (not runs: a run's options
+		 * follow a comma too) */
+		$$ = ast_stmt_new(A, AST_STMT_LET, L(@1)); $$->defs = vec1(A, ast_arg_new(A, $2, L(@2), $4));
+		for (int i = 0; i < $6.n; i++) ast_vec_push(A, &$$->defs, $6.v[i]); }
 	| LET IDENT '=' run     { $$ = ast_stmt_new(A, AST_STMT_LET, L(@1)); $$->name = $2; $$->name_loc = L(@2); $$->value = run_expr(ctx, $4); }
 	| run                   { $$ = ast_stmt_new(A, AST_STMT_EXPR, $1->loc); $$->value = run_expr(ctx, $1); }
 	| FUNCTION IDENT '(' names_opt ')' '=' expr {
@@ -323,6 +328,11 @@ run:
 	RUN IDENT WITH expr FROM expr TO expr STEP expr run_options run_block {
 		$$ = arena_alloc(A, sizeof *$$); $$->loc = L(@1); $$->model = $2; $$->model_loc = L(@2);
 		$$->scheme = $4; $$->t0 = $6; $$->t1 = $8; $$->dt = $10; $$->options = $11; $$->records = $12; }
+	| RUN IDENT '(' defs ')' WITH expr FROM expr TO expr STEP expr run_options run_block {
+		/* run MODEL(p = v, ...): the model's parameters for this run */
+		$$ = arena_alloc(A, sizeof *$$); $$->loc = L(@1); $$->model = $2; $$->model_loc = L(@2);
+		$$->overrides = $4;
+		$$->scheme = $7; $$->t0 = $9; $$->t1 = $11; $$->dt = $13; $$->options = $14; $$->records = $15; }
 	;
 
 run_options:
