@@ -150,19 +150,29 @@ int main(int argc, char **argv)
 			}
 			tau_f = tau;
 		}
+		/* ũ, ṽ and rhs = f − K ũ − C ṽ in one sweep over memory, ũ and ṽ
+		 * one row ahead; each row's terms are added in the order of dyn's
+		 * f, −= K ũ, −= C ṽ (the same bits as separate passes) */
+		const double cu = tau * tau * (0.5 - beta), cv = tau * (1 - gamma);
+		double ft = sin(10 * t);
+		ut[0] = u[0] + tau * v[0] + cu * a[0];
+		vt[0] = v[0] + cv * a[0];
 		for (int i = 0; i < n; i++) {
-			ut[i] = u[i] + tau * v[i] + tau * tau * (0.5 - beta) * a[i];
-			vt[i] = v[i] + tau * (1 - gamma) * a[i];
+			if (i < n - 1) {
+				ut[i + 1] = u[i + 1] + tau * v[i + 1] + cu * a[i + 1];
+				vt[i + 1] = v[i + 1] + cv * a[i + 1];
+			}
+			double ku = kd[i] * ut[i], cvt = cd[i] * vt[i];
+			if (i > 0) {
+				ku = ke[i - 1] * ut[i - 1] + ku;
+				cvt = ce[i - 1] * vt[i - 1] + cvt;
+			}
+			if (i < n - 1) {
+				ku += ke[i] * ut[i + 1];
+				cvt += ce[i] * vt[i + 1];
+			}
+			rhs[i] = ((i == n - 1 ? ft : 0) - ku) - cvt;
 		}
-		for (int i = 0; i < n; i++)
-			rhs[i] = 0;
-		rhs[n - 1] = sin(10 * t);
-		trimv(n, kd, ke, ut, tmp);
-		for (int i = 0; i < n; i++)
-			rhs[i] -= tmp[i];
-		trimv(n, cd, ce, vt, tmp);
-		for (int i = 0; i < n; i++)
-			rhs[i] -= tmp[i];
 		int info = LAPACKE_dpttrs_work(LAPACK_COL_MAJOR, n, 1, sd, se, rhs, n);
 		if (info) {
 			fprintf(stderr, "newmark_ref: dpttrs: info %d\n", info);

@@ -15,7 +15,7 @@
 #                      their times over the difference of the counts [1 6]
 #   BENCH_RUNS         runs per figure, the median shown [3] (a run that
 #                      fails is not repeated)
-#   BENCH_TIMEOUT      seconds before a run is stopped [60]
+#   BENCH_TIMEOUT      CPU seconds before a run is stopped [60]
 #   DYN, REF, RUNSTAT  the programs [./dyn, ./bench/newmark_ref, ./bench/runstat]
 #
 # Figures are of the whole process (parse, lowering, setup, stepping,
@@ -72,7 +72,7 @@ measure() {
 	case $rc in
 	0) STATUS= ;;
 	3) STATUS="refused (exit 3)" ;;
-	124) STATUS="timeout (> $TIMEOUT s)" ;;
+	124) STATUS="timeout (> $TIMEOUT s of CPU)" ;;
 	*) STATUS="FAILED (exit $rc)" ;;
 	esac
 	if [ "$rc" -ne 0 ]; then
@@ -104,7 +104,7 @@ notes=
 echo "dyn bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m), $(nproc 2>/dev/null || echo '?') cores," \
 	"load average $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo '?')"
 echo "$($DYN --version 2>/dev/null | head -n 1)$(git -C "$srcdir" describe --always --dirty 2>/dev/null | sed 's/^/, commit /')"
-echo "whole process: CPU s (user + system), wall s, peak MB; median of $RUNS runs (a failed run is not repeated); timeout $TIMEOUT s"
+echo "whole process: CPU s (user + system), wall s, peak MB; median of $RUNS runs (a failed run is not repeated); limit $TIMEOUT s of CPU"
 
 part_linear() {
 	echo
