@@ -14,6 +14,7 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/stage.c runtime/stage.h \
 	runtime/nlstep.c runtime/nlstep.h \
 	runtime/nl_alpha.c runtime/nl_central.c runtime/nl_euler.c runtime/nl_midpoint.c runtime/nl_staggered.c runtime/nl_paoli.c runtime/nl_moreau.c \
+	runtime/scheme_bathe.c \
 	runtime/amplification.c runtime/modes.c runtime/plot_term.c \
 	runtime/plot_svg.c runtime/plot.h \
 	runtime/table.c runtime/table.h \
