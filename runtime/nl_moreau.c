@@ -18,6 +18,27 @@
  * Murty's principal pivoting (finite for the positive definite D); for
  * a linear smooth part the first iteration is exact.
  *
+ * Bilateral constraints c(u) = 0 enter the same per-step problem as
+ * equalities on the velocity of the step, with C = ∂c/∂u at the step's
+ * midpoint u_m = (u + u₊)/2:
+ *
+ *   M(v₊ − v) = τ[...] + CᵀΛ + G_Aᵀ P,   C(u_m)(θv₊ + (1−θ)v) = 0,
+ *
+ * i.e. C(u_m)Δu = 0.  For a quadratic c (a rod, a distance) that is
+ * c(u₊) − c(u) exactly (the midpoint rule integrates a linear
+ * derivative exactly), so positions stay on the constraints to rounding
+ * and the constraint's impulse does no work (ΔuᵀCᵀΛ = 0): between
+ * impacts, θ = ½ keeps the energy balance of the trapezoidal rule.  The
+ * impact law sees the constrained system: an impulse on a contact is
+ * spread through the constraints' reactions, and the velocity after it
+ * satisfies C(u_m)v₊ = −C(u_m)v (1−θ)/θ = O(τ).  The rows of C are
+ * basic in every pivot of Murty's method (free multipliers Λ); C(u_m)
+ * depends on v₊ and is updated with it in the iteration (a fixed point
+ * contracting by O(τ|v|‖∇²c‖)).  For a c that is not quadratic, u₊ is
+ * then brought back onto c = 0 by Newton's method along M⁻¹Cᵀ (a
+ * correction of O(τ³) per step).  The recorded multiplier is the step's
+ * mean force, λ = −Λ/τ (the sign of the equation of motion's +Cᵀλ).
+ *
  * Ledger (midpoint-like pairing): ΔW = Δu·(θf₊ + (1−θ)f),
  * ΔD = Δu·(θ∇Ψ(v₊) + (1−θ)∇Ψ(v)); an impact's loss shows in the
  * residual. */
@@ -36,17 +57,22 @@ struct moreau {
 	struct rt_problem *pb;
 	struct nl_common c;
 	double theta;
-	int nk;
+	int nk, nc, nr;               /* contacts, constraints, nc + nk rows */
 	double *v1, *u1, *R, *F0, *gphi, *gpsi, *f0, *f1, *psi0, *du, *vold;   /* n */
 	double *wpsi, *wphi;                                            /* n weights */
 	double *W;                    /* n × n */
 	struct la_factor *wf;
-	double *G, *WG;               /* nk × n, n × nk: W⁻¹G_iᵀ in column i */
-	double *phi, *q, *P, *y;      /* nk */
-	int *active, *basic, *idx;    /* nk */
-	double *D;                    /* nk × nk */
+	double *G;                    /* nk × n: the contacts' gradients */
+	double *H, *WG;               /* nr × n: the step's rows (C, then G_A);
+	                                 n × nr: W⁻¹H_rᵀ in column r */
+	double *phi;                  /* nk */
+	double *q, *P, *y;            /* nr */
+	int *active, *basic, *idx;    /* nk, nr, nk */
+	double *D;                    /* nr × nr */
 	struct la_factor *df;
-	double *Dsub, *rhs;           /* nk × nk, nk */
+	double *Dsub, *rhs;           /* nr × nr, nr */
+	double *cval, *Gc, *X, *A;    /* nc, nc × n, n × nc, nc × nc */
+	struct la_factor *af;         /* C M⁻¹ Cᵀ */
 };
 
 static void mj_free(void *p)
@@ -57,10 +83,12 @@ static void mj_free(void *p)
 	nl_common_free(&s->c);
 	free(s->v1); free(s->u1); free(s->R); free(s->F0); free(s->gphi); free(s->gpsi); free(s->f0);
 	free(s->f1); free(s->psi0); free(s->du); free(s->vold); free(s->wpsi); free(s->wphi); free(s->W);
-	free(s->G); free(s->WG); free(s->phi); free(s->q); free(s->P); free(s->y); free(s->active);
+	free(s->G); free(s->H); free(s->WG); free(s->phi); free(s->q); free(s->P); free(s->y); free(s->active);
 	free(s->basic); free(s->idx); free(s->D); free(s->Dsub); free(s->rhs);
+	free(s->cval); free(s->Gc); free(s->X); free(s->A);
 	la_factor_free(s->wf);
 	la_factor_free(s->df);
+	la_factor_free(s->af);
 	free(s);
 }
 
@@ -75,23 +103,34 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	if (!(theta > 0 && theta <= 1)) {
 		return nl_refuse(err, "moreau_jean(theta = %g): theta must lie in (0, 1]", theta);
 	}
+	if (pb->nc > 0 && pb->ir->constraint_moving) {
+		return nl_refuse(err, "moreau_jean does not support moving constraints (c depending on t)");
+	}
 	struct moreau *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	int n = pb->n, nk = pb->ir->contact.n;
+	int n = pb->n, nk = pb->ir->contact.n, nc = pb->nc, nr = nk + nc;
 	s->pb = pb;
 	s->theta = theta;
 	s->nk = nk;
+	s->nc = nc;
+	s->nr = nr;
 	if (nl_vectors((size_t)n, &s->v1, &s->u1, &s->R, &s->F0, &s->gphi, &s->gpsi, &s->f0, &s->f1, &s->psi0,
 	               &s->du, &s->vold, &s->wpsi, &s->wphi, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)n, &s->W, (double **)NULL) ||
-	    nl_vectors((size_t)n * (size_t)nk, &s->G, &s->WG, (double **)NULL) ||
-	    nl_vectors((size_t)nk, &s->phi, &s->q, &s->P, &s->y, &s->rhs, (double **)NULL) ||
-	    nl_vectors((size_t)nk * (size_t)nk, &s->D, &s->Dsub, (double **)NULL) ||
-	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) || !(s->basic = calloc((size_t)nk + 1, sizeof(int))) ||
+	    nl_vectors((size_t)n * (size_t)nk, &s->G, (double **)NULL) ||
+	    nl_vectors((size_t)n * (size_t)nr, &s->H, &s->WG, (double **)NULL) ||
+	    nl_vectors((size_t)nk, &s->phi, (double **)NULL) ||
+	    nl_vectors((size_t)nr, &s->q, &s->P, &s->y, &s->rhs, (double **)NULL) ||
+	    nl_vectors((size_t)nr * (size_t)nr, &s->D, &s->Dsub, (double **)NULL) ||
+	    nl_vectors((size_t)nc, &s->cval, (double **)NULL) ||
+	    nl_vectors((size_t)nc * (size_t)n, &s->Gc, &s->X, (double **)NULL) ||
+	    nl_vectors((size_t)nc * (size_t)nc, &s->A, (double **)NULL) ||
+	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) || !(s->basic = calloc((size_t)nr + 1, sizeof(int))) ||
 	    !(s->idx = calloc((size_t)nk + 1, sizeof(int))) ||
 	    !(s->wf = la_factor_alloc(n, LA_DENSE_GENERAL, 0, 0)) ||
-	    (nk > 0 && !(s->df = la_factor_alloc(nk, LA_DENSE_GENERAL, 0, 0))) ||
+	    (nr > 0 && !(s->df = la_factor_alloc(nr, LA_DENSE_GENERAL, 0, 0))) ||
+	    (nc > 0 && !(s->af = la_factor_alloc(nc, LA_DENSE_GENERAL, 0, 0))) ||
 	    nl_common_alloc(&s->c, pb)) {
 		mj_free(s);
 		return nl_refuse(err, "out of memory for the step");
@@ -99,36 +138,41 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	return s;
 }
 
-/* Murty's principal pivoting for 0 ≤ y = D P + q ⊥ P ≥ 0 over the na
- * active contacts (indices idx[0..na)): the basic set B has y_B = 0,
- * P_B = −D_BB⁻¹ q_B; the first index violating P ≥ 0 (in B) or y ≥ 0
- * (out of B) changes side.  Finite for a P-matrix (Murty 1974). */
-static int lcp_solve(struct moreau *s, int na)
+/* Murty's principal pivoting for the mixed problem over the nr rows of
+ * the step: y_r = (D P + q)_r = 0 with P_r free for the ne equality rows
+ * (the constraints, always basic), 0 ≤ y_r ⊥ P_r ≥ 0 for the others (the
+ * active contacts).  The basic set B has y_B = 0, P_B = −D_BB⁻¹ q_B; the
+ * first contact row violating P ≥ 0 (in B) or y ≥ 0 (out of B) changes
+ * side.  Finite for a P-matrix (Murty 1974); with the equality rows
+ * eliminated D's Schur complement is again positive definite when the
+ * rows are independent. */
+static int lcp_solve(struct moreau *s, int ne, int nr)
 {
-	int nk = s->nk;
-	for (int a = 0; a < na; a++)
-		s->basic[a] = 0;
+	int ld = s->nr;
+	for (int a = 0; a < nr; a++)
+		s->basic[a] = a < ne;
+	int na = nr - ne;
 	for (int iter = 0; iter < 1 << (na < 20 ? na : 20); iter++) {
-		/* P_B from D_BB P_B = −q_B, solved in an nk × nk frame with the
+		/* P_B from D_BB P_B = −q_B, solved in an ld × ld frame with the
 		 * identity outside B */
-		memset(s->Dsub, 0, sizeof(double) * (size_t)nk * (size_t)nk);
-		for (int a = 0; a < nk; a++) {
-			int in = a < na && s->basic[a];
+		memset(s->Dsub, 0, sizeof(double) * (size_t)ld * (size_t)ld);
+		for (int a = 0; a < ld; a++) {
+			int in = a < nr && s->basic[a];
 			s->rhs[a] = in ? -s->q[a] : 0;
-			for (int b = 0; b < nk; b++)
-				s->Dsub[a + (size_t)b * nk] = in ? (b < na && s->basic[b] ? s->D[a + (size_t)b * nk] : 0)
+			for (int b = 0; b < ld; b++)
+				s->Dsub[a + (size_t)b * ld] = in ? (b < nr && s->basic[b] ? s->D[a + (size_t)b * ld] : 0)
 				                                 : (a == b);
 		}
 		if (la_factor(s->df, s->Dsub) != 0)
 			return -1;
 		la_solve(s->df, s->rhs);
-		for (int a = 0; a < na; a++)
+		for (int a = 0; a < nr; a++)
 			s->P[a] = s->basic[a] ? s->rhs[a] : 0;
 		int flip = -1;
-		for (int a = 0; a < na && flip < 0; a++) {
+		for (int a = ne; a < nr && flip < 0; a++) {
 			double ya = s->q[a];
-			for (int b = 0; b < na; b++)
-				ya += s->D[a + (size_t)b * nk] * s->P[b];
+			for (int b = 0; b < nr; b++)
+				ya += s->D[a + (size_t)b * ld] * s->P[b];
 			s->y[a] = ya;
 			double tol = 1e-13 * (fabs(s->q[a]) + 1e-300);
 			if ((s->basic[a] && s->P[a] < 0) || (!s->basic[a] && ya < -tol))
@@ -141,12 +185,71 @@ static int lcp_solve(struct moreau *s, int na)
 	return -1;
 }
 
+/* The mass-orthogonal correction x −= M⁻¹Cᵀ(CM⁻¹Cᵀ)⁻¹ r with C = ∂c/∂u
+ * in s->Gc: X = M⁻¹Cᵀ and A = C X are formed and A factored here. */
+static int constraint_correct(struct moreau *s, double *x, const double *r)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n, nc = s->nc;
+	for (int k = 0; k < nc; k++) {
+		double *col = s->X + (size_t)k * n;
+		for (int i = 0; i < n; i++)
+			col[i] = s->Gc[k + (size_t)i * nc];
+		la_solve(s->c.mf, col);
+	}
+	for (int k = 0; k < nc; k++)
+		for (int l = 0; l < nc; l++) {
+			double a = 0;
+			for (int i = 0; i < n; i++)
+				a += s->Gc[k + (size_t)i * nc] * s->X[i + (size_t)l * n];
+			s->A[k + (size_t)l * nc] = a;
+		}
+	if (la_factor(s->af, s->A) != 0)
+		return -1;
+	memcpy(s->rhs, r, sizeof(double) * (size_t)nc);
+	la_solve(s->af, s->rhs);
+	for (int k = 0; k < nc; k++)
+		for (int i = 0; i < n; i++)
+			x[i] -= s->X[i + (size_t)k * n] * s->rhs[k];
+	return 0;
+}
+
+/* u back onto c(u) = 0 by Newton's method along M⁻¹Cᵀ (quadratic
+ * convergence; no iteration at all when c(u) = 0 already). */
+static int constraint_project(struct moreau *s, double t, double *u, struct rt_error *err)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n, nc = s->nc;
+	double scale = nl_maxabs(n, u) + DBL_MIN;
+	for (int it = 0;; it++) {
+		problem_constraints(pb, t, u, s->cval, s->Gc);
+		if (it == 10) {
+			snprintf(err->msg, sizeof err->msg, "the positions could not be brought back onto the "
+			         "constraints in 10 iterations (residual %.3g)", nl_maxabs(nc, s->cval));
+			err->code = 4;
+			return -1;
+		}
+		memcpy(s->P, u, sizeof(double) * (size_t)n);   /* scratch: u before */
+		if (constraint_correct(s, u, s->cval)) {
+			snprintf(err->msg, sizeof err->msg, "the constraints' gradients are dependent (C M^-1 C^T "
+			         "singular)");
+			err->code = 4;
+			return -1;
+		}
+		double moved = 0;
+		for (int i = 0; i < n; i++)
+			moved = fmax(moved, fabs(u[i] - s->P[i]));
+		if (moved <= 8 * DBL_EPSILON * scale)
+			return 0;
+	}
+}
+
 static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
                    double *dterm, struct rt_error *err)
 {
 	struct moreau *s = p;
 	struct rt_problem *pb = s->pb;
-	int n = pb->n, nk = s->nk;
+	int n = pb->n, nk = s->nk, ne = s->nc, ld = s->nr;
 	double th = s->theta;
 	problem_load(pb, t0, s->f0);
 	problem_load(pb, t1, s->f1);
@@ -157,7 +260,8 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		s->wpsi[i] = tau * th;
 		s->wphi[i] = tau * tau * th * th;
 	}
-	/* the active contacts and their gradients at u */
+	/* the step's rows: the constraints' gradients (at the midpoint, set
+	 * in the iteration), then the active contacts' at u */
 	int na = 0;
 	if (nk) {
 		problem_contacts(pb, x->u, s->phi, s->G);
@@ -166,10 +270,14 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 			for (int i = 0; i < n; i++)
 				gv += s->G[k + (size_t)i * nk] * x->v[i];
 			s->active[k] = s->phi[k] + 0.5 * tau * gv <= 0;
-			if (s->active[k])
+			if (s->active[k]) {
+				for (int i = 0; i < n; i++)
+					s->H[ne + na + (size_t)i * ld] = s->G[k + (size_t)i * nk];
 				s->idx[na++] = k;
+			}
 		}
 	}
+	int nr = ne + na;
 	const double *e = pb->ir->contact.restitution;
 	memcpy(s->v1, x->v, sizeof(double) * (size_t)n);
 	double vscale = nl_maxabs(n, x->v) + tau * nl_maxabs(n, s->F0) + DBL_MIN;
@@ -192,40 +300,48 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		if (la_factor(s->wf, s->W) != 0)
 			return nl_fail(err, it, nl_maxabs(n, s->R), -2);
 		la_solve(s->wf, s->R);
-		/* v_free = v₊ − W⁻¹R; with contacts, v₊ = v_free + W⁻¹G_AᵀP */
+		/* C at u_m = (u + u₊)/2 for the constraint rows */
+		if (ne) {
+			for (int i = 0; i < n; i++)
+				s->du[i] = 0.5 * (x->u[i] + s->u1[i]);
+			problem_constraints(pb, t0, s->du, s->cval, s->Gc);
+			for (int k = 0; k < ne; k++)
+				for (int i = 0; i < n; i++)
+					s->H[k + (size_t)i * ld] = s->Gc[k + (size_t)i * ne];
+		}
+		/* v_free = v₊ − W⁻¹R; with rows, v₊ = v_free + W⁻¹HᵀP */
 		double change = 0;
 		for (int i = 0; i < n; i++)
 			s->du[i] = s->v1[i] - s->R[i];   /* v_free */
-		if (na) {
-			for (int a = 0; a < na; a++) {
-				int k = s->idx[a];
+		if (nr) {
+			for (int a = 0; a < nr; a++) {
 				double *col = s->WG + (size_t)a * n;
 				for (int i = 0; i < n; i++)
-					col[i] = s->G[k + (size_t)i * nk];
+					col[i] = s->H[a + (size_t)i * ld];
 				la_solve(s->wf, col);
 			}
-			for (int a = 0; a < na; a++) {
-				int k = s->idx[a];
+			for (int a = 0; a < nr; a++) {
 				double gf = 0, gv = 0;
 				for (int i = 0; i < n; i++) {
-					gf += s->G[k + (size_t)i * nk] * s->du[i];
-					gv += s->G[k + (size_t)i * nk] * x->v[i];
+					gf += s->H[a + (size_t)i * ld] * s->du[i];
+					gv += s->H[a + (size_t)i * ld] * x->v[i];
 				}
-				s->q[a] = gf + e[k] * gv;
-				for (int b = 0; b < na; b++) {
+				/* C(θv₊ + (1−θ)v) = 0; G_k v₊ + e_k G_k v ≥ 0 */
+				s->q[a] = gf + (a < ne ? (1 - th) / th : e[s->idx[a - ne]]) * gv;
+				for (int b = 0; b < nr; b++) {
 					double d = 0;
 					for (int i = 0; i < n; i++)
-						d += s->G[k + (size_t)i * nk] * s->WG[i + (size_t)b * n];
-					s->D[a + (size_t)b * nk] = d;
+						d += s->H[a + (size_t)i * ld] * s->WG[i + (size_t)b * n];
+					s->D[a + (size_t)b * ld] = d;
 				}
 			}
-			if (lcp_solve(s, na)) {
-				snprintf(err->msg, sizeof err->msg, "the contact problem (LCP) has no solution found "
-				         "(dependent contact gradients?)");
+			if (lcp_solve(s, ne, nr)) {
+				snprintf(err->msg, sizeof err->msg, "%s", na ? "the contact problem (LCP) has no solution found "
+				         "(dependent contact gradients?)" : "the constraints' gradients are dependent");
 				err->code = 4;
 				return -1;
 			}
-			for (int a = 0; a < na; a++)
+			for (int a = 0; a < nr; a++)
 				for (int i = 0; i < n; i++)
 					s->du[i] += s->WG[i + (size_t)a * n] * s->P[a];
 		}
@@ -239,15 +355,21 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	}
 	if (!converged)
 		return nl_fail(err, it, nl_maxabs(n, s->R) / vscale, -1);
+	/* the constraints' mean forces over the step, λ = −Λ/τ */
+	for (int k = 0; k < ne; k++)
+		x->lam[k] = -s->P[k] / tau;
 	/* the state at t₁ and the ledger */
 	memcpy(s->vold, x->v, sizeof(double) * (size_t)n);
+	memcpy(s->u1, x->u, sizeof(double) * (size_t)n);
 	double w = 0, d = 0;
 	for (int i = 0; i < n; i++) {
-		double unew = x->u[i] + tau * (th * s->v1[i] + (1 - th) * x->v[i]);
-		s->du[i] = unew - x->u[i];
-		x->u[i] = unew;
+		x->u[i] += tau * (th * s->v1[i] + (1 - th) * x->v[i]);
 		x->v[i] = s->v1[i];
 	}
+	if (ne && constraint_project(s, t1, x->u, err))
+		return -1;
+	for (int i = 0; i < n; i++)
+		s->du[i] = x->u[i] - s->u1[i];
 	problem_psi(pb, x->v, NULL, s->gpsi);
 	for (int i = 0; i < n; i++) {
 		w += s->du[i] * (th * s->f1[i] + (1 - th) * s->f0[i]);

@@ -26,6 +26,20 @@
  * is solved by Newton's method (exact in one iteration for affine φ);
  * constraints with μ_i < 0 leave the set, violated ones enter it.
  *
+ * Bilateral constraints c(u) = 0 (fixed ones) restrict the admissible set
+ * to K ∩ C, C = {u : c(u) = 0}, a manifold: the projection takes them as
+ * equalities always active (their multipliers free), and Mᵐ⁻¹Fᵐ is the
+ * constrained acceleration (the saddle point [M Cᵀ; C 0], with the
+ * velocity term −vᵀ∇²c v of d²c/dt² = 0).  Without contact the step is
+ * Uᵐ⁺¹ = P_C(2Uᵐ − Uᵐ⁻¹ + τ²aᵐ), central differences kept on C (the
+ * projection corrects O(τ⁴)); when a contact acts it is
+ * Uᵐ⁺¹ = P_C(−eUᵐ⁻¹ + (1+e)P_{K∩C}(y)), the outer P_C only removing the
+ * O(τ²) by which the combination of two points of the curved C leaves
+ * it.  The impact law is then Newton's for the constrained system: the
+ * normal velocity, in the M-metric of the tangent space of C, reverses
+ * with the factor e.  The recorded λ is the multiplier of the
+ * constrained acceleration at Uᵐ⁺¹.
+ *
  * Ledger (Newmark pairing): ΔW = Δu·(fₘ + fₘ₊₁)/2,
  * ΔD = Δu·(∇Ψ(vₘ) + ∇Ψ(vₘ₊₁))/2; the energy an impact with e < 1 removes
  * shows in the residual. */
@@ -44,7 +58,9 @@ struct paoli {
 	struct rt_problem *pb;
 	struct nl_common c;
 	double e;
-	int nk;                     /* contacts */
+	int nk, nc;                 /* contacts, constraints */
+	double *cval, *muc, *Gc;    /* nc, nc, nc × n */
+	double *lam0;               /* nc: λ scratch at Uᵐ */
 	double *uprev, *y, *w, *acc, *f0, *f1, *psi0, *vtmp, *vold;   /* n */
 	double *phi, *mu;           /* nk */
 	double *G;                  /* nk × n */
@@ -62,6 +78,7 @@ static void ps_free(void *p)
 		return;
 	nl_common_free(&s->c);
 	free(s->uprev); free(s->y); free(s->w); free(s->acc); free(s->f0); free(s->f1); free(s->psi0);
+	free(s->cval); free(s->muc); free(s->Gc); free(s->lam0);
 	free(s->vtmp); free(s->vold); free(s->phi); free(s->mu); free(s->G); free(s->active); free(s->J); free(s->r); free(s->Mu);
 	la_factor_free(s->kkt);
 	free(s);
@@ -71,6 +88,10 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 {
 	(void)par;
 	(void)opt;
+	if (pb->nc > 0 && pb->ir->constraint_moving)
+		return nl_refuse(err, "paoli_schatzman does not support moving constraints (c depending on t)");
+	if (pb->nc > 0 && pb->varmass)
+		return nl_refuse(err, "paoli_schatzman takes bilateral constraints with a constant mass only");
 	const struct ir_gaps *g = &pb->ir->contact;
 	for (int k = 1; k < g->n; k++)
 		if (g->restitution[k] != g->restitution[0]) {
@@ -84,14 +105,17 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	struct paoli *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	int n = pb->n, nk = g->n, nt = n + nk;
+	int n = pb->n, nk = g->n, nc = pb->nc, nt = n + nc + nk;
 	s->pb = pb;
 	s->nk = nk;
+	s->nc = nc;
 	s->e = nk ? g->restitution[0] : 0;
 	if (nl_vectors((size_t)n, &s->uprev, &s->y, &s->w, &s->acc, &s->f0, &s->f1, &s->psi0, &s->vtmp, &s->vold,
 	               (double **)NULL) ||
 	    nl_vectors((size_t)nk, &s->phi, &s->mu, (double **)NULL) ||
 	    nl_vectors((size_t)nk * (size_t)n, &s->G, (double **)NULL) ||
+	    nl_vectors((size_t)nc, &s->cval, &s->muc, &s->lam0, (double **)NULL) ||
+	    nl_vectors((size_t)nc * (size_t)n, &s->Gc, (double **)NULL) ||
 	    nl_vectors((size_t)nt * (size_t)nt, &s->J, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)n, &s->Mu, (double **)NULL) ||
 	    nl_vectors((size_t)nt, &s->r, (double **)NULL) ||
@@ -104,17 +128,21 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	return s;
 }
 
-/* One Newton solve of the KKT system on the active set; w in, w and mu
- * out.  Returns 0, or -1 when the system is singular or does not converge
- * (an active set of dependent gradients). */
-static int kkt_solve(struct paoli *s)
+/* One Newton solve of the KKT system on the active set, the constraints
+ * always in it; w in, w, muc and mu out.  Unknowns (w, μ_c, μ): rows
+ * M(w − y) − Σ_C μ_c ∇c − Σ_A μ_k ∇φ_k, c(w), then φ_k (active) or μ_k.
+ * Returns 0, or -1 when the system is singular or does not converge (an
+ * active set of dependent gradients). */
+static int kkt_solve(struct paoli *s, double t)
 {
 	struct rt_problem *pb = s->pb;
-	int n = pb->n, nk = s->nk, nt = n + nk;
+	int n = pb->n, nk = s->nk, nc = s->nc, nt = n + nc + nk, o = n + nc;
 	double ymag = nl_maxabs(n, s->y) + nl_maxabs(n, s->w);
 	for (int it = 0; it < 50; it++) {
-		problem_contacts(pb, s->w, s->phi, s->G);
-		/* R_u = M(w − y) − Σ_A μ_k ∇φ_k,  R_k = φ_k (active) or μ_k */
+		if (nk)
+			problem_contacts(pb, s->w, s->phi, s->G);
+		if (nc)
+			problem_constraints(pb, t, s->w, s->cval, s->Gc);
 		for (int i = 0; i < n; i++) {
 			double r = 0;
 			for (int j = 0; j < n; j++)
@@ -122,10 +150,14 @@ static int kkt_solve(struct paoli *s)
 			for (int k = 0; k < nk; k++)
 				if (s->active[k])
 					r -= s->mu[k] * s->G[k + (size_t)i * nk];
+			for (int k = 0; k < nc; k++)
+				r -= s->muc[k] * s->Gc[k + (size_t)i * nc];
 			s->r[i] = r;
 		}
+		for (int k = 0; k < nc; k++)
+			s->r[n + k] = s->cval[k];
 		for (int k = 0; k < nk; k++)
-			s->r[n + k] = s->active[k] ? s->phi[k] : s->mu[k];
+			s->r[o + k] = s->active[k] ? s->phi[k] : s->mu[k];
 		memset(s->J, 0, sizeof(double) * (size_t)nt * (size_t)nt);
 		for (int j = 0; j < n; j++)
 			for (int i = 0; i < n; i++)
@@ -133,15 +165,23 @@ static int kkt_solve(struct paoli *s)
 		for (int k = 0; k < nk; k++)
 			if (!s->active[k])
 				s->mu[k] = 0;
-		problem_add_contact_hess(pb, s->mu, -1, s->J, nt);
+		if (nk)
+			problem_add_contact_hess(pb, s->mu, -1, s->J, nt);
+		if (nc)
+			problem_add_constraint_hess(pb, s->muc, -1, s->J, nt);
+		for (int k = 0; k < nc; k++)
+			for (int i = 0; i < n; i++) {
+				s->J[i + (size_t)(n + k) * nt] = -s->Gc[k + (size_t)i * nc];
+				s->J[n + k + (size_t)i * nt] = s->Gc[k + (size_t)i * nc];
+			}
 		for (int k = 0; k < nk; k++) {
 			if (s->active[k]) {
 				for (int i = 0; i < n; i++) {
-					s->J[i + (size_t)(n + k) * nt] = -s->G[k + (size_t)i * nk];
-					s->J[n + k + (size_t)i * nt] = s->G[k + (size_t)i * nk];
+					s->J[i + (size_t)(o + k) * nt] = -s->G[k + (size_t)i * nk];
+					s->J[o + k + (size_t)i * nt] = s->G[k + (size_t)i * nk];
 				}
 			} else {
-				s->J[n + k + (size_t)(n + k) * nt] = 1;
+				s->J[o + k + (size_t)(o + k) * nt] = 1;
 			}
 		}
 		if (la_factor(s->kkt, s->J) != 0)
@@ -152,8 +192,10 @@ static int kkt_solve(struct paoli *s)
 			s->w[i] -= s->r[i];
 			dw = fmax(dw, fabs(s->r[i]));
 		}
+		for (int k = 0; k < nc; k++)
+			s->muc[k] -= s->r[n + k];
 		for (int k = 0; k < nk; k++)
-			s->mu[k] -= s->r[n + k];
+			s->mu[k] -= s->r[o + k];
 		if (!isfinite(dw))
 			return -1;
 		if (dw <= 4 * DBL_EPSILON * (ymag + nl_maxabs(n, s->w)))
@@ -162,33 +204,39 @@ static int kkt_solve(struct paoli *s)
 	return -1;
 }
 
-/* w = P_K(y); *moved tells whether the projection acted. */
-static int project(struct paoli *s, int *moved)
+/* w = P_{K∩C}(y) (P_C(y) without contacts, when contacts is 0); *moved
+ * tells whether a contact acted. */
+static int project(struct paoli *s, double t, int contacts, int *moved)
 {
 	struct rt_problem *pb = s->pb;
-	int n = pb->n, nk = s->nk;
+	int n = pb->n, nk = contacts ? s->nk : 0;
 	memcpy(s->w, s->y, sizeof(double) * (size_t)n);
 	*moved = 0;
+	for (int k = 0; k < s->nc; k++)
+		s->muc[k] = 0;
+	for (int k = 0; k < s->nk; k++) {
+		s->active[k] = 0;
+		s->mu[k] = 0;
+	}
+	if (s->nc && kkt_solve(s, t))
+		return -1;
 	if (nk == 0)
 		return 0;
-	problem_contacts(pb, s->y, s->phi, s->G);
+	problem_contacts(pb, s->w, s->phi, s->G);
 	/* start from the most violated contact alone; the others enter one
 	 * at a time, so that a redundant contact (the same gap stated twice)
 	 * never makes the KKT matrix singular */
 	int first = -1;
-	for (int k = 0; k < nk; k++) {
-		s->active[k] = 0;
-		s->mu[k] = 0;
+	for (int k = 0; k < nk; k++)
 		if (s->phi[k] < 0 && (first < 0 || s->phi[k] < s->phi[first]))
 			first = k;
-	}
 	if (first < 0)
 		return 0;
 	s->active[first] = 1;
 	*moved = 1;
 	/* an active-set iteration: at most 4 nk + 4 changes of the set */
 	for (int round = 0; round < 4 * nk + 4; round++) {
-		if (kkt_solve(s))
+		if (kkt_solve(s, t))
 			return -1;
 		int worst = -1;
 		double mmin = 0;
@@ -215,9 +263,9 @@ static int project(struct paoli *s, int *moved)
 	return -1;
 }
 
-static void smooth_acceleration(struct paoli *s, double t, const double *u, const double *v, double *a)
+static void smooth_acceleration(struct paoli *s, double t, const double *u, const double *v, double *a, double *lam)
 {
-	struct rt_state st = { (double *)u, (double *)v, a, NULL, NULL, NULL };
+	struct rt_state st = { (double *)u, (double *)v, a, NULL, NULL, lam };
 	nl_acceleration(&s->c, t, &st);
 }
 
@@ -234,7 +282,7 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	/* M⁻¹Fᵐ at (Uᵐ, vₘ) (for M(u), the Euler–Lagrange acceleration with
 	 * its velocity terms, and the metric M(Uᵐ)); the step's loads and
 	 * ∇Ψ(vₘ) for the ledger */
-	smooth_acceleration(s, t0, x->u, x->v, s->acc);
+	smooth_acceleration(s, t0, x->u, x->v, s->acc, s->lam0);
 	s->M = pb->M;
 	if (pb->varmass) {
 		problem_mass(pb, x->u, s->Mu);
@@ -245,11 +293,20 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	for (int i = 0; i < n; i++)
 		s->y[i] = (2 * x->u[i] - (1 - e) * s->uprev[i] + tau * tau * s->acc[i]) / (1 + e);
 	int moved;
-	if (project(s, &moved)) {
-		snprintf(err->msg, sizeof err->msg, "the projection onto the contacts failed (dependent contact "
-		         "gradients, or a point too far from the admissible set)");
-		err->code = 4;
-		return -1;
+	if (project(s, t1, 1, &moved))
+		goto failed;
+	if (s->nc) {
+		/* back onto C: P_C(2Uᵐ − Uᵐ⁻¹ + τ²aᵐ) without contact,
+		 * P_C(−eUᵐ⁻¹ + (1+e)w) with one */
+		for (int i = 0; i < n; i++)
+			s->y[i] = moved ? -e * s->uprev[i] + (1 + e) * s->w[i]
+			                : 2 * x->u[i] - s->uprev[i] + tau * tau * s->acc[i];
+		int dummy;
+		if (project(s, t1, 0, &dummy))
+			goto failed;
+		/* so that the update below gives w */
+		for (int i = 0; i < n; i++)
+			s->w[i] = (s->w[i] + e * s->uprev[i]) / (1 + e);
 	}
 	double w = 0, d = 0;
 	memcpy(s->vold, x->v, sizeof(double) * (size_t)n);
@@ -259,7 +316,7 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		s->y[i] = unew - x->u[i];              /* Δu */
 		x->u[i] = unew;
 	}
-	smooth_acceleration(s, t1, x->u, s->vtmp, x->a);
+	smooth_acceleration(s, t1, x->u, s->vtmp, x->a, x->lam);
 	for (int i = 0; i < n; i++) {
 		if (moved) {
 			x->v[i] = s->vtmp[i];
@@ -279,6 +336,11 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	*dW = w;
 	*dD = d;
 	return 0;
+failed:
+	snprintf(err->msg, sizeof err->msg, "the projection onto the contacts failed (dependent contact "
+	         "gradients, or a point too far from the admissible set)");
+	err->code = 4;
+	return -1;
 }
 
 static const struct scheme_newton nl_paoli_schatzman = {
