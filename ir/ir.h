@@ -285,6 +285,24 @@ struct ir_output {
 	int every;
 };
 
+/* What a run keeps in memory for the script to read back (dyn(5),
+ * "Results"): lang/ fills it from the script's uses of the run's name
+ * (r.u(10), maxabs(r.residual), plot r.x[2]), and the runtime keeps these
+ * series at every step and nothing else.  Records to files are streamed
+ * and need nothing here.  The times are kept when anything is. */
+struct ir_keep {
+	int all;                /* every series, dofs within history_budget:
+	                           the REPL, or a run value used otherwise
+	                           than as NAME.FIELD */
+	unsigned char *dof;     /* ndof flags (or NULL): u, u' and u'' */
+	unsigned char *intvar;  /* nint flags (or NULL): z and z' */
+	unsigned energy;        /* bit e: kinetic, stored, dissipated, work,
+	                           residual (rt_energy_name) */
+	int t, dterm, lam;      /* r.t; every term's dissipation; every λ */
+	unsigned char *col;     /* per IR_REC_EXPR column in record order
+	                           (or NULL) */
+};
+
 struct ir_run {
 	struct ir_model *model;
 	struct ir_scheme scheme;
@@ -303,8 +321,9 @@ struct ir_run {
 	struct ir_output *output;
 	size_t memory_limit;    /* bytes the histories may take (0: no limit) */
 	int memory_limit_default; /* the limit is half the physical memory */
-	size_t history_budget;  /* bytes of in-memory history of every dof;
-	                           beyond it only recorded columns are kept */
+	size_t history_budget;  /* keep.all: bytes of in-memory history of
+	                           every dof; beyond it only recorded dofs */
+	struct ir_keep keep;
 };
 
 /* Building programs (ir/ir.c).  Emitters fold constants and reuse an

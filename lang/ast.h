@@ -92,6 +92,19 @@ struct ast_run {
 	struct ast_vec options;   /* struct ast_arg *, always named */
 	struct ast_vec records;   /* struct ast_record * */
 	struct loc loc;
+	/* What the script reads back from the run (check.c): its NAME.FIELD
+	 * uses, or keep_all when the run's value is used otherwise. */
+	struct ast_vec uses;      /* struct ast_use * */
+	int keep_all;
+};
+
+/* A use of a run's field: r.x, r.x[INDEX] (index NULL: the whole field).
+ * stable: the index names only values bound before the run, so that its
+ * value when the run is lowered is its value where it is used. */
+struct ast_use {
+	const char *field;
+	struct ast_expr *index;
+	int stable;
 };
 
 /* Model items ("model NAME { ... }"). */

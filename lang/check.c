@@ -7,7 +7,10 @@
  *   - a for body, a function body and a model are scopes of their own;
  *   - inside a model: its params, its dofs and t; record expressions of a
  *     run see the model's names too;
- *   - field names of runs (r.u) are checked when the run exists. */
+ *   - field names of runs (r.u) are checked when the run exists.
+ * It also notes, on each run bound by `let NAME = run`, which of its
+ * fields the program reads back (struct ast_use), so that the run keeps
+ * those histories and nothing else (dyn(5), "Results"). */
 #include <config.h>
 
 #include "check.h"
@@ -21,6 +24,8 @@ struct cname {
 	enum bind_kind kind;
 	struct loc loc;
 	struct ast_model *model;   /* B_MODEL */
+	struct ast_run *run;       /* let NAME = run ...: the run */
+	int seq;                   /* order of definition in the program */
 	struct cname *next;
 };
 
@@ -65,6 +70,7 @@ struct checker {
 	int allow_redefine;
 	int errors;
 	int depth;
+	int seq;                /* definitions so far */
 };
 
 static void frame_of(struct import_frame *fr, const char *path, const char *name, struct loc loc)
@@ -105,6 +111,8 @@ static struct cname *define(struct checker *c, const char *name, enum bind_kind 
 	if (n) {
 		if (c->allow_redefine && c->scope == c->globals) {
 			n->kind = kind;
+			n->run = NULL;
+			n->seq = ++c->seq;
 			return n;
 		}
 		diag_error(c->d, loc, "'%s' is already defined", name);
@@ -117,6 +125,7 @@ static struct cname *define(struct checker *c, const char *name, enum bind_kind 
 	n->name = name;
 	n->kind = kind;
 	n->loc = loc;
+	n->seq = ++c->seq;
 	n->next = c->scope->head;
 	c->scope->head = n;
 	return n;
@@ -151,6 +160,51 @@ static void args(struct checker *c, struct ast_vec *v)
 
 static void expr1(struct checker *c, struct ast_expr *e);
 
+/* The run NAME is bound to by `let NAME = run ...` here, or NULL. */
+static struct cname *run_name(struct checker *c, const struct ast_expr *e)
+{
+	if (e->kind != AST_NAME)
+		return NULL;
+	struct cname *n = lookup(c->scope, e->name);
+	return n && n->run ? n : NULL;
+}
+
+/* Does an index name only numbers, and values defined before the
+ * definition numbered seq (the run's), so that lowering the run can
+ * evaluate it to the value it has where it is used?  Bindings are never
+ * redefined outside the REPL, and a name found here with an earlier
+ * number is one the run's own place sees too. */
+static int stable(struct checker *c, const struct ast_expr *e, int seq)
+{
+	switch (e->kind) {
+	case AST_NUM:
+		return 1;
+	case AST_NAME: {
+		struct cname *n = lookup(c->scope, e->name);
+		if (!n)
+			return strcmp(e->name, "pi") == 0;
+		return n->kind == B_VALUE && !n->run && n->seq < seq;
+	}
+	case AST_UNARY:
+		return e->op == AST_OP_NEG && stable(c, e->lhs, seq);
+	case AST_BINARY:
+		return (e->op == AST_OP_ADD || e->op == AST_OP_SUB || e->op == AST_OP_MUL || e->op == AST_OP_DIV) &&
+		       stable(c, e->lhs, seq) && stable(c, e->rhs, seq);
+	default:
+		return 0;
+	}
+}
+
+/* The program reads field (index: element) of run r; seq as for stable. */
+static void use(struct checker *c, struct ast_run *r, const char *field, struct ast_expr *index, int seq)
+{
+	struct ast_use *u = arena_alloc(c->a, sizeof *u);
+	u->field = field;
+	u->index = index;
+	u->stable = index && stable(c, index, seq);
+	ast_vec_push(c->a, &r->uses, u);
+}
+
 /* Expressions nest as deep as they are long: past the evaluator's limit
  * the evaluator reports it, so the checker stops descending there. */
 static void expr(struct checker *c, struct ast_expr *e)
@@ -169,6 +223,13 @@ static void expr1(struct checker *c, struct ast_expr *e)
 	case AST_STR:
 		return;
 	case AST_NAME: {
+		struct cname *rn = run_name(c, e);
+		if (rn) {
+			/* a run's value passed on or copied: whoever gets it may
+			 * read any of its histories */
+			rn->run->keep_all = 1;
+			return;
+		}
 		if (lookup(c->scope, e->name) || strcmp(e->name, "pi") == 0 ||
 		    strcmp(e->name, "true") == 0 || strcmp(e->name, "false") == 0)
 			return;
@@ -220,15 +281,30 @@ static void expr1(struct checker *c, struct ast_expr *e)
 		}
 		args(c, &e->args);
 		return;
-	case AST_FIELD:
-		expr(c, e->lhs);
+	case AST_FIELD: {
+		struct cname *rn = run_name(c, e->lhs);
+		if (rn)
+			use(c, rn->run, e->name, NULL, rn->seq);
+		else
+			expr(c, e->lhs);
 		return;
+	}
 	case AST_PRIME:
 	case AST_UNARY:
 		expr(c, e->lhs);
 		return;
-	case AST_BINARY:
 	case AST_INDEX:
+		if (e->lhs->kind == AST_FIELD && run_name(c, e->lhs->lhs)) {
+			/* r.x[i], r.lambda[k], r.dissipated[k] */
+			struct cname *rn = run_name(c, e->lhs->lhs);
+			use(c, rn->run, e->lhs->name, e->rhs, rn->seq);
+			expr(c, e->rhs);
+			return;
+		}
+		expr(c, e->lhs);
+		expr(c, e->rhs);
+		return;
+	case AST_BINARY:
 	case AST_PAIR:
 		expr(c, e->lhs);
 		expr(c, e->rhs);
@@ -368,6 +444,38 @@ static void shadowed_params(struct checker *c, const struct ast_run *r, const st
 	}
 }
 
+/* A plot in a run's block names the run's fields directly (plot sigma
+ * vs u, x[2]'); the rest of its expressions are evaluated as anywhere
+ * (exec.c, rebase).  Its indexes are evaluated after the run, in the
+ * scope the run sees now: stable. */
+static void plot_uses(struct checker *c, struct ast_run *r, struct ast_expr *e)
+{
+	switch (e->kind) {
+	case AST_NAME:
+		use(c, r, e->name, NULL, 0);
+		return;
+	case AST_PRIME:
+		plot_uses(c, r, e->lhs);
+		return;
+	case AST_PAIR:
+		plot_uses(c, r, e->lhs);
+		plot_uses(c, r, e->rhs);
+		return;
+	case AST_INDEX:
+		if (e->lhs->kind == AST_NAME) {
+			use(c, r, e->lhs->name, e->rhs, c->seq + 1);
+			expr(c, e->rhs);
+		} else {
+			plot_uses(c, r, e->lhs);
+			expr(c, e->rhs);
+		}
+		return;
+	default:
+		expr(c, e);
+		return;
+	}
+}
+
 static void run(struct checker *c, struct ast_run *r)
 {
 	/* a model declared in a loop's body runs there (a sweep) */
@@ -399,6 +507,11 @@ static void run(struct checker *c, struct ast_run *r)
 		expr(c, rec->every);
 		if (rec->plot)
 			expr(c, rec->plot->path);   /* its series are the run's names */
+	}
+	for (int k = 0; k < r->records.n; k++) {
+		struct ast_record *rec = r->records.v[k];
+		for (int i = 0; rec->plot && i < rec->plot->exprs.n; i++)
+			plot_uses(c, r, rec->plot->exprs.v[i]);
 	}
 	if (!m->model)
 		return;   /* a model of an earlier REPL input: lowering checks it */
@@ -452,7 +565,9 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 				run(c, v->run);
 			else
 				expr(c, v);
-			define(c, d ? d->name : st->name, B_VALUE, d ? d->loc : st->name_loc);
+			struct cname *n = define(c, d ? d->name : st->name, B_VALUE, d ? d->loc : st->name_loc);
+			if (v->kind == AST_RUN)
+				n->run = v->run;
 			loop_name(c, d ? d->name : st->name, d ? d->loc : st->name_loc);
 		}
 		return;
@@ -501,7 +616,9 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 	case AST_STMT_PRINT:
 	case AST_STMT_PLOT:
 		for (int i = 0; i < st->exprs.n; i++)
-			expr(c, st->exprs.v[i]);
+			/* print r shows the run's summary, no history */
+			if (!(st->kind == AST_STMT_PRINT && run_name(c, st->exprs.v[i])))
+				expr(c, st->exprs.v[i]);
 		expr(c, st->path);
 		args(c, &st->defs);
 		return;

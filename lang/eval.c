@@ -470,19 +470,41 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 	return 0;
 }
 
+/* The samples of a series, NULL when the run did not keep it. */
+static const double *series_samples(const struct rt_result *r, const struct series_ref *s)
+{
+	switch (s->kind) {
+	case SER_T: return r->t;
+	case SER_DOF: return (s->deriv == 0 ? r->u : s->deriv == 1 ? r->v : r->a)[s->index];
+	case SER_INT: return (s->deriv ? r->zd : r->z)[s->index];
+	case SER_ENERGY: return r->energy[s->index];
+	case SER_DTERM: return r->dterm[s->index];
+	case SER_LAM: return r->lam[s->index];
+	case SER_COL: return r->col[s->index];
+	}
+	return NULL;
+}
+
+/* A run keeps what the script reads back (check.c, lower_keep), so a
+ * series is missing only at the REPL, beyond the history budget; the
+ * second message guards the analysis: no query ever reads a series that
+ * was not kept. */
 static int hist_available(struct eval *ev, const struct value *h, struct loc loc)
 {
 	const struct rt_result *r = h->run->res;
 	if (h->cols == -1)
 		return eval_error(ev, loc, "%s is a vector %s: index it, as %s[1]", h->ser.label,
 		                  h->ser.kind == SER_LAM ? "of multipliers" : "dof", h->ser.label);
-	if ((h->ser.kind == SER_DOF && !r->u[h->ser.index]) || (h->ser.kind == SER_INT && !r->z[h->ser.index]))
+	if (series_samples(r, &h->ser))
+		return 0;
+	if (h->run->plan->keep.all && (h->ser.kind == SER_DOF || h->ser.kind == SER_INT))
 		return eval_error(ev, loc,
 		                  "%s was not kept: the history of every dof (%.3g MB) exceeds the run's budget "
 		                  "(history_budget = %.3g MB), so only recorded quantities are kept; record it",
 		                  h->ser.label, (double)r->history_bytes / 1e6,
 		                  (double)h->run->plan->history_budget / 1e6);
-	return 0;
+	return eval_error(ev, loc, "%s was not kept by the run (dyn(5), Results): this is a bug of dyn, "
+	                  "please report it", h->ser.label);
 }
 
 static int hist_time(struct eval *ev, struct loc loc, const struct value *h, double *T);
@@ -594,21 +616,14 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 	if (h->cols == -1)
 		return eval_error(ev, loc, "%s is a vector %s: index it, as %s[1]", h->ser.label,
 		                  h->ser.kind == SER_LAM ? "of multipliers" : "dof", h->ser.label);
-	if ((h->ser.kind == SER_DOF && !r->u[h->ser.index]) || (h->ser.kind == SER_INT && !r->z[h->ser.index]))
+	if (!series_samples(r, &h->ser) && h->run->plan->keep.all &&
+	    (h->ser.kind == SER_DOF || h->ser.kind == SER_INT))
 		return eval_error(ev, loc, "%s was not kept (the history exceeds the run's budget); record it",
 		                  h->ser.label);
+	if (hist_available(ev, h, loc))
+		return -1;
 	*n = r->nstep + 1;
-	switch (h->ser.kind) {
-	case SER_T: *y = r->t; break;
-	case SER_DOF:
-		*y = h->ser.deriv == 0 ? r->u[h->ser.index] : h->ser.deriv == 1 ? r->v[h->ser.index] : r->a[h->ser.index];
-		break;
-	case SER_INT: *y = (h->ser.deriv ? r->zd : r->z)[h->ser.index]; break;
-	case SER_ENERGY: *y = r->energy[h->ser.index]; break;
-	case SER_DTERM: *y = r->dterm[h->ser.index]; break;
-	case SER_LAM: *y = r->lam[h->ser.index]; break;
-	case SER_COL: *y = r->col[h->ser.index]; break;
-	}
+	*y = series_samples(r, &h->ser);
 	return 0;
 }
 

@@ -1030,6 +1030,8 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 			if (mb < 0 || mb > 1e9)
 				return eval_error(ev, o->value->loc, "history_budget is in MB and must lie in [0, 1e9]");
 			run->history_budget = (size_t)(mb * 1e6);
+			/* asked for: every dof within the budget, as at the REPL */
+			run->keep.all = 1;
 		} else if (strcmp(o->name, "tolerance") == 0) {
 			if (eval_number(ev, o->value, &run->tolerance, "tolerance"))
 				return -1;
@@ -1081,6 +1083,124 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 		}
 	}
 	return 0;
+}
+
+/* The value of a stable index (check.c): numbers, the values bound to
+ * names, + - * /; nothing is reported, 0 when it is not such a number. */
+static int index_value(struct eval *ev, const struct ast_expr *e, double *out)
+{
+	double a, b;
+	switch (e->kind) {
+	case AST_NUM:
+		*out = e->num;
+		return 1;
+	case AST_NAME: {
+		struct binding *bd = scope_lookup(ev->scope, e->name);
+		if (!bd && strcmp(e->name, "pi") == 0) {
+			*out = M_PI;
+			return 1;
+		}
+		if (!bd || bd->kind != B_VALUE || bd->val.kind != VAL_NUM || !bd->val.frozen)
+			return 0;
+		*out = bd->val.k;
+		return 1;
+	}
+	case AST_UNARY:
+		if (e->op != AST_OP_NEG || !index_value(ev, e->lhs, &a))
+			return 0;
+		*out = -a;
+		return 1;
+	case AST_BINARY:
+		if (!index_value(ev, e->lhs, &a) || !index_value(ev, e->rhs, &b))
+			return 0;
+		switch (e->op) {
+		case AST_OP_ADD: *out = a + b; return 1;
+		case AST_OP_SUB: *out = a - b; return 1;
+		case AST_OP_MUL: *out = a * b; return 1;
+		case AST_OP_DIV: *out = a / b; return 1;
+		default: return 0;
+		}
+	default:
+		return 0;
+	}
+}
+
+/* What the run keeps (struct ir_keep): the fields the script reads back,
+ * resolved as run_field (eval.c) resolves them; everything (the dofs
+ * within history_budget) when the run's value is passed on, at the REPL,
+ * where any field may be asked for later, and when the run states its
+ * history_budget. */
+static void lower_keep(struct eval *ev, const struct ast_run *ar, struct ir_run *run)
+{
+	const struct ir_model *m = run->model;
+	struct ir_keep *k = &run->keep;
+	k->all = k->all || ar->keep_all || ev->s->interactive || ev->s->allow_redefine;
+	if (k->all)
+		return;
+	int ncol = 0;
+	for (int o = 0; o < run->noutput; o++)
+		for (int j = 0; j < run->output[o].nrecord; j++)
+			ncol += run->output[o].record[j].kind == IR_REC_EXPR;
+	k->dof = arena_alloc(ev->a, (size_t)m->ndof + 1);
+	k->intvar = arena_alloc(ev->a, (size_t)m->nint + 1);
+	k->col = arena_alloc(ev->a, (size_t)ncol + 1);
+	for (int q = 0; q < ar->uses.n; q++) {
+		const struct ast_use *u = ar->uses.v[q];
+		const char *name = u->field;
+		if (strcmp(name, "t") == 0) {
+			k->t = 1;
+			continue;
+		}
+		int energy = -1;
+		for (int i = 0; i < RT_NENERGY; i++)
+			if (strcmp(name, rt_energy_name[i]) == 0)
+				energy = i;
+		if (energy >= 0) {
+			/* r.dissipated[k]: the k-th term's share */
+			if (energy == 2 && u->index)
+				k->dterm = 1;
+			else
+				k->energy |= 1u << energy;
+			continue;
+		}
+		if (strcmp(name, "lambda") == 0 && m->nconstraint > 0) {
+			k->lam = 1;
+			continue;
+		}
+		int c = 0, found = 0;
+		for (int o = 0; o < run->noutput && !found; o++)
+			for (int j = 0; j < run->output[o].nrecord && !found; j++)
+				if (run->output[o].record[j].kind == IR_REC_EXPR) {
+					if (strcmp(name, run->output[o].record[j].name) == 0) {
+						k->col[c] = 1;
+						found = 1;
+					}
+					c++;
+				}
+		if (found)
+			continue;
+		/* a dof or an internal variable, scalar or vector x[i]: one
+		 * element when the index is known, else all of them */
+		size_t len = strlen(name);
+		double iv;
+		long idx = u->index && u->stable && index_value(ev, u->index, &iv) && iv == floor(iv) &&
+		           fabs(iv) < 1e9 ? (long)iv : 0;
+		for (int pass = 0; pass < 2 && !found; pass++) {
+			const struct ir_dof *list = pass ? m->intvar : m->dof;
+			unsigned char *flag = pass ? k->intvar : k->dof;
+			int nl = pass ? m->nint : m->ndof;
+			long pos = 0;
+			for (int i = 0; i < nl; i++) {
+				const char *dn = list[i].name;
+				if (strcmp(dn, name) == 0 || (strncmp(dn, name, len) == 0 && dn[len] == '[')) {
+					found = 1;
+					pos++;
+					if (idx == 0 || pos == idx)
+						flag[i] = 1;
+				}
+			}
+		}
+	}
 }
 
 int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
@@ -1181,6 +1301,7 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	}
 	if (run->solver == IR_SOLVER_BANDED && m->damping_kind == IR_DAMP_MODAL)
 		return eval_error(ev, ar->loc, "modal damping gives a full damping matrix: use solver = dense");
+	lower_keep(ev, ar, run);
 	*out = run;
 	return 0;
 }

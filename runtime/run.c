@@ -160,6 +160,8 @@ struct output {
 	FILE *f;
 	double **reg;   /* VM registers per expression column */
 	double *val;
+	int col0;       /* its first IR_REC_EXPR column in rt_result.col */
+	int kept;       /* one of those is kept */
 };
 
 /* %.15g, or %.16g or %.17g when needed to read back as x; "0" for -0. */
@@ -700,116 +702,113 @@ static int equilibrium(struct rt_problem *pb, const struct ir_run *plan, struct 
 	return 0;
 }
 
-/* What the histories of a run will take, refused before anything is
- * allocated when beyond plan->memory_limit: the histories are reserved
- * for the whole run, and a run that outgrows the memory is killed by the
- * system (or swaps for hours) after it has computed much. */
-static int check_memory(const struct rt_result *res, const struct ir_run *plan, int n, int m, int N,
-                        struct rt_error *err)
-{
-	double series = 1 + RT_NENERGY + res->nterm + res->nlam;
-	int keep_all = sizeof(double) * ((double)N + 1) * (3.0 * n + 2.0 * m) <= (double)plan->history_budget;
-	char *kept = calloc((size_t)(n + m) + 1, 1);
-	if (!kept)
-		return fail(err, 3, plan->loc, "out of memory");
-	for (int o = 0; o < plan->noutput; o++)
-		for (int j = 0; j < plan->output[o].nrecord; j++) {
-			const struct ir_record *r = &plan->output[o].record[j];
-			if (r->kind == IR_REC_EXPR)
-				series += 1;
-			else if (r->kind == IR_REC_U && !kept[r->dof]++)
-				series += keep_all ? 0 : 3;
-			else if (r->kind == IR_REC_Z && !kept[n + r->dof]++)
-				series += keep_all ? 0 : 2;
-		}
-	free(kept);
-	if (keep_all)
-		series += 3.0 * n + 2.0 * m;
-	double bytes = sizeof(double) * ((double)N + 1) * series;
-	if (plan->memory_limit == 0 || bytes <= (double)plan->memory_limit)
-		return 0;
-	return fail(err, 3, plan->loc, "this run would keep %.0f MB of histories (%d steps, %.0f series), more than "
-	            "the memory limit of %.0f MB%s: take a larger step or a shorter run, record fewer quantities, "
-	            "or set the limit with --memory-limit MB", ceil(bytes / 1e6), N, series,
-	            floor((double)plan->memory_limit / 1e6),
-	            plan->memory_limit_default ? " (half the physical memory)" : "");
-}
-
+/* The histories a run keeps (ir_keep, dyn(5) "Results"): the series the
+ * script reads back, each at every step, and nothing else; memory is
+ * O(what is kept), not O(dofs × steps).  At the REPL (keep.all) every
+ * series, and every dof within history_budget, beyond it the recorded
+ * ones.  The times are kept when anything is.  What they take is refused
+ * before anything is allocated when beyond plan->memory_limit: a run
+ * that outgrows the memory is killed by the system (or swaps for hours)
+ * after it has computed much. */
 static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n, int m, int N, struct rt_error *err)
 {
-	if (check_memory(res, plan, n, m, N, err))
-		return err->code;
+	const struct ir_keep *kp = &plan->keep;
 	res->ndof = n;
 	res->nint = m;
-	res->t = malloc(sizeof(double) * (size_t)(N + 1));
+	res->history_bytes = sizeof(double) * (size_t)(N + 1) * (size_t)(3 * n + 2 * m);
+	res->kept_all = kp->all && res->history_bytes <= plan->history_budget;
+	int ncol = 0;
+	for (int o = 0; o < plan->noutput; o++)
+		for (int j = 0; j < plan->output[o].nrecord; j++)
+			ncol += plan->output[o].record[j].kind == IR_REC_EXPR;
 	res->u = calloc((size_t)n + 1, sizeof(double *));
 	res->v = calloc((size_t)n + 1, sizeof(double *));
 	res->a = calloc((size_t)n + 1, sizeof(double *));
 	res->z = calloc((size_t)m + 1, sizeof(double *));
 	res->zd = calloc((size_t)m + 1, sizeof(double *));
-	res->history_bytes = sizeof(double) * (size_t)(N + 1) * (size_t)(3 * n + 2 * m);
-	res->kept_all = res->history_bytes <= plan->history_budget;
-	char *keep = calloc((size_t)(n + m) + 1, 1);
-	if (!res->t || !res->u || !res->v || !res->a || !res->z || !res->zd || !keep) {
+	res->dterm = calloc((size_t)res->nterm + 1, sizeof(double *));
+	res->lam = calloc((size_t)res->nlam + 1, sizeof(double *));
+	res->col = calloc((size_t)ncol + 1, sizeof(double *));
+	res->col_name = calloc((size_t)ncol + 1, sizeof(char *));
+	char *keep = calloc((size_t)(n + m + ncol) + 1, 1);
+	if (!res->u || !res->v || !res->a || !res->z || !res->zd || !res->dterm || !res->lam || !res->col ||
+	    !res->col_name || !keep) {
 		free(keep);
 		return fail(err, 3, plan->model->loc, "out of memory for the history");
 	}
+	/* keep[i]: dof i; keep[n + j]: internal variable j; keep[n + m + c]:
+	 * recorded expression c */
+	double series = 0;
+	for (int i = 0; i < n + m; i++)
+		keep[i] = kp->all ? res->kept_all : i < n ? kp->dof[i] : kp->intvar[i - n];
 	for (int o = 0; o < plan->noutput; o++)
 		for (int j = 0; j < plan->output[o].nrecord; j++) {
 			const struct ir_record *r = &plan->output[o].record[j];
-			if (r->kind == IR_REC_U)
+			if (r->kind == IR_REC_EXPR)
+				res->col_name[res->ncol++] = r->name;
+			else if (kp->all && r->kind == IR_REC_U)
 				keep[r->dof] = 1;
-			else if (r->kind == IR_REC_Z)
+			else if (kp->all && r->kind == IR_REC_Z)
 				keep[n + r->dof] = 1;
 		}
+	for (int c = 0; c < ncol; c++)
+		keep[n + m + c] = kp->all || kp->col[c];
+	for (int i = 0; i < n + m + ncol; i++)
+		series += keep[i] ? (i < n ? 3 : i < n + m ? 2 : 1) : 0;
+	unsigned energy = kp->all ? (1u << RT_NENERGY) - 1 : kp->energy;
+	int dterm = kp->all || kp->dterm, lam = kp->all || kp->lam;
+	for (int e = 0; e < RT_NENERGY; e++)
+		series += energy >> e & 1;
+	series += dterm * res->nterm + lam * res->nlam;
+	int keep_t = series > 0 || kp->t || kp->all;
+	series += keep_t;
+	double bytes = sizeof(double) * ((double)N + 1) * series;
+	if (plan->memory_limit != 0 && bytes > (double)plan->memory_limit) {
+		free(keep);
+		return fail(err, 3, plan->loc, "this run would keep %.0f MB of histories (%d steps, %.0f series), "
+		            "more than the memory limit of %.0f MB%s: take a larger step or a shorter run, record "
+		            "fewer quantities, or set the limit with --memory-limit MB", ceil(bytes / 1e6), N, series,
+		            floor((double)plan->memory_limit / 1e6),
+		            plan->memory_limit_default ? " (half the physical memory)" : "");
+	}
 	size_t len = sizeof(double) * (size_t)(N + 1);
-	int bad = 0;
+	int bad = keep_t && !(res->t = malloc(len));
 	for (int i = 0; i < n && !bad; i++)
-		if (res->kept_all || keep[i])
+		if (keep[i])
 			bad = !(res->u[i] = malloc(len)) || !(res->v[i] = malloc(len)) || !(res->a[i] = malloc(len));
 	for (int j = 0; j < m && !bad; j++)
-		if (res->kept_all || keep[n + j])
+		if (keep[n + j])
 			bad = !(res->z[j] = malloc(len)) || !(res->zd[j] = malloc(len));
 	for (int e = 0; e < RT_NENERGY && !bad; e++)
-		bad = !(res->energy[e] = malloc(len));
-	res->dterm = calloc((size_t)res->nterm + 1, sizeof(double *));
-	bad |= !res->dterm;
-	for (int k = 0; k < res->nterm && !bad; k++)
+		if (energy >> e & 1)
+			bad = !(res->energy[e] = malloc(len));
+	for (int k = 0; k < res->nterm && dterm && !bad; k++)
 		bad = !(res->dterm[k] = malloc(len));
-	res->lam = calloc((size_t)res->nlam + 1, sizeof(double *));
-	bad |= !res->lam;
-	for (int k = 0; k < res->nlam && !bad; k++)
+	for (int k = 0; k < res->nlam && lam && !bad; k++)
 		bad = !(res->lam[k] = malloc(len));
+	for (int c = 0; c < ncol && !bad; c++)
+		if (keep[n + m + c])
+			bad = !(res->col[c] = malloc(len));
 	free(keep);
 	if (bad)
 		return fail(err, 3, plan->model->loc, "out of memory for the history of %d steps: "
 		            "lower history_budget and record what you need", N);
-	int ncol = 0;
-	for (int o = 0; o < plan->noutput; o++)
-		for (int j = 0; j < plan->output[o].nrecord; j++)
-			ncol += plan->output[o].record[j].kind == IR_REC_EXPR;
-	res->col = calloc((size_t)ncol + 1, sizeof(double *));
-	res->col_name = calloc((size_t)ncol + 1, sizeof(char *));
-	if (!res->col || !res->col_name)
-		return fail(err, 3, plan->model->loc, "out of memory");
-	for (int o = 0; o < plan->noutput; o++)
-		for (int j = 0; j < plan->output[o].nrecord; j++)
-			if (plan->output[o].record[j].kind == IR_REC_EXPR) {
-				res->col_name[res->ncol] = plan->output[o].record[j].name;
-				if (!(res->col[res->ncol++] = malloc(len)))
-					return fail(err, 3, plan->model->loc, "out of memory");
-			}
 	return 0;
 }
 
 /* The registers and the row of each record clause; the files are opened
  * later (open_files), once every check before the first step has passed,
  * so that a refused run leaves the files it names as they were. */
-static int alloc_outputs(struct output *outs, const struct ir_run *plan, struct rt_error *err)
+static int alloc_outputs(struct output *outs, const struct ir_run *plan, const struct rt_result *res,
+                         struct rt_error *err)
 {
-	for (int o = 0; o < plan->noutput; o++) {
+	for (int o = 0, c = 0; o < plan->noutput; o++) {
 		const struct ir_output *po = &plan->output[o];
 		outs[o].o = po;
+		outs[o].col0 = c;
+		for (int j = 0; j < po->nrecord; j++)
+			if (po->record[j].kind == IR_REC_EXPR && res->col[c++])
+				outs[o].kept = 1;
 		outs[o].reg = calloc((size_t)po->nrecord + 1, sizeof(double *));
 		outs[o].val = calloc((size_t)po->nrecord + 1, sizeof(double));
 		if (!outs[o].reg || !outs[o].val)
@@ -879,7 +878,8 @@ static int store_row(struct rt_stepper_run *r)
 	const struct ir_run *plan = r->plan;
 	struct rt_result *res = r->res;
 	int k = r->k, n = r->pb.n, nz = r->pb.m, N = plan->nstep;
-	res->t[k] = r->s.t;
+	if (res->t)
+		res->t[k] = r->s.t;
 	for (int i = 0; i < n; i++)
 		if (res->u[i]) {
 			res->u[i][k] = r->x.u[i];
@@ -892,23 +892,30 @@ static int store_row(struct rt_stepper_run *r)
 			res->zd[j][k] = r->x.zd[j];
 		}
 	for (int e = 0; e < RT_NENERGY; e++)
-		res->energy[e][k] = r->s.energy[e];
+		if (res->energy[e])
+			res->energy[e][k] = r->s.energy[e];
 	for (int q = 0; q < res->nterm; q++)
-		res->dterm[q][k] = r->Dterm[q];
+		if (res->dterm[q])
+			res->dterm[q][k] = r->Dterm[q];
 	for (int q = 0; q < res->nlam; q++)
-		res->lam[q][k] = r->x.lam[q];
-	int c = 0, bad = -1;
+		if (res->lam[q])
+			res->lam[q][k] = r->x.lam[q];
+	int bad = -1;
 	for (int o = 0; o < plan->noutput; o++) {
 		struct output row = r->outs[o];
 		if (!(k == 0 || k == N || k % r->outs[o].o->every == 0))
 			row.f = NULL;
+		/* a row is computed when written or kept (its columns' VM
+		 * programs are the cost of a step with records) */
+		if (!row.f && !r->outs[o].kept)
+			continue;
 		write_row(&r->s, &row, plan->model->table, r->pb.hint);
 		/* a full disk is found at the step it happens, not at the end */
 		if (row.f && bad < 0 && rt_outfile_check(&r->outs[o].file))
 			bad = o;
-		for (int j = 0; j < r->outs[o].o->nrecord; j++)
-			if (r->outs[o].o->record[j].kind == IR_REC_EXPR)
-				res->col[c++][k] = r->outs[o].val[j];
+		for (int j = 0, c = r->outs[o].col0; j < r->outs[o].o->nrecord; j++)
+			if (r->outs[o].o->record[j].kind == IR_REC_EXPR && res->col[c++])
+				res->col[c - 1][k] = r->outs[o].val[j];
 	}
 	res->nstep = k;
 	return bad;
@@ -988,7 +995,7 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	memcpy(x.u, m->u0, sizeof(double) * (size_t)n);
 	memcpy(x.v, m->v0, sizeof(double) * (size_t)n);
 	memcpy(x.z, m->z0, sizeof(double) * (size_t)nz);
-	if ((r->status = alloc_history(res, plan, n, nz, N, err)) || (r->status = alloc_outputs(r->outs, plan, err)))
+	if ((r->status = alloc_history(res, plan, n, nz, N, err)) || (r->status = alloc_outputs(r->outs, plan, res, err)))
 		return r;
 	if ((nc || m->contact.n) && m->init_equilibrium) {
 		r->status = fail(err, 3, nc ? m->constraint_loc[0] : m->contact.loc[0], "init equilibrium is not supported with constraints "
