@@ -616,9 +616,7 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 	case AST_STMT_PRINT:
 	case AST_STMT_PLOT:
 		for (int i = 0; i < st->exprs.n; i++)
-			/* print r shows the run's summary, no history */
-			if (!(st->kind == AST_STMT_PRINT && run_name(c, st->exprs.v[i])))
-				expr(c, st->exprs.v[i]);
+			expr(c, st->exprs.v[i]);
 		expr(c, st->path);
 		args(c, &st->defs);
 		return;
