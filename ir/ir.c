@@ -275,22 +275,25 @@ void ir_prog_add_output(struct ir_prog *p, int reg)
 	p->out[p->nout++] = reg;
 }
 
-int ir_eval_const(const struct ir_prog *p, const double *u, const double *v, const double *z, const double *zd,
-                  double *out)
+/* The folding evaluation of ir_eval_const and ir_eval_index into the
+ * scratch r (p->n doubles); index NULL: a program without INDEX. */
+static int eval_fold(const struct ir_prog *p, const double *index, const double *u, const double *v,
+                     const double *z, const double *zd, double *r, double *out)
 {
-	double *r = malloc(sizeof(double) * (size_t)(p->n + 1));
-	if (!r)
-		return -1;
 	for (int i = 0; i < p->n; i++) {
 		const struct ir_insn *in = &p->insn[i];
 		switch (in->op) {
 		case IR_CONST: r[i] = in->k; break;
+		case IR_INDEX:
+			if (!index)
+				return -1;
+			r[i] = *index;
+			break;
 		case IR_DOF: r[i] = u ? u[in->a] : 0; break;
 		case IR_VEL: r[i] = v ? v[in->a] : 0; break;
 		case IR_INT: r[i] = z ? z[in->a] : 0; break;
 		case IR_INTVEL: r[i] = zd ? zd[in->a] : 0; break;
 		case IR_TIME: case IR_ACC: case IR_TABLE:
-			free(r);
 			return -1;
 		default: {
 			int ar = ir_op_arity[in->op];
@@ -300,8 +303,23 @@ int ir_eval_const(const struct ir_prog *p, const double *u, const double *v, con
 	}
 	for (int j = 0; j < p->nout; j++)
 		out[j] = r[p->out[j]];
-	free(r);
 	return 0;
+}
+
+int ir_eval_const(const struct ir_prog *p, const double *u, const double *v, const double *z, const double *zd,
+                  double *out)
+{
+	double *r = malloc(sizeof(double) * (size_t)(p->n + 1));
+	if (!r)
+		return -1;
+	int rc = eval_fold(p, NULL, u, v, z, zd, r, out);
+	free(r);
+	return rc;
+}
+
+int ir_eval_index(const struct ir_prog *p, double index, double *scratch, double *out)
+{
+	return eval_fold(p, &index, NULL, NULL, NULL, NULL, scratch, out);
 }
 
 /* Dead-code elimination: keep the instructions the outputs need, in
@@ -391,7 +409,7 @@ void ir_dump_prog(FILE *f, const struct ir_prog *p, const char *indent)
 			fputc(' ', f);
 			print_num(f, in->k);
 			break;
-		case IR_TIME:
+		case IR_TIME: case IR_INDEX:
 			break;
 		case IR_DOF: case IR_VEL: case IR_ACC: case IR_INT: case IR_INTVEL:
 			fprintf(f, "[%d]", in->a);
@@ -455,6 +473,27 @@ static void dump_func(FILE *f, const char *what, const struct ir_func *fn)
 		fprintf(f, " (%d,%d)", fn->row[k] + 1, fn->col[k] + 1);
 	fputs(fn->nnz > 32 ? " ...\n" : "\n", f);
 	ir_dump_prog(f, fn->prog, "    ");
+	for (int q = 0; q < fn->nkernel; q++) {
+		const struct ir_kernel *k = &fn->kernel[q];
+		fprintf(f, "    kernel over i = %ld..%ld (%s:%d:%d), %s%s; slots:", k->lo, k->hi, k->loc.file,
+		        k->loc.line, k->loc.col, k->quadratic ? "quadratic" : "nonlinear",
+		        k->nonsmooth ? ", nonsmooth" : "");
+		for (int s = 0; s < k->nslot; s++)
+			fprintf(f, " %s[%ld%+ld i]", ir_op_name[k->kind[s]], k->base[s], k->stride[s]);
+		fprintf(f, "; outputs value, %d gradient entries, %d Hessian entries:", k->nslot, k->nnz);
+		for (int e = 0; e < k->nnz; e++)
+			fprintf(f, " (%d,%d)", k->row[e] + 1, k->col[e] + 1);
+		fputc('\n', f);
+		ir_dump_prog(f, k->prog, "      ");
+	}
+}
+
+static void dump_operator(FILE *f, const char *name, int n, const struct ir_matrix *a)
+{
+	if (!a->a && a->nnz > 0)
+		fprintf(f, "  %s: %d x %d, %d nonzero entries (sparse)\n", name, n, n, a->nnz);
+	else
+		dump_matrix(f, name, n, a->a);
 }
 
 void ir_dump_run(FILE *f, const struct ir_run *r)
@@ -480,9 +519,9 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 		print_num(f, m->modal_xi);
 		fputc('\n', f);
 	} else {
-		dump_matrix(f, "damping", m->ndof, m->damping.a);
+		dump_operator(f, "damping", m->ndof, &m->damping);
 	}
-	dump_matrix(f, "stiffness", m->ndof, m->stiffness.a);
+	dump_operator(f, "stiffness", m->ndof, &m->stiffness);
 	fprintf(f, "  bandwidth: kl = %d, ku = %d\n", m->kl, m->ku);
 	if (m->force) {
 		fputs("  force:\n", f);

@@ -100,7 +100,8 @@ struct ir_dof {
 /* A scalar function of a block of nvar variables with its derivatives,
  * derived at lowering (ir/ir_diff.c).  The program's outputs are the
  * value, then the nvar gradient entries, then the nnz Hessian entries
- * (row[k], col[k]), both triangles.  Variables are numbered through the
+ * (row[k], col[k]), both triangles, of the terms outside sums; the kernels
+ * add theirs.  Variables are numbered through the
  * input opcodes: for the potential DOF i is i and INT j is ndof + j; for a
  * dissipation VEL i is i and INTVEL j is ndof + j. */
 struct ir_func {
@@ -111,6 +112,38 @@ struct ir_func {
 	int quadratic;       /* every Hessian entry is a constant */
 	int nonsmooth;       /* abs, min, max, sign or if on the variables */
 	struct ir_loc loc;
+	int nkernel;         /* sums lowered once: added to prog's value, */
+	struct ir_kernel *kernel;   /* gradient and Hessian by the runtime */
+};
+
+/* A kernel: one term of a sum(i in lo..hi) BODY of an energy, lowered once
+ * as a program over the index i (opcode INDEX) and the few unknowns the
+ * body touches, its local slots.  Slot s reads the input kind[s] (DOF, VEL,
+ * INT or INTVEL; the program's input instruction of that opcode has a = s)
+ * at the global index given by the gather map: for instance k (i = lo + k)
+ *     map ? map[k nslot + s] : base[s] + stride[s] i
+ * (a 0-based dof or internal-variable index).  Sums use the affine form;
+ * a table (element connectivity) is the same contract for meshes.
+ *
+ * Outputs, as for ir_func: the value, the nslot partial derivatives in the
+ * slots (0 for slots of kinds not differentiated), then the nnz Hessian
+ * entries (row[k], col[k]) in local slots, both triangles.  The runtime
+ * evaluates the program once per instance and scatter-adds into the global
+ * value, gradient and Jacobian (runtime/kernel.c). */
+struct ir_kernel {
+	struct ir_prog *prog;
+	long lo, hi;                 /* instances i = lo..hi (hi >= lo) */
+	int nslot;
+	enum ir_op *kind;            /* nslot */
+	long *base, *stride;         /* nslot: the affine gather map */
+	const int *map;              /* NULL, or (hi - lo + 1) x nslot indices */
+	int nnz;
+	int *row, *col;
+	int quadratic;               /* Hessian independent of the state (it may
+	                                depend on i) */
+	int nonsmooth;
+	int term;                    /* dissipation: the statement it belongs to */
+	struct ir_loc loc;           /* the sum */
 };
 
 /* A kinetic energy whose mass depends on u: T(u, v) = ½ vᵀ M(u) v.  Outputs:
@@ -340,6 +373,10 @@ void ir_prog_compact(struct ir_prog *p);
  * folding arithmetic, for decisions at lowering; -1 when it depends on t. */
 int ir_eval_const(const struct ir_prog *p, const double *u, const double *v, const double *z, const double *zd,
                   double *out);
+/* The same for a kernel's program at index i with the state at zero, into
+ * a caller's scratch of p->n doubles (no allocation); -1 when it depends
+ * on t or a table. */
+int ir_eval_index(const struct ir_prog *p, double index, double *scratch, double *out);
 /* A copy of a program (instructions and outputs). */
 struct ir_prog *ir_prog_copy(struct arena *a, const struct ir_prog *p);
 

@@ -50,7 +50,7 @@ struct binding *scope_bind(struct eval *ev, const char *name, enum bind_kind kin
 	struct binding *old = scope_lookup_local(ev->scope, name);
 	if (old && !(ev->s->allow_redefine && ev->scope == ev->s->globals)) {
 		eval_error(ev, loc, "'%s' is already defined", name);
-		if (old->loc.file)
+		if (old->loc.file && !ev->quiet)
 			diag_note(ev->d, old->loc, "'%s' was defined here", name);
 		return NULL;
 	}
@@ -77,8 +77,84 @@ int eval_error(struct eval *ev, struct loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	diag_error(ev->d, loc, "%s", buf);
+	if (!ev->quiet)
+		diag_error(ev->d, loc, "%s", buf);
 	return -1;
+}
+
+int eval_model_input(struct eval *ev, enum ir_op op, long base, long stride, struct loc loc)
+{
+	struct kern_build *kb = ev->kern;
+	if (!kb)
+		return ir_emit_input(ev->prog, op, (int)base, ir_loc_of(loc));
+	int s = 0;
+	while (s < kb->nslot && !(kb->kind[s] == op && kb->base[s] == base && kb->stride[s] == stride))
+		s++;
+	if (s == kb->nslot) {
+		if (s == KERN_MAX_SLOTS)
+			return -1;
+		if (s == kb->cap) {
+			int cap = kb->cap ? 2 * kb->cap : 8;
+			kb->kind = arena_grow(ev->a, kb->kind, sizeof *kb->kind * (size_t)s, sizeof *kb->kind * (size_t)cap);
+			kb->base = arena_grow(ev->a, kb->base, sizeof *kb->base * (size_t)s, sizeof *kb->base * (size_t)cap);
+			kb->stride = arena_grow(ev->a, kb->stride, sizeof *kb->stride * (size_t)s,
+			                        sizeof *kb->stride * (size_t)cap);
+			kb->cap = cap;
+		}
+		kb->kind[s] = op;
+		kb->base[s] = base;
+		kb->stride[s] = stride;
+		kb->nslot++;
+	}
+	return ir_emit_input(ev->prog, op, s, ir_loc_of(loc));
+}
+
+/* Whether register r is a i + b with whole a, b in the kernel being built
+ * (i its INDEX): sums, differences, negations and products by constants. */
+static int affine_in_index(const struct ir_prog *p, int index, int r, long *a, long *b, int depth)
+{
+	double k;
+	if (ir_is_const(p, r, &k)) {
+		if (k != floor(k) || fabs(k) > 1e9)
+			return 0;
+		*a = 0;
+		*b = (long)k;
+		return 1;
+	}
+	if (r == index) {
+		*a = 1;
+		*b = 0;
+		return 1;
+	}
+	const struct ir_insn *x = &p->insn[r];
+	long a1, b1, a2, b2;
+	if (depth > 32)
+		return 0;
+	switch (x->op) {
+	case IR_NEG:
+		if (!affine_in_index(p, index, x->a, &a1, &b1, depth + 1))
+			return 0;
+		*a = -a1;
+		*b = -b1;
+		return 1;
+	case IR_ADD: case IR_SUB: case IR_MUL:
+		if (!affine_in_index(p, index, x->a, &a1, &b1, depth + 1) ||
+		    !affine_in_index(p, index, x->b, &a2, &b2, depth + 1))
+			return 0;
+		if (x->op == IR_MUL) {
+			if (a1 != 0 && a2 != 0)
+				return 0;
+			*a = a1 * b2 + a2 * b1;
+			*b = b1 * b2;
+		} else {
+			int sg = x->op == IR_SUB ? -1 : 1;
+			*a = a1 + sg * a2;
+			*b = b1 + sg * b2;
+		}
+		return labs(*a) <= 1000000000L && labs(*b) <= 1000000000L;
+	default:
+		return 0;
+	}
 }
 
 /* Ctrl-C at the REPL outside a run (lang/repl.c sets rt_interrupted;
@@ -329,12 +405,13 @@ static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
 		enum ir_op op = g->internal ? IR_INT : IR_DOF;
 		if (!g->vector) {
 			out->kind = VAL_NUM;
-			out->reg = ir_emit_input(ev->prog, op, g->first, ir_loc_of(e->loc));
-			return 0;
+			out->reg = eval_model_input(ev, op, g->first, 0, e->loc);
+			return out->reg < 0 ? -1 : 0;
 		}
 		*out = value_mat(ev, g->size, 1);
 		for (int i = 0; i < g->size; i++)
-			out->m[i] = ir_emit_input(ev->prog, op, g->first + i, ir_loc_of(e->loc));
+			if ((out->m[i] = eval_model_input(ev, op, g->first + i, 0, e->loc)) < 0)
+				return -1;
 		return 0;
 	}
 	case B_FUNCTION:
@@ -347,6 +424,16 @@ static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
 		break;
 	}
 	return eval_error(ev, e->loc, "undefined name '%s'", e->name);
+}
+
+/* The rate (op) of the unknown that input register r reads: in a kernel,
+ * r's slot names it. */
+static int prime_input(struct eval *ev, enum ir_op op, int r, struct loc loc)
+{
+	int a = ev->prog->insn[r].a;
+	if (ev->kern)
+		return eval_model_input(ev, op, ev->kern->base[a], ev->kern->stride[a], loc);
+	return eval_model_input(ev, op, a, 0, loc);
 }
 
 /* A time derivative u', u'', x[i]' of a dof, as a VEL/ACC input, or of a
@@ -371,12 +458,13 @@ static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
 			enum ir_op op = b->group->internal ? IR_INTVEL : e->primes == 1 ? IR_VEL : IR_ACC;
 			if (v.kind == VAL_NUM) {
 				out->kind = VAL_NUM;
-				out->reg = ir_emit_input(ev->prog, op, ev->prog->insn[v.reg].a, ir_loc_of(e->loc));
-				return 0;
+				out->reg = prime_input(ev, op, v.reg, e->loc);
+				return out->reg < 0 ? -1 : 0;
 			}
 			*out = value_mat(ev, v.rows, v.cols);
 			for (int i = 0; i < v.rows * v.cols; i++)
-				out->m[i] = ir_emit_input(ev->prog, op, ev->prog->insn[v.m[i]].a, ir_loc_of(e->loc));
+				if ((out->m[i] = prime_input(ev, op, v.m[i], e->loc)) < 0)
+					return -1;
 			return 0;
 		}
 	}
@@ -670,7 +758,7 @@ static int call_function(struct eval *ev, struct ast_expr *call, struct binding 
 	int rc = eval_expr(ev, f->value, out);
 	ev->depth--;
 	ev->scope = saved;
-	if (rc && ev->depth == 0)
+	if (rc && ev->depth == 0 && !ev->quiet)
 		diag_note(ev->d, call->loc, "in the call of %s here", f->name);
 	return rc;
 }
@@ -722,15 +810,30 @@ static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 		struct binding *b = scope_lookup(ev->scope, e->lhs->name);
 		if (b && b->kind == B_DOF && b->group->vector && ev->mc && ev->mc->allow_state) {
 			long i;
+			const struct dof_group *g = b->group;
+			if (ev->kern) {
+				/* in a kernel: x[a i + b], checked at both ends of the
+				 * range (a monotone index) */
+				struct value iv;
+				long ca, cb;
+				if (eval_expr(ev, e->rhs, &iv))
+					return -1;
+				if (iv.kind != VAL_NUM || !affine_in_index(ev->prog, ev->kern->index_reg, iv.reg, &ca, &cb, 0))
+					return -1;
+				long lo = ca * ev->kern->lo + cb, hi = ca * ev->kern->hi + cb;
+				if (lo < 1 || lo > g->size || hi < 1 || hi > g->size)
+					return -1;
+				out->kind = VAL_NUM;
+				out->reg = eval_model_input(ev, g->internal ? IR_INT : IR_DOF, g->first + cb - 1, ca, e->loc);
+				return out->reg < 0 ? -1 : 0;
+			}
 			if (eval_int(ev, e->rhs, &i, "an index"))
 				return -1;
-			const struct dof_group *g = b->group;
 			if (i < 1 || i > g->size)
 				return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d of %s", i, g->size, g->name);
 			out->kind = VAL_NUM;
-			out->reg = ir_emit_input(ev->prog, g->internal ? IR_INT : IR_DOF, g->first + (int)i - 1,
-			                         ir_loc_of(e->loc));
-			return 0;
+			out->reg = eval_model_input(ev, g->internal ? IR_INT : IR_DOF, g->first + i - 1, 0, e->loc);
+			return out->reg < 0 ? -1 : 0;
 		}
 	}
 	if (eval_expr(ev, e->lhs, &base))

@@ -57,6 +57,22 @@ struct model_ctx {
 	int damping_declared;
 };
 
+/* A sum's body being lowered once as a kernel (ir.h, struct ir_kernel):
+ * dof inputs become local slots with an affine gather map in the index.
+ * The body's evaluation runs quietly (ev->quiet): a body that cannot be a
+ * kernel (an index not affine in i, an index out of range for some i, an
+ * i that must be constant) fails silently and the sum is unrolled, which
+ * reports real errors. */
+struct kern_build {
+	int index_reg;          /* the INDEX input */
+	long lo, hi;
+	int nslot, cap;
+	enum ir_op *kind;
+	long *base, *stride;
+};
+
+enum { KERN_MAX_SLOTS = 64 };   /* beyond: unrolled (a body over whole vectors) */
+
 struct eval {
 	struct session *s;
 	struct arena *a;
@@ -72,7 +88,14 @@ struct eval {
 	 * caller's scope */
 	struct ast_vec *overrides;
 	struct value *override_val;
+	struct kern_build *kern; /* non-NULL while a sum's body is lowered once */
+	int quiet;              /* errors are not reported (a kernel's trial) */
 };
+
+/* The input instruction of unknown `base + stride i` of kind op (DOF, VEL,
+ * ACC, INT, INTVEL): a slot of the kernel being built, else the global
+ * input (stride 0).  -1 with no message when the kernel has too many slots. */
+int eval_model_input(struct eval *ev, enum ir_op op, long base, long stride, struct loc loc);
 
 /* Scopes. */
 struct scope *scope_new(struct arena *a, struct scope *parent);

@@ -50,12 +50,313 @@ static int grow_ints(int **v[], int k, int n, int *cap)
 	return 0;
 }
 
+/* ---- sums lowered once (ir.h, struct ir_kernel) ---- */
+
+enum energy_kind { EN_POTENTIAL, EN_KINETIC, EN_DISSIPATION };
+
+struct kern_list {
+	int n, cap;
+	struct ir_kernel *v;   /* malloc'ed; copied to the arena when attached */
+};
+
+static const unsigned long long state_ops =
+	OPBIT(IR_DOF) | OPBIT(IR_VEL) | OPBIT(IR_ACC) | OPBIT(IR_INT) | OPBIT(IR_INTVEL);
+
+/* Whether an instruction with a nonsmooth opcode acts on the state (its
+ * argument, or the condition of a select, depends on an unknown): an if
+ * on the index alone is smooth, as it is once unrolled and folded. */
+static int kernel_nonsmooth(const struct ir_prog *p)
+{
+	char *dep = malloc((size_t)p->n + 1);
+	if (!dep)
+		return 1;
+	int ns = 0;
+	for (int i = 0; i < p->n; i++) {
+		const struct ir_insn *x = &p->insn[i];
+		int ar = ir_op_arity[x->op];
+		if (state_ops & OPBIT(x->op)) {
+			dep[i] = 1;
+			continue;
+		}
+		dep[i] = (ar >= 1 && dep[x->a]) || (ar >= 2 && dep[x->b]) || (ar >= 3 && dep[x->c]);
+		if ((nonsmooth_ops & OPBIT(x->op)) && (x->op == IR_SELECT ? dep[x->a] : dep[i]))
+			ns = 1;
+	}
+	free(dep);
+	return ns;
+}
+
+/* Outputs value, gradient in the slots of kinds k1, k2 and Hessian of
+ * register `value` of the kernel program p; fills *k.  -1 when out of
+ * memory. */
+static int derive_kernel(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, int value,
+                         const struct kern_build *kb, enum ir_op k1, enum ir_op k2, struct ir_kernel *k)
+{
+	int ns = kb->nslot;
+	struct ir_diff_inputs in = { ns, 2, { { k1, 0 }, { k2, 0 } } };
+	int grad[KERN_MAX_SLOTS + 1];
+	int *hr = malloc(sizeof(int) * (size_t)(ns * ns + 1));
+	int *hc = malloc(sizeof(int) * (size_t)(ns * ns + 1));
+	int *hg = malloc(sizeof(int) * (size_t)(ns * ns + 1));
+	int nnz = 0, rc = -1;
+	if (!hr || !hc || !hg || ir_gradient(p, w, value, &in, grad))
+		goto out;
+	for (int s = 0; s < ns; s++) {
+		if (ir_is_const(p, grad[s], NULL))
+			continue;
+		int hn;
+		const int *hidx, *hreg;
+		if (ir_gradient_sparse(p, w, grad[s], &in, &hn, &hidx, &hreg))
+			goto out;
+		for (int j = 0; j < hn; j++) {
+			double kv;
+			if (ir_is_const(p, hreg[j], &kv) && kv == 0)
+				continue;
+			hr[nnz] = s;
+			hc[nnz] = hidx[j];
+			hg[nnz++] = hreg[j];
+		}
+	}
+	ir_prog_add_output(p, value);
+	for (int s = 0; s < ns; s++)
+		ir_prog_add_output(p, grad[s]);
+	for (int e = 0; e < nnz; e++)
+		ir_prog_add_output(p, hg[e]);
+	ir_prog_compact(p);
+	k->prog = p;
+	k->lo = kb->lo;
+	k->hi = kb->hi;
+	k->nslot = ns;
+	k->kind = arena_alloc(ev->a, sizeof *k->kind * (size_t)(ns + 1));
+	k->base = arena_alloc(ev->a, sizeof *k->base * (size_t)(ns + 1));
+	k->stride = arena_alloc(ev->a, sizeof *k->stride * (size_t)(ns + 1));
+	memcpy(k->kind, kb->kind, sizeof *k->kind * (size_t)ns);
+	memcpy(k->base, kb->base, sizeof *k->base * (size_t)ns);
+	memcpy(k->stride, kb->stride, sizeof *k->stride * (size_t)ns);
+	k->map = NULL;
+	k->nnz = nnz;
+	k->row = arena_alloc(ev->a, sizeof(int) * (size_t)(nnz + 1));
+	k->col = arena_alloc(ev->a, sizeof(int) * (size_t)(nnz + 1));
+	memcpy(k->row, hr, sizeof(int) * (size_t)nnz);
+	memcpy(k->col, hc, sizeof(int) * (size_t)nnz);
+	k->quadratic = 1;
+	for (int e = 0; e < nnz && k->quadratic; e++) {
+		int d = ir_depends(p, w, p->out[1 + ns + e], state_ops | OPBIT(IR_TIME) | OPBIT(IR_TABLE));
+		if (d < 0)
+			goto out;
+		k->quadratic = !d;
+	}
+	k->nonsmooth = kernel_nonsmooth(p);
+	rc = 0;
+out:
+	free(hr);
+	free(hc);
+	free(hg);
+	return rc;
+}
+
+/* The slots of a kernel are all of kinds allowed (bits 1 << op). */
+static int slots_only(const struct kern_build *kb, unsigned long long allowed)
+{
+	for (int s = 0; s < kb->nslot; s++)
+		if (!(allowed & OPBIT(kb->kind[s])))
+			return 0;
+	return 1;
+}
+
+/* A kinetic kernel is a constant mass when it is ½ vᵀ H v exactly: its
+ * Hessian constant (checked by derive_kernel) and its value and gradient 0
+ * at v = 0 for every instance (with no u slot, T is a polynomial of
+ * degree 2 in v).  Then the per-instance check at lowering replaces the
+ * runtime's check_quadratic of an unrolled T. */
+static int kinetic_form(const struct ir_kernel *k)
+{
+	double *r = malloc(sizeof(double) * (size_t)(k->prog->n + 1));
+	double *o = malloc(sizeof(double) * (size_t)(k->prog->nout + 1));
+	int ok = r && o && k->quadratic;
+	for (long i = k->lo; i <= k->hi && ok; i++) {
+		if (ir_eval_index(k->prog, (double)i, r, o)) {
+			ok = 0;
+			break;
+		}
+		for (int s = 0; s <= k->nslot && ok; s++)
+			ok = o[s] == 0;
+	}
+	free(r);
+	free(o);
+	return ok;
+}
+
+/* Lower sum e (negated when sign < 0) of an energy once, as a kernel
+ * appended to kl: 1 when done, 0 when the sum is to be unrolled (its body
+ * is not a kernel of this energy: then unrolling reports what is wrong
+ * with it, or handles what kernels do not), -1 when out of memory. */
+static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, int sign, enum energy_kind ek,
+                      int term, struct kern_list *kl)
+{
+	long lo, hi;
+	struct ir_prog *saved = ev->prog;
+	struct scope *saved_scope = ev->scope;
+	ev->quiet++;
+	int ok = eval_int(ev, e->lo, &lo, "a range bound") == 0 && eval_int(ev, e->hi, &hi, "a range bound") == 0 &&
+	         hi >= lo;
+	if (!ok) {
+		ev->quiet--;
+		return 0;
+	}
+	struct kern_build kb = { .lo = lo, .hi = hi };
+	struct ir_prog *p = ir_prog_new(ev->a);
+	ev->prog = p;
+	ev->kern = &kb;
+	kb.index_reg = ir_emit_input(p, IR_INDEX, 0, ir_loc_of(e->loc));
+	ev->scope = scope_new(ev->a, saved_scope);
+	struct binding *b = arena_alloc(ev->a, sizeof *b);
+	b->name = e->name;
+	b->kind = B_VALUE;
+	b->loc = e->loc;
+	b->val.kind = VAL_NUM;
+	b->val.reg = kb.index_reg;
+	ev->scope->head = b;
+	struct value v;
+	ok = eval_expr(ev, e->lhs, &v) == 0 && v.kind == VAL_NUM && kb.nslot > 0;
+	ev->scope = saved_scope;
+	ev->kern = NULL;
+	ev->prog = saved;
+	ev->quiet--;
+	if (!ok)
+		return 0;
+	int r = sign < 0 ? ir_emit(p, IR_NEG, v.reg, 0, 0, ir_loc_of(e->loc)) : v.reg;
+	int t = ir_depends(p, w, r, OPBIT(IR_TIME) | OPBIT(IR_TABLE));
+	if (t != 0)
+		return t < 0 ? -1 : 0;
+	enum ir_op k1 = IR_DOF, k2 = IR_INT;
+	if (ek == EN_POTENTIAL) {
+		ok = slots_only(&kb, OPBIT(IR_DOF) | OPBIT(IR_INT));
+	} else if (ek == EN_KINETIC) {
+		/* a mass depending on u is unrolled (struct ir_kinetic) */
+		ok = slots_only(&kb, OPBIT(IR_VEL));
+		k1 = k2 = IR_VEL;
+	} else {
+		ok = slots_only(&kb, OPBIT(IR_VEL) | OPBIT(IR_INTVEL));
+		k1 = IR_VEL;
+		k2 = IR_INTVEL;
+	}
+	if (!ok)
+		return 0;
+	if (kl->n == kl->cap) {
+		int cap = kl->cap ? 2 * kl->cap : 4;
+		struct ir_kernel *q = realloc(kl->v, sizeof *q * (size_t)cap);
+		if (!q)
+			return -1;
+		kl->v = q;
+		kl->cap = cap;
+	}
+	struct ir_kernel *k = &kl->v[kl->n];
+	memset(k, 0, sizeof *k);
+	if (derive_kernel(ev, w, p, r, &kb, k1, k2, k))
+		return -1;
+	k->term = term;
+	k->loc = ir_loc_of(e->loc);
+	/* the terms σ|z'| of a dissipation are split off when unrolled */
+	if (ek == EN_DISSIPATION && k->nonsmooth)
+		return 0;
+	if (ek == EN_KINETIC && !kinetic_form(k))
+		return 0;
+	kl->n++;
+	return 1;
+}
+
+/* Whether a sum stands among the terms of e's top-level sum. */
+static int has_sum_term(const struct ast_expr *e)
+{
+	while (e) {
+		if (e->kind == AST_SUM)
+			return 1;
+		if (e->kind == AST_UNARY && e->op == AST_OP_NEG) {
+			e = e->lhs;
+		} else if (e->kind == AST_BINARY && (e->op == AST_OP_ADD || e->op == AST_OP_SUB)) {
+			if (has_sum_term(e->rhs))
+				return 1;
+			e = e->lhs;
+		} else {
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Lower the terms of e's top-level sum with a sign: sums as kernels into
+ * kl where they can be, the rest added into *acc (a register, -1 for
+ * none) of ev->prog.  -1 on error (reported). */
+static int energy_terms(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, int sign, enum energy_kind ek,
+                        int term, const char *what, struct kern_list *kl, int *acc)
+{
+	if (e->kind == AST_UNARY && e->op == AST_OP_NEG)
+		return energy_terms(ev, w, e->lhs, -sign, ek, term, what, kl, acc);
+	if (e->kind == AST_BINARY && (e->op == AST_OP_ADD || e->op == AST_OP_SUB) && has_sum_term(e))
+		return energy_terms(ev, w, e->lhs, sign, ek, term, what, kl, acc) ||
+		       energy_terms(ev, w, e->rhs, e->op == AST_OP_SUB ? -sign : sign, ek, term, what, kl, acc) ? -1 : 0;
+	if (e->kind == AST_SUM) {
+		int rc = try_kernel(ev, w, e, sign, ek, term, kl);
+		if (rc < 0)
+			return eval_error(ev, e->loc, "out of memory lowering this sum");
+		if (rc > 0)
+			return 0;
+	}
+	struct value v;
+	if (eval_expr(ev, e, &v))
+		return -1;
+	if (v.kind != VAL_NUM)
+		return eval_error(ev, e->loc, "%s must be a number, not %s", what, value_kind_name(&v));
+	int r = sign < 0 ? ir_emit(ev->prog, IR_NEG, v.reg, 0, 0, ir_loc_of(e->loc)) : v.reg;
+	*acc = *acc < 0 ? r : ir_emit(ev->prog, IR_ADD, *acc, r, 0, ir_loc_of(e->loc));
+	return 0;
+}
+
+/* An energy statement's expression: its sums as kernels, the rest into
+ * *reg of ev->prog (-1 when everything went to kernels). */
+static int energy_expr(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, enum energy_kind ek, int term,
+                       const char *what, struct kern_list *kl, struct value *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!has_sum_term(e))
+		return eval_expr(ev, e, out);
+	int acc = -1;
+	if (energy_terms(ev, w, e, 1, ek, term, what, kl, &acc))
+		return -1;
+	out->kind = VAL_NUM;
+	out->reg = acc >= 0 ? acc : ir_emit_const(ev->prog, 0, ir_loc_of(e->loc));
+	return 0;
+}
+
+/* Attach the kernels to f (copied to the arena), folding their classes
+ * into f's. */
+static void attach_kernels(struct eval *ev, struct ir_func *f, const struct kern_list *kl)
+{
+	f->nkernel = kl->n;
+	f->kernel = arena_alloc(ev->a, sizeof *f->kernel * (size_t)(kl->n + 1));
+	if (kl->n)
+		memcpy(f->kernel, kl->v, sizeof *f->kernel * (size_t)kl->n);
+	for (int q = 0; q < kl->n; q++) {
+		f->quadratic &= kl->v[q].quadratic;
+		f->nonsmooth |= kl->v[q].nonsmooth;
+	}
+}
+
+/* The global index of slot s of kernel k at instance i (ir.h). */
+static long kernel_index(const struct ir_kernel *k, int s, long i)
+{
+	return k->map ? k->map[(i - k->lo) * k->nslot + s] : k->base[s] + k->stride[s] * i;
+}
+
 /* Sum the expressions of every item of one kind into a register of a new
  * program; -1 when the model has none. */
 static int sum_items(struct eval *ev, struct model_ctx *mc, struct ast_model *am, enum ast_item_kind kind,
-                     const char *what, struct ir_prog **prog, struct loc *where)
+                     const char *what, struct ir_prog **prog, struct loc *where, struct ir_diff_ws *w,
+                     enum energy_kind ek, struct kern_list *kl)
 {
 	int total = -1;
+	kl->n = 0;
 	*prog = ir_prog_new(ev->a);
 	ev->prog = *prog;
 	mc->what = what;
@@ -66,14 +367,12 @@ static int sum_items(struct eval *ev, struct model_ctx *mc, struct ast_model *am
 		if (it->kind != kind)
 			continue;
 		struct value v;
-		if (eval_expr(ev, it->value, &v))
+		if (energy_expr(ev, w, it->value, ek, 0, what, kl, &v))
 			return -2;
 		if (v.kind != VAL_NUM)
 			return eval_error(ev, it->value->loc, "%s must be a number, not %s", what, value_kind_name(&v)), -2;
 		if (v.reg >= 0 && (*prog)->insn[v.reg].op != IR_CONST) {
-			struct ir_diff_ws *w = ir_diff_ws_new();
-			int uses_t = w && ir_depends(*prog, w, v.reg, OPBIT(IR_TIME)) > 0;
-			ir_diff_ws_free(w);
+			int uses_t = ir_depends(*prog, w, v.reg, OPBIT(IR_TIME)) > 0;
 			if (uses_t)
 				return eval_error(ev, it->loc, "%s must not depend on t: a time-dependent load "
 				                  "belongs in a force", what), -2;
@@ -224,9 +523,84 @@ static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
 	return c;
 }
 
-/* The Hessian of a quadratic function into a dense n×n matrix, when the
- * function is homogeneous (value and gradient 0 at 0). */
-static int quadratic_matrix(struct eval *ev, const struct ir_func *f, int n, double **out)
+/* Triplets of a constant operator, growable (malloc'ed). */
+struct triplets {
+	int n, cap;
+	int *row, *col;
+	double *val;
+};
+
+static int trip_add(struct triplets *t, int i, int j, double v)
+{
+	if (t->n == t->cap) {
+		if (t->cap > INT_MAX / 2)
+			return -1;
+		int c = t->cap ? 2 * t->cap : 64;
+		int *r = realloc(t->row, sizeof(int) * (size_t)c);
+		if (r)
+			t->row = r;
+		int *q = realloc(t->col, sizeof(int) * (size_t)c);
+		if (q)
+			t->col = q;
+		double *x = realloc(t->val, sizeof(double) * (size_t)c);
+		if (x)
+			t->val = x;
+		if (!r || !q || !x)
+			return -1;
+		t->cap = c;
+	}
+	t->row[t->n] = i;
+	t->col[t->n] = j;
+	t->val[t->n++] = v;
+	return 0;
+}
+
+static void trip_free(struct triplets *t)
+{
+	free(t->row);
+	free(t->col);
+	free(t->val);
+	memset(t, 0, sizeof *t);
+}
+
+/* The variable of slot s of kernel k at instance i, numbered as the
+ * function's (DOF i or VEL i as i, INT j or INTVEL j as n + j). */
+static int kernel_var(const struct ir_kernel *k, int s, long i, int n)
+{
+	long g = kernel_index(k, s, i);
+	return (int)(k->kind[s] == IR_INT || k->kind[s] == IR_INTVEL ? g + n : g);
+}
+
+/* The constant Hessian entries of kernel k (value and gradient 0 at the
+ * origin for every instance, else 0: not an operator) into t; 1 when
+ * they are, -1 when out of memory. */
+static int kernel_entries(const struct ir_kernel *k, int n, struct triplets *t)
+{
+	double *r = malloc(sizeof(double) * (size_t)(k->prog->n + 1));
+	double *o = malloc(sizeof(double) * (size_t)(k->prog->nout + 1));
+	int rc = r && o ? 1 : -1;
+	for (long i = k->lo; i <= k->hi && rc == 1; i++) {
+		if (ir_eval_index(k->prog, (double)i, r, o)) {
+			rc = 0;
+			break;
+		}
+		for (int s = 0; s <= k->nslot && rc == 1; s++)
+			if (o[s] != 0)
+				rc = 0;
+		for (int e = 0; e < k->nnz && rc == 1; e++)
+			if (o[1 + k->nslot + e] != 0 &&
+			    trip_add(t, kernel_var(k, k->row[e], i, n), kernel_var(k, k->col[e], i, n), o[1 + k->nslot + e]))
+				rc = -1;
+	}
+	free(r);
+	free(o);
+	return rc;
+}
+
+/* The Hessian of a quadratic function (its terms and its kernels) as
+ * triplets, when the function is homogeneous (value and gradient 0 at 0):
+ * 1, else 0; -1 when out of memory. */
+static int quadratic_entries(const struct ir_func *f, int n, struct triplets *t)
 {
 	double *vals = malloc(sizeof(double) * (size_t)(f->prog->nout + 1));
 	if (!vals)
@@ -241,12 +615,48 @@ static int quadratic_matrix(struct eval *ev, const struct ir_func *f, int n, dou
 			free(vals);
 			return 0;   /* an offset or a linear term: not an operator */
 		}
-	double *a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 	for (int k = 0; k < f->nnz; k++)
-		a[f->row[k] + (size_t)f->col[k] * n] += vals[1 + f->nvar + k];
+		if (trip_add(t, f->row[k], f->col[k], vals[1 + f->nvar + k])) {
+			free(vals);
+			return -1;
+		}
 	free(vals);
-	*out = a;
+	for (int q = 0; q < f->nkernel; q++) {
+		int rc = kernel_entries(&f->kernel[q], n, t);
+		if (rc <= 0)
+			return rc;
+	}
 	return 1;
+}
+
+/* Add triplets to operator a: into its dense array when the model is
+ * small (allocated if need be), else appended to its entries (never an
+ * n×n array beyond IR_DENSE_MAX). */
+static void add_operator(struct eval *ev, struct ir_matrix *a, int n, const struct triplets *t)
+{
+	if (n <= IR_DENSE_MAX || a->a) {
+		if (!a->a)
+			a->a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
+		for (int k = 0; k < t->n; k++)
+			a->a[t->row[k] + (size_t)t->col[k] * n] += t->val[k];
+		return;
+	}
+	int nnz = a->nnz + t->n;
+	int *row = arena_alloc(ev->a, sizeof(int) * (size_t)(nnz + 1));
+	int *col = arena_alloc(ev->a, sizeof(int) * (size_t)(nnz + 1));
+	double *val = arena_alloc(ev->a, sizeof(double) * (size_t)(nnz + 1));
+	if (a->nnz) {
+		memcpy(row, a->row, sizeof(int) * (size_t)a->nnz);
+		memcpy(col, a->col, sizeof(int) * (size_t)a->nnz);
+		memcpy(val, a->val, sizeof(double) * (size_t)a->nnz);
+	}
+	memcpy(row + a->nnz, t->row, sizeof(int) * (size_t)t->n);
+	memcpy(col + a->nnz, t->col, sizeof(int) * (size_t)t->n);
+	memcpy(val + a->nnz, t->val, sizeof(double) * (size_t)t->n);
+	a->row = row;
+	a->col = col;
+	a->val = val;
+	a->nnz = nnz;
 }
 
 static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
@@ -256,42 +666,40 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 	int friction = 0;
 	for (int i = 0; i < n; i++)
 		friction |= m->sigma_u[i] > 0;
-	if (m->nint > 0 || m->kinetic || friction || m->init_equilibrium || n > IR_DENSE_MAX || !m->mass.a)
+	if (m->nint > 0 || m->kinetic || friction || m->init_equilibrium || (!m->mass.a && !m->mass.nnz))
 		return 0;
-	double *K = NULL, *C = NULL;
-	if (m->potential && m->potential->quadratic) {
-		int rc = quadratic_matrix(ev, m->potential, n, &K);
-		if (rc <= 0)
-			return rc;
-	} else if (m->potential) {
-		return 0;
-	}
+	struct triplets K = { 0 }, C = { 0 };
+	int rc = 1;
+	if (m->potential && m->potential->quadratic)
+		rc = quadratic_entries(m->potential, n, &K);
+	else if (m->potential)
+		rc = 0;
 	/* a dissipation folds when it is the model's only damping term */
-	if (m->dissipation) {
+	if (rc > 0 && m->dissipation) {
 		if (!m->dissipation->quadratic || m->ndissipation != 1 || mc->damping_declared)
-			return 0;
-		int rc = quadratic_matrix(ev, m->dissipation, n, &C);
-		if (rc <= 0)
-			return rc;
+			rc = 0;
+		else
+			rc = quadratic_entries(m->dissipation, n, &C);
 	}
-	if (K) {
-		if (!m->stiffness.a)
-			m->stiffness.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
-		for (size_t i = 0; i < (size_t)n * n; i++)
-			m->stiffness.a[i] += K[i];
+	if (rc > 0 && m->potential) {
+		add_operator(ev, &m->stiffness, n, &K);
 		m->stiffness.loc = m->potential->loc;
 		m->potential = NULL;
 		mc->stiffness_declared = 1;
 	}
-	if (C) {
-		m->damping.a = C;
+	if (rc > 0 && m->dissipation) {
+		m->damping.a = NULL;
+		m->damping.nnz = 0;
+		add_operator(ev, &m->damping, n, &C);
 		m->damping.loc = m->dissipation->loc;
 		m->damping_kind = IR_DAMP_MATRIX;
 		m->dissipation = NULL;
 		m->dissipation_terms = NULL;
 		m->ndissipation = 0;
 	}
-	return 0;
+	trip_free(&K);
+	trip_free(&C);
+	return rc < 0 ? -1 : 0;
 }
 
 /* The gap functions of `constraint LHS == RHS` (c = LHS − RHS = 0) or of
@@ -511,11 +919,12 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 	struct ir_prog *p;
 	struct loc where = am->loc;
 	struct term_list tl = { 0 }, stack = { 0 };
+	struct kern_list kl = { 0 };
 	const unsigned long long rates = OPBIT(IR_VEL) | OPBIT(IR_INTVEL) | OPBIT(IR_ACC);
 	const unsigned long long states = OPBIT(IR_DOF) | OPBIT(IR_INT);
 
 	/* potential Φ(u, z) */
-	int r = sum_items(ev, mc, am, AST_ITEM_POTENTIAL, "the potential", &p, &where);
+	int r = sum_items(ev, mc, am, AST_ITEM_POTENTIAL, "the potential", &p, &where, w, EN_POTENTIAL, &kl);
 	if (r == -2)
 		goto out;
 	if (r >= 0) {
@@ -527,12 +936,30 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		struct ir_diff_inputs in = { n + nz, 2, { { IR_DOF, 0 }, { IR_INT, n } } };
 		if (derive(ev, w, p, r, &in, where, &m->potential))
 			goto out;
+		attach_kernels(ev, m->potential, &kl);
 	}
 
 	/* kinetic T(u, v) = ½ vᵀ M(u) v */
-	r = sum_items(ev, mc, am, AST_ITEM_KINETIC, "the kinetic energy", &p, &where);
+	r = sum_items(ev, mc, am, AST_ITEM_KINETIC, "the kinetic energy", &p, &where, w, EN_KINETIC, &kl);
 	if (r == -2)
 		goto out;
+	if (kl.n > 0) {
+		/* sums of ½ c(i) x[..]'²...: constant masses, added entry by entry */
+		struct triplets t = { 0 };
+		for (int q = 0; q < kl.n; q++)
+			if (kernel_entries(&kl.v[q], n, &t) < 0) {
+				trip_free(&t);
+				eval_error(ev, where, "out of memory");
+				goto out;
+			}
+		add_operator(ev, &m->mass, n, &t);
+		trip_free(&t);
+		m->mass.loc = ir_loc_of(where);
+		m->kinetic_loc = ir_loc_of(where);
+		/* what is left outside the sums: nothing more when it is 0 */
+		if (r >= 0 && ir_is_const(p, r, NULL))
+			r = -1;
+	}
 	if (r >= 0) {
 		if (ir_depends(p, w, r, OPBIT(IR_INT) | OPBIT(IR_INTVEL) | OPBIT(IR_ACC))) {
 			eval_error(ev, where, "the kinetic energy may depend on u and u' only");
@@ -635,12 +1062,13 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		int *smooth_of = arena_alloc(ev->a, sizeof(int) * (size_t)nitem);
 		struct loc *loc_of = arena_alloc(ev->a, sizeof(struct loc) * (size_t)nitem);
 		int smooth = -1, k = 0;
+		kl.n = 0;
 		for (int i = 0; i < am->items.n; i++) {
 			struct ast_item *it = am->items.v[i];
 			if (it->kind != AST_ITEM_DISSIPATION)
 				continue;
 			struct value v;
-			if (eval_expr(ev, it->value, &v))
+			if (energy_expr(ev, w, it->value, EN_DISSIPATION, k, "the dissipation", &kl, &v))
 				goto out;
 			if (v.kind != VAL_NUM || ir_depends(p, w, v.reg, states | OPBIT(IR_ACC) | OPBIT(IR_TIME))) {
 				eval_error(ev, it->loc, v.kind != VAL_NUM ? "the dissipation must be a number, not %s"
@@ -730,9 +1158,29 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			free(grad);
 			free(outs);
 		}
-		if (smooth >= 0 && !ir_is_const(p, smooth, NULL))
+		/* Roubíček's staggered scheme's coupling test, on the kernels */
+		for (int q = 0; q < kl.n && !m->dissipation_coupled && nz > 0; q++) {
+			const struct ir_kernel *kk = &kl.v[q];
+			for (int s = 0; s < kk->nslot && !m->dissipation_coupled; s++) {
+				int dep = ir_depends(kk->prog, w, kk->prog->out[1 + s],
+				                     OPBIT(kk->kind[s] == IR_VEL ? IR_INTVEL : IR_VEL));
+				if (dep < 0) {
+					eval_error(ev, am->loc, "out of memory");
+					goto out;
+				}
+				if (dep) {
+					m->dissipation_coupled = 1;
+					m->dissipation_coupled_loc = ir_loc_of(loc_of[kk->term]);
+				}
+			}
+		}
+		if ((smooth >= 0 && !ir_is_const(p, smooth, NULL)) || kl.n > 0) {
+			if (smooth < 0)
+				smooth = ir_emit_const(p, 0, ir_loc_of(where));
 			if (derive(ev, w, p, smooth, &in, where, &m->dissipation))
 				goto out;
+			attach_kernels(ev, m->dissipation, &kl);
+		}
 	}
 	if (lower_constraints(ev, mc, am, w))
 		goto out;
@@ -744,13 +1192,28 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 	if (fold_quadratic(ev, mc) < 0)
 		goto out;
 
-	/* an internal variable no energy mentions has no equation */
+	/* an internal variable no energy mentions has no equation (those
+	 * of the kernels: every instance's slots) */
+	char *zused = NULL;
+	if (nz > 0) {
+		zused = arena_alloc(ev->a, (size_t)nz);
+		const struct ir_func *fs[2] = { m->potential, m->dissipation };
+		for (int f = 0; f < 2; f++)
+			for (int q = 0; fs[f] && q < fs[f]->nkernel; q++) {
+				const struct ir_kernel *kk = &fs[f]->kernel[q];
+				for (int s = 0; s < kk->nslot; s++)
+					if (kk->kind[s] == IR_INT || kk->kind[s] == IR_INTVEL)
+						for (long i = kk->lo; i <= kk->hi; i++)
+							zused[kernel_index(kk, s, i)] = 1;
+			}
+	}
 	for (int j = 0; j < nz; j++) {
 		int used = m->sigma[j] > 0;
 		if (m->potential && !ir_is_const(m->potential->prog, m->potential->prog->out[1 + n + j], NULL))
 			used = 1;
 		if (m->dissipation && !ir_is_const(m->dissipation->prog, m->dissipation->prog->out[1 + n + j], NULL))
 			used = 1;
+		used |= zused && zused[j];
 		if (!used) {
 			struct loc l = { m->intvar[j].loc.file, m->intvar[j].loc.line, m->intvar[j].loc.col, 1 };
 			eval_error(ev, l, "internal variable %s appears in no potential or dissipation: "
@@ -760,6 +1223,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 	}
 	rc = 0;
 out:
+	free(kl.v);
 	free(tl.t);
 	free(tl.sg);
 	free(stack.t);

@@ -173,6 +173,8 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int banded, st
 		pb->reg_kin = scratch((size_t)m->kinetic->prog->n);
 		pb->out_kin = scratch((size_t)m->kinetic->prog->nout);
 	}
+	if (rt_kernels_init(&pb->kphi, m->potential, n) || rt_kernels_init(&pb->kpsi, m->dissipation, n))
+		return fail(err, m->loc, "out of memory");
 	pb->ncontact = m->contact.n;
 	if (m->contact.prog) {
 		pb->reg_ct = scratch((size_t)m->contact.prog->n);
@@ -238,6 +240,8 @@ void problem_free(struct rt_problem *pb)
 	free(pb->reg_phi);
 	free(pb->out_phi);
 	free(pb->reg_psi);
+	rt_kernels_free(&pb->kphi);
+	rt_kernels_free(&pb->kpsi);
 	free(pb->out_psi);
 	free(pb->reg_kin);
 	free(pb->out_kin);
@@ -322,6 +326,7 @@ double problem_phi(struct rt_problem *pb, const double *u, const double *z, doub
 		if (g)
 			for (int k = 0; k < N; k++)
 				g[k] += pb->out_phi[1 + k];
+		val += rt_kernels_eval(&pb->kphi, &in, u, z, g);
 	}
 	return val;
 }
@@ -350,6 +355,7 @@ void problem_add_hess_phi(struct rt_problem *pb, const double *cr, const double 
 	add_matrix(pb->n, pb->K, cr, cc, J, ld);
 	if (pb->ir->potential)
 		add_hess(pb->ir->potential, pb->out_phi + 1 + pb->N, cr, cc, J, ld);
+	rt_kernels_add_hess(&pb->kphi, cr, cc, J, ld);
 }
 
 double problem_psi(struct rt_problem *pb, const double *v, const double *zd, double *g)
@@ -372,6 +378,7 @@ double problem_psi(struct rt_problem *pb, const double *v, const double *zd, dou
 		if (g)
 			for (int k = 0; k < N; k++)
 				g[k] += pb->out_psi[1 + k];
+		val += rt_kernels_eval(&pb->kpsi, &in, v, zd, g);
 	}
 	return val;
 }
@@ -382,6 +389,7 @@ void problem_add_hess_psi(struct rt_problem *pb, const double *cr, const double 
 		add_matrix(pb->n, pb->C, cr, cc, J, ld);
 	if (pb->ir->dissipation)
 		add_hess(pb->ir->dissipation, pb->out_psi + 1 + pb->N, cr, cc, J, ld);
+	rt_kernels_add_hess(&pb->kpsi, cr, cc, J, ld);
 }
 
 static void eval_kinetic(struct rt_problem *pb, const double *u, const double *v)
@@ -448,6 +456,10 @@ void problem_dissipation_terms(struct rt_problem *pb, const double *v, const dou
 				d += wz * dz[j] * g[n + j];
 			dterm[k] += d;
 		}
+	}
+	if (m->dissipation) {
+		struct vm_input in = { 0, NULL, v, NULL, NULL, zd, m->table, pb->hint };
+		rt_kernels_dterms(&pb->kpsi, &in, v, zd, wu, wz, du, dz, dterm);
 	}
 	if (pb->C) {
 		la_gemv_band(n, pb->kl, pb->ku, pb->C, v, pb->tmp);

@@ -9,6 +9,7 @@
 #ifndef DYN_PROBLEM_H
 #define DYN_PROBLEM_H
 
+#include "kernel.h"
 #include "run.h"
 
 struct rt_problem {
@@ -28,6 +29,7 @@ struct rt_problem {
 	int *hint;
 	double *reg_phi, *out_phi;
 	double *reg_psi, *out_psi;
+	struct rt_kernels kphi, kpsi;   /* the sums of Φ and Ψ (kernel.h) */
 	double *reg_kin, *out_kin;
 	double *reg_dt, *out_dt;    /* per-term dissipation gradients */
 	double *reg_c, *out_c;      /* constraints */

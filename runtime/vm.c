@@ -10,6 +10,11 @@
 
 void vm_eval(const struct ir_prog *p, double *r, const struct vm_input *in, double *out)
 {
+	vm_eval_at(p, r, in, 0, out);
+}
+
+void vm_eval_at(const struct ir_prog *p, double *r, const struct vm_input *in, double index, double *out)
+{
 	const struct ir_insn *code = p->insn;
 	for (int i = 0; i < p->n; i++) {
 		const struct ir_insn *x = &code[i];
@@ -22,6 +27,7 @@ void vm_eval(const struct ir_prog *p, double *r, const struct vm_input *in, doub
 		case IR_ACC: r[i] = in->a[x->a]; continue;
 		case IR_INT: r[i] = in->z[x->a]; continue;
 		case IR_INTVEL: r[i] = in->zd[x->a]; continue;
+		case IR_INDEX: r[i] = index; continue;
 		case IR_TABLE: {
 			const struct ir_table *tb = &in->table[x->c];
 			r[i] = table_eval(tb->n, tb->x, tb->y, r[x->a], in->table_hint ? &in->table_hint[x->c] : NULL);

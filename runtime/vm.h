@@ -15,5 +15,7 @@ struct vm_input {
 
 /* Run the program; out[j] receives output j. */
 void vm_eval(const struct ir_prog *p, double *reg, const struct vm_input *in, double *out);
+/* The same for a kernel's instance: INDEX reads `index` (the sum's i). */
+void vm_eval_at(const struct ir_prog *p, double *reg, const struct vm_input *in, double index, double *out);
 
 #endif

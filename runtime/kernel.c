@@ -1,0 +1,126 @@
+/* kernel.c — the gather–kernel–scatter loop (kernel.h): one program per
+ * sum, run once per instance over its few local unknowns. */
+#include <config.h>
+
+#include "kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The global index of slot s at instance i (ir.h, struct ir_kernel). */
+static long gather_index(const struct ir_kernel *k, int s, long i)
+{
+	return k->map ? k->map[(i - k->lo) * k->nslot + s] : k->base[s] + k->stride[s] * i;
+}
+
+static int is_second(enum ir_op op)
+{
+	return op == IR_INT || op == IR_INTVEL;
+}
+
+int rt_kernels_init(struct rt_kernels *ks, const struct ir_func *f, int n)
+{
+	memset(ks, 0, sizeof *ks);
+	if (!f || f->nkernel == 0)
+		return 0;
+	ks->f = f;
+	ks->n = n;
+	ks->ws = calloc((size_t)f->nkernel, sizeof *ks->ws);
+	if (!ks->ws)
+		return -1;
+	for (int q = 0; q < f->nkernel; q++) {
+		const struct ir_kernel *k = &f->kernel[q];
+		struct rt_kernel_ws *w = &ks->ws[q];
+		size_t ninst = (size_t)(k->hi - k->lo + 1);
+		w->reg = calloc((size_t)k->prog->n + 1, sizeof(double));
+		w->out = calloc((size_t)k->prog->nout + 1, sizeof(double));
+		w->loc = calloc((size_t)k->nslot + 1, sizeof(double));
+		w->hess = calloc(ninst * (size_t)k->nnz + 1, sizeof(double));
+		if (!w->reg || !w->out || !w->loc || !w->hess)
+			return -1;
+	}
+	return 0;
+}
+
+void rt_kernels_free(struct rt_kernels *ks)
+{
+	for (int q = 0; ks->ws && q < ks->f->nkernel; q++) {
+		free(ks->ws[q].reg);
+		free(ks->ws[q].out);
+		free(ks->ws[q].loc);
+		free(ks->ws[q].hess);
+	}
+	free(ks->ws);
+	memset(ks, 0, sizeof *ks);
+}
+
+/* Gather instance i's unknowns into w->loc and run the program. */
+static void run(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct vm_input *in0, const double *x,
+                const double *y, long i)
+{
+	for (int s = 0; s < k->nslot; s++)
+		w->loc[s] = (is_second(k->kind[s]) ? y : x)[gather_index(k, s, i)];
+	struct vm_input in = *in0;
+	in.u = in.v = in.z = in.zd = w->loc;
+	vm_eval_at(k->prog, w->reg, &in, (double)i, w->out);
+}
+
+double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
+                       double *g)
+{
+	double val = 0;
+	if (!ks->f)
+		return 0;
+	for (int q = 0; q < ks->f->nkernel; q++) {
+		const struct ir_kernel *k = &ks->f->kernel[q];
+		struct rt_kernel_ws *w = &ks->ws[q];
+		double *h = w->hess;
+		for (long i = k->lo; i <= k->hi; i++) {
+			run(k, w, in, x, y, i);
+			val += w->out[0];
+			if (g)
+				for (int s = 0; s < k->nslot; s++)
+					g[gather_index(k, s, i) + (is_second(k->kind[s]) ? ks->n : 0)] += w->out[1 + s];
+			memcpy(h, w->out + 1 + k->nslot, sizeof(double) * (size_t)k->nnz);
+			h += k->nnz;
+		}
+	}
+	return val;
+}
+
+void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const double *cc, double *J, int ld)
+{
+	if (!ks->f)
+		return;
+	for (int q = 0; q < ks->f->nkernel; q++) {
+		const struct ir_kernel *k = &ks->f->kernel[q];
+		const double *h = ks->ws[q].hess;
+		for (long i = k->lo; i <= k->hi; i++, h += k->nnz)
+			for (int e = 0; e < k->nnz; e++) {
+				int r = k->row[e], c = k->col[e];
+				long I = gather_index(k, r, i) + (is_second(k->kind[r]) ? ks->n : 0);
+				long Jc = gather_index(k, c, i) + (is_second(k->kind[c]) ? ks->n : 0);
+				J[I + (size_t)Jc * (size_t)ld] += (cr ? cr[I] : 1) * (cc ? cc[Jc] : 1) * h[e];
+			}
+	}
+}
+
+void rt_kernels_dterms(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
+                       double wu, double wz, const double *du, const double *dz, double *dterm)
+{
+	if (!ks->f)
+		return;
+	for (int q = 0; q < ks->f->nkernel; q++) {
+		const struct ir_kernel *k = &ks->f->kernel[q];
+		struct rt_kernel_ws *w = &ks->ws[q];
+		double d = 0;
+		for (long i = k->lo; i <= k->hi; i++) {
+			run(k, w, in, x, y, i);
+			for (int s = 0; s < k->nslot; s++) {
+				long gi = gather_index(k, s, i);
+				d += is_second(k->kind[s]) ? wz * dz[gi] * w->out[1 + s] : wu * du[gi] * w->out[1 + s];
+			}
+		}
+		dterm[k->term] += d;
+	}
+}

@@ -1,0 +1,37 @@
+/* kernel.h — evaluating the kernels of an energy (ir.h, struct ir_kernel):
+ * gather the local unknowns of each instance, run the kernel's program,
+ * scatter-add value, gradient and Hessian into the global ones.  Scratch
+ * is allocated once (rt_kernels_init); evaluation allocates nothing. */
+#ifndef DYN_KERNEL_H
+#define DYN_KERNEL_H
+
+#include "ir.h"
+#include "vm.h"
+
+struct rt_kernels {
+	const struct ir_func *f;    /* NULL: none */
+	int n;                      /* dofs: INT/INTVEL slots are unknowns n + j */
+	struct rt_kernel_ws {
+		double *reg, *out, *loc;
+		double *hess;           /* instances × nnz, of the last evaluation */
+	} *ws;
+};
+
+/* Scratch for the kernels of f (NULL or none: nothing); -1 when out of
+ * memory.  rt_kernels_free in both cases. */
+int rt_kernels_init(struct rt_kernels *ks, const struct ir_func *f, int n);
+void rt_kernels_free(struct rt_kernels *ks);
+
+/* The kernels' value at (t, x, y): x holds the DOF or VEL unknowns, y the
+ * INT or INTVEL ones.  With g non-NULL, adds their gradient to g (numbered
+ * as f's variables).  The Hessians are kept for rt_kernels_add_hess. */
+double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
+                       double *g);
+/* J[I + J ld] += cr[I] cc[J] H_IJ of the last evaluation (weights NULL: 1). */
+void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const double *cc, double *J, int ld);
+/* The ledger's pairing per dissipation term: dterm[k] += Σ over the
+ * kernels of statement k of (wu du or wz dz)·∇ at (x, y). */
+void rt_kernels_dterms(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
+                       double wu, double wz, const double *du, const double *dz, double *dterm);
+
+#endif
