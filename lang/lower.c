@@ -284,6 +284,27 @@ static int target_dofs(struct eval *ev, struct ast_expr *e, int *first, int *cou
 	return 0;
 }
 
+/* "x[i]", the name of element i of vector x: formatted by hand, as a
+ * model of 10⁶ dofs names 10⁶ of them (printf's cost dominated lowering). */
+static const char *element_name(struct arena *a, const char *name, long i)
+{
+	char digits[24];
+	int nd = 0;
+	do {
+		digits[nd++] = (char)('0' + i % 10);
+		i /= 10;
+	} while (i > 0);
+	size_t len = strlen(name);
+	char *p = arena_alloc(a, len + (size_t)nd + 3);
+	memcpy(p, name, len);
+	p[len] = '[';
+	for (int k = 0; k < nd; k++)
+		p[len + 1 + k] = digits[nd - 1 - k];
+	p[len + 1 + nd] = ']';
+	p[len + 2 + nd] = 0;
+	return p;
+}
+
 static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *mc, int *cap, int internal)
 {
 	int *count = internal ? &mc->m->nint : &mc->m->ndof;
@@ -319,7 +340,7 @@ static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *
 		}
 		for (long i = 0; i < size; i++) {
 			struct ir_dof *dd = &(*list)[(*count)++];
-			dd->name = g->vector ? arena_printf(ev->a, "%s[%ld]", nm->name, i + 1) : nm->name;
+			dd->name = g->vector ? element_name(ev->a, nm->name, i + 1) : nm->name;
 			dd->loc = ir_loc_of(nm->loc);
 		}
 	}

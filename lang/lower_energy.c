@@ -226,6 +226,34 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 	if (!ok)
 		return 0;
 	int r = sign < 0 ? ir_emit(p, IR_NEG, v.reg, 0, 0, ir_loc_of(e->loc)) : v.reg;
+	/* keep the slots the value reads: x[i]' evaluates x[i] first */
+	ir_prog_add_output(p, r);
+	ir_prog_compact(p);
+	r = p->out[0];
+	p->nout = 0;
+	int map[KERN_MAX_SLOTS], ns = 0;
+	enum ir_op kind[KERN_MAX_SLOTS];
+	long base[KERN_MAX_SLOTS], stride[KERN_MAX_SLOTS];
+	for (int s = 0; s < kb.nslot; s++)
+		map[s] = -1;
+	for (int q = 0; q < p->n; q++) {
+		struct ir_insn *x = &p->insn[q];
+		if (!(state_ops & OPBIT(x->op)))
+			continue;
+		if (map[x->a] < 0) {
+			kind[ns] = kb.kind[x->a];
+			base[ns] = kb.base[x->a];
+			stride[ns] = kb.stride[x->a];
+			map[x->a] = ns++;
+		}
+		x->a = map[x->a];
+	}
+	if (ns == 0)
+		return 0;
+	kb.nslot = ns;
+	memcpy(kb.kind, kind, sizeof *kind * (size_t)ns);
+	memcpy(kb.base, base, sizeof *base * (size_t)ns);
+	memcpy(kb.stride, stride, sizeof *stride * (size_t)ns);
 	int t = ir_depends(p, w, r, OPBIT(IR_TIME) | OPBIT(IR_TABLE));
 	if (t != 0)
 		return t < 0 ? -1 : 0;
@@ -523,44 +551,35 @@ static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
 	return c;
 }
 
-/* Triplets of a constant operator, growable (malloc'ed). */
+/* Triplets of a constant operator, in the arena, sized once for an upper
+ * bound of their number (no copy of 10⁶ entries as they grow). */
 struct triplets {
 	int n, cap;
 	int *row, *col;
 	double *val;
 };
 
-static int trip_add(struct triplets *t, int i, int j, double v)
+/* Room for `more` entries beyond t->n; -1 beyond INT_MAX entries. */
+static int trip_reserve(struct eval *ev, struct triplets *t, long long more)
 {
-	if (t->n == t->cap) {
-		if (t->cap > INT_MAX / 2)
-			return -1;
-		int c = t->cap ? 2 * t->cap : 64;
-		int *r = realloc(t->row, sizeof(int) * (size_t)c);
-		if (r)
-			t->row = r;
-		int *q = realloc(t->col, sizeof(int) * (size_t)c);
-		if (q)
-			t->col = q;
-		double *x = realloc(t->val, sizeof(double) * (size_t)c);
-		if (x)
-			t->val = x;
-		if (!r || !q || !x)
-			return -1;
-		t->cap = c;
-	}
-	t->row[t->n] = i;
-	t->col[t->n] = j;
-	t->val[t->n++] = v;
+	long long need = (long long)t->n + more;
+	if (need <= t->cap)
+		return 0;
+	if (need > INT_MAX)
+		return -1;
+	size_t c = (size_t)need;
+	t->row = arena_grow(ev->a, t->row, sizeof(int) * (size_t)t->n, sizeof(int) * c);
+	t->col = arena_grow(ev->a, t->col, sizeof(int) * (size_t)t->n, sizeof(int) * c);
+	t->val = arena_grow(ev->a, t->val, sizeof(double) * (size_t)t->n, sizeof(double) * c);
+	t->cap = (int)need;
 	return 0;
 }
 
-static void trip_free(struct triplets *t)
+static void trip_add(struct triplets *t, int i, int j, double v)
 {
-	free(t->row);
-	free(t->col);
-	free(t->val);
-	memset(t, 0, sizeof *t);
+	t->row[t->n] = i;
+	t->col[t->n] = j;
+	t->val[t->n++] = v;
 }
 
 /* The variable of slot s of kernel k at instance i, numbered as the
@@ -574,11 +593,13 @@ static int kernel_var(const struct ir_kernel *k, int s, long i, int n)
 /* The constant Hessian entries of kernel k (value and gradient 0 at the
  * origin for every instance, else 0: not an operator) into t; 1 when
  * they are, -1 when out of memory. */
-static int kernel_entries(const struct ir_kernel *k, int n, struct triplets *t)
+static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, struct triplets *t)
 {
 	double *r = malloc(sizeof(double) * (size_t)(k->prog->n + 1));
 	double *o = malloc(sizeof(double) * (size_t)(k->prog->nout + 1));
 	int rc = r && o ? 1 : -1;
+	if (rc > 0 && trip_reserve(ev, t, (long long)(k->hi - k->lo + 1) * k->nnz))
+		rc = -1;
 	for (long i = k->lo; i <= k->hi && rc == 1; i++) {
 		if (ir_eval_index(k->prog, (double)i, r, o)) {
 			rc = 0;
@@ -588,9 +609,8 @@ static int kernel_entries(const struct ir_kernel *k, int n, struct triplets *t)
 			if (o[s] != 0)
 				rc = 0;
 		for (int e = 0; e < k->nnz && rc == 1; e++)
-			if (o[1 + k->nslot + e] != 0 &&
-			    trip_add(t, kernel_var(k, k->row[e], i, n), kernel_var(k, k->col[e], i, n), o[1 + k->nslot + e]))
-				rc = -1;
+			if (o[1 + k->nslot + e] != 0)
+				trip_add(t, kernel_var(k, k->row[e], i, n), kernel_var(k, k->col[e], i, n), o[1 + k->nslot + e]);
 	}
 	free(r);
 	free(o);
@@ -600,7 +620,7 @@ static int kernel_entries(const struct ir_kernel *k, int n, struct triplets *t)
 /* The Hessian of a quadratic function (its terms and its kernels) as
  * triplets, when the function is homogeneous (value and gradient 0 at 0):
  * 1, else 0; -1 when out of memory. */
-static int quadratic_entries(const struct ir_func *f, int n, struct triplets *t)
+static int quadratic_entries(struct eval *ev, const struct ir_func *f, int n, struct triplets *t)
 {
 	double *vals = malloc(sizeof(double) * (size_t)(f->prog->nout + 1));
 	if (!vals)
@@ -615,14 +635,15 @@ static int quadratic_entries(const struct ir_func *f, int n, struct triplets *t)
 			free(vals);
 			return 0;   /* an offset or a linear term: not an operator */
 		}
+	if (trip_reserve(ev, t, f->nnz)) {
+		free(vals);
+		return -1;
+	}
 	for (int k = 0; k < f->nnz; k++)
-		if (trip_add(t, f->row[k], f->col[k], vals[1 + f->nvar + k])) {
-			free(vals);
-			return -1;
-		}
+		trip_add(t, f->row[k], f->col[k], vals[1 + f->nvar + k]);
 	free(vals);
 	for (int q = 0; q < f->nkernel; q++) {
-		int rc = kernel_entries(&f->kernel[q], n, t);
+		int rc = kernel_entries(ev, &f->kernel[q], n, t);
 		if (rc <= 0)
 			return rc;
 	}
@@ -641,15 +662,21 @@ static void add_operator(struct eval *ev, struct ir_matrix *a, int n, const stru
 			a->a[t->row[k] + (size_t)t->col[k] * n] += t->val[k];
 		return;
 	}
+	if (a->nnz == 0) {
+		/* the triplets are in the arena: the operator takes them */
+		a->row = t->row;
+		a->col = t->col;
+		a->val = t->val;
+		a->nnz = t->n;
+		return;
+	}
 	int nnz = a->nnz + t->n;
 	int *row = arena_alloc(ev->a, sizeof(int) * (size_t)(nnz + 1));
 	int *col = arena_alloc(ev->a, sizeof(int) * (size_t)(nnz + 1));
 	double *val = arena_alloc(ev->a, sizeof(double) * (size_t)(nnz + 1));
-	if (a->nnz) {
-		memcpy(row, a->row, sizeof(int) * (size_t)a->nnz);
-		memcpy(col, a->col, sizeof(int) * (size_t)a->nnz);
-		memcpy(val, a->val, sizeof(double) * (size_t)a->nnz);
-	}
+	memcpy(row, a->row, sizeof(int) * (size_t)a->nnz);
+	memcpy(col, a->col, sizeof(int) * (size_t)a->nnz);
+	memcpy(val, a->val, sizeof(double) * (size_t)a->nnz);
 	memcpy(row + a->nnz, t->row, sizeof(int) * (size_t)t->n);
 	memcpy(col + a->nnz, t->col, sizeof(int) * (size_t)t->n);
 	memcpy(val + a->nnz, t->val, sizeof(double) * (size_t)t->n);
@@ -671,7 +698,7 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 	struct triplets K = { 0 }, C = { 0 };
 	int rc = 1;
 	if (m->potential && m->potential->quadratic)
-		rc = quadratic_entries(m->potential, n, &K);
+		rc = quadratic_entries(ev, m->potential, n, &K);
 	else if (m->potential)
 		rc = 0;
 	/* a dissipation folds when it is the model's only damping term */
@@ -679,7 +706,7 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 		if (!m->dissipation->quadratic || m->ndissipation != 1 || mc->damping_declared)
 			rc = 0;
 		else
-			rc = quadratic_entries(m->dissipation, n, &C);
+			rc = quadratic_entries(ev, m->dissipation, n, &C);
 	}
 	if (rc > 0 && m->potential) {
 		add_operator(ev, &m->stiffness, n, &K);
@@ -697,9 +724,11 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 		m->dissipation_terms = NULL;
 		m->ndissipation = 0;
 	}
-	trip_free(&K);
-	trip_free(&C);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0) {
+		struct loc l = { m->loc.file, m->loc.line, m->loc.col, 1 };
+		return eval_error(ev, l, "out of memory folding the quadratic energies into operators");
+	}
+	return 0;
 }
 
 /* The gap functions of `constraint LHS == RHS` (c = LHS − RHS = 0) or of
@@ -947,13 +976,11 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		/* sums of ½ c(i) x[..]'²...: constant masses, added entry by entry */
 		struct triplets t = { 0 };
 		for (int q = 0; q < kl.n; q++)
-			if (kernel_entries(&kl.v[q], n, &t) < 0) {
-				trip_free(&t);
+			if (kernel_entries(ev, &kl.v[q], n, &t) < 0) {
 				eval_error(ev, where, "out of memory");
 				goto out;
 			}
 		add_operator(ev, &m->mass, n, &t);
-		trip_free(&t);
 		m->mass.loc = ir_loc_of(where);
 		m->kinetic_loc = ir_loc_of(where);
 		/* what is left outside the sums: nothing more when it is 0 */
