@@ -435,8 +435,17 @@ static int bind_param(struct eval *ev, struct ast_arg *def, const char *model)
 	return 0;
 }
 
-static void bandwidth(int n, const double *a, int *kl, int *ku)
+static void bandwidth(int n, const struct ir_matrix *m, int *kl, int *ku)
 {
+	const double *a = m->a;
+	/* an operator kept as its entries (beyond IR_DENSE_MAX dofs) */
+	for (int k = 0; !a && k < m->nnz; k++)
+		if (m->val[k] != 0) {
+			if (m->row[k] - m->col[k] > *kl)
+				*kl = m->row[k] - m->col[k];
+			if (m->col[k] - m->row[k] > *ku)
+				*ku = m->col[k] - m->row[k];
+		}
 	if (!a)
 		return;
 	for (int j = 0; j < n; j++)
@@ -773,9 +782,9 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	}
 	if (m->support)
 		ir_prog_compact(m->support);
-	bandwidth(n, m->mass.a, &m->kl, &m->ku);
-	bandwidth(n, m->damping.a, &m->kl, &m->ku);
-	bandwidth(n, m->stiffness.a, &m->kl, &m->ku);
+	bandwidth(n, &m->mass, &m->kl, &m->ku);
+	bandwidth(n, &m->damping, &m->kl, &m->ku);
+	bandwidth(n, &m->stiffness, &m->kl, &m->ku);
 	*out = m;
 	return 0;
 }
