@@ -4,7 +4,9 @@
 #include <config.h>
 
 #include "interp.h"
+#include "spectrum.h"
 #include "table.h"
+#include "vm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,7 +34,7 @@ const char *const builtin_names[] = {
 	"exp", "log", "log10", "sqrt", "abs", "sign", "floor", "ceil", "atan2",
 	"hypot", "mod", "min", "max", "diag", "eye", "zeros", "ones",
 	"transpose", "table", "mtx", "maxabs", "matrix", "vector", "spectral_radius",
-	"argmax", "argmin", "rms", "mean", "crossings", "period", "length", NULL
+	"argmax", "argmin", "rms", "mean", "crossings", "period", "length", "spectrum", NULL
 };
 
 int builtin_exists(const char *name)
@@ -256,6 +258,193 @@ static int history_fn(struct eval *ev, struct ast_expr *call, const char *name, 
 	return 0;
 }
 
+/* The times at which spectrum() samples the acceleration: start + k dt up
+ * to end when dt is given, else the points of its tables in [start, end]
+ * (merged), where a function linear in its tables is linear between them.
+ * Returns their number, or -1 after reporting an error. */
+static int spectrum_times(struct eval *ev, struct ast_expr *call, const struct ir_model *m, double start, double end,
+                          double dt, double **out)
+{
+	enum { MAXSAMPLES = 10000000 };
+	if (dt > 0) {
+		double k = floor((end - start) / dt - 1e-9);
+		if (k + 2 > MAXSAMPLES)
+			return eval_error(ev, call->loc, "spectrum: more than %d samples of the acceleration; take a larger dt",
+			                  MAXSAMPLES);
+		int n = (int)k + 2;
+		double *t = arena_alloc(ev->a, sizeof(double) * (size_t)n);
+		for (int i = 0; i + 1 < n; i++)
+			t[i] = start + i * dt;
+		t[n - 1] = end;
+		*out = t;
+		return n;
+	}
+	size_t total = 2;
+	for (int j = 0; j < m->ntable; j++)
+		total += (size_t)m->table[j].n;
+	if (total > MAXSAMPLES)
+		return eval_error(ev, call->loc, "spectrum: more than %d samples of the acceleration", MAXSAMPLES);
+	double *t = arena_alloc(ev->a, sizeof(double) * total);
+	int *at = arena_alloc(ev->a, sizeof(int) * (size_t)(m->ntable + 1));
+	int n = 0;
+	t[n++] = start;
+	/* merge the sorted tables, keeping the times strictly inside */
+	for (;;) {
+		int best = -1;
+		for (int j = 0; j < m->ntable; j++) {
+			while (at[j] < m->table[j].n && m->table[j].x[at[j]] <= t[n - 1])
+				at[j]++;
+			if (at[j] < m->table[j].n && (best < 0 || m->table[j].x[at[j]] < m->table[best].x[at[best]]))
+				best = j;
+		}
+		if (best < 0 || m->table[best].x[at[best]] >= end)
+			break;
+		t[n++] = m->table[best].x[at[best]];
+	}
+	t[n++] = end;
+	*out = t;
+	return n;
+}
+
+/* spectrum(ACCEL, periods, xi [, start = T0, end = T1, dt = TAU]): the
+ * elastic response spectrum of a ground acceleration, a function of t
+ * (table(...) of a record, or any expression), computed exactly for the
+ * acceleration linear between its samples (runtime/spectrum.c). */
+static int spectrum_call(struct eval *ev, struct ast_expr *call, struct value *out)
+{
+	struct ast_expr *pos[3];
+	struct ast_expr *opt[3] = { NULL, NULL, NULL };   /* start, end, dt */
+	static const char *const optname[] = { "start", "end", "dt" };
+	int npos = 0;
+	for (int i = 0; i < call->args.n; i++) {
+		struct ast_arg *g = call->args.v[i];
+		if (!g->name) {
+			if (npos == 3 || i > npos)
+				return eval_error(ev, g->loc, "spectrum takes 3 arguments (acceleration, periods, xi), then "
+				                  "start =, end =, dt =");
+			pos[npos++] = g->value;
+			continue;
+		}
+		int k = 0;
+		while (k < 3 && strcmp(optname[k], g->name) != 0)
+			k++;
+		if (k == 3)
+			return eval_error(ev, g->loc, "spectrum has no named parameter '%s' (start, end, dt)", g->name);
+		if (opt[k])
+			return eval_error(ev, g->loc, "spectrum: '%s' is given twice", g->name);
+		opt[k] = g->value;
+	}
+	if (npos != 3)
+		return arity_error(ev, call, "spectrum", "3 arguments (acceleration, periods, xi)");
+	/* periods and xi first: they are constants of the caller */
+	struct value pv;
+	double xi, start = 0, end = 0, dt = 0;
+	if (eval_expr(ev, pos[1], &pv) || eval_number(ev, pos[2], &xi, "the damping ratio xi"))
+		return -1;
+	if (pv.kind != VAL_NUM && !(pv.kind == VAL_MAT && (pv.rows == 1 || pv.cols == 1)))
+		return eval_error(ev, pos[1]->loc, "the periods must be a number or a vector, not %s", value_kind_name(&pv));
+	int np = pv.kind == VAL_NUM ? 1 : pv.rows * pv.cols;
+	double *T = arena_alloc(ev->a, sizeof(double) * (size_t)np + 1);
+	for (int i = 0; i < np; i++) {
+		if (!value_const(ev, &pv, i, &T[i]))
+			return eval_error(ev, pos[1]->loc, "the periods must be constant");
+		if (!(T[i] > 0) || !isfinite(T[i]))
+			return eval_error(ev, pos[1]->loc, "period %d is %g: periods must be positive", i + 1, T[i]);
+	}
+	if (!(xi >= 0 && xi < 1))
+		return eval_error(ev, pos[2]->loc, "the damping ratio xi must lie in [0, 1), not %g", xi);
+	if ((opt[0] && eval_number(ev, opt[0], &start, "start")) || (opt[1] && eval_number(ev, opt[1], &end, "end")) ||
+	    (opt[2] && eval_number(ev, opt[2], &dt, "dt")))
+		return -1;
+	if (opt[2] && !(dt > 0 && isfinite(dt)))
+		return eval_error(ev, opt[2]->loc, "dt must be positive, not %g", dt);
+
+	/* The acceleration, lowered as a model's load is: a program of t,
+	 * its tables kept by a model of its own. */
+	struct ir_model *m = arena_alloc(ev->a, sizeof *m);
+	struct model_ctx mc = { 0 };
+	mc.m = m;
+	mc.allow_t = 1;
+	mc.what = "the acceleration";
+	mc.script_dir = ev->script_dir;
+	struct model_ctx *saved_mc = ev->mc;
+	struct ir_prog *saved_prog = ev->prog;
+	ev->mc = &mc;
+	ev->prog = ir_prog_new(ev->a);
+	struct value av;
+	int rc = eval_expr(ev, pos[0], &av);
+	struct ir_prog *prog = ev->prog;
+	ev->mc = saved_mc;
+	ev->prog = saved_prog;
+	if (rc)
+		return -1;
+	if (av.kind != VAL_NUM)
+		return eval_error(ev, pos[0]->loc, "the acceleration must be a number (a function of t), not %s",
+		                  value_kind_name(&av));
+	ir_prog_add_output(prog, av.reg);
+	ir_prog_compact(prog);
+
+	/* The time range: a table's by default; an expression without one
+	 * needs end and dt. */
+	if (m->ntable == 0 && (!opt[1] || !opt[2]))
+		return eval_error(ev, pos[0]->loc, "spectrum of an expression of t: give its duration and sampling step, "
+		                  "as spectrum(..., end = 10, dt = 0.005)");
+	if (!opt[0] && m->ntable) {
+		start = m->table[0].x[0];
+		for (int j = 1; j < m->ntable; j++)
+			start = fmin(start, m->table[j].x[0]);
+	}
+	if (!opt[1]) {
+		end = m->table[0].x[m->table[0].n - 1];
+		for (int j = 1; j < m->ntable; j++)
+			end = fmax(end, m->table[j].x[m->table[j].n - 1]);
+	}
+	if (!(end > start))
+		return eval_error(ev, call->loc, "spectrum: the end %g is not after the start %g", end, start);
+	double *t = NULL;
+	int n = spectrum_times(ev, call, m, start, end, dt, &t);
+	if (n < 0)
+		return -1;
+	double *a = malloc(sizeof(double) * (size_t)n), *reg = malloc(sizeof(double) * (size_t)(prog->n + 1));
+	int *hint = calloc((size_t)m->ntable + 1, sizeof(int));
+	if (!a || !reg || !hint) {
+		free(a);
+		free(reg);
+		free(hint);
+		return eval_error(ev, call->loc, "spectrum: out of memory for %d samples", n);
+	}
+	struct vm_input in = { 0 };
+	in.table = m->table;
+	in.table_hint = hint;
+	rc = 0;
+	for (int i = 0; i < n && rc == 0; i++) {
+		in.t = t[i];
+		vm_eval(prog, reg, &in, &a[i]);
+		if (!isfinite(a[i])) {
+			char tb[32];
+			value_format_num(t[i], tb);
+			rc = eval_error(ev, pos[0]->loc, "the acceleration is not a finite number at t = %s", tb);
+		}
+	}
+	struct spectrum_value *sp = arena_alloc(ev->a, sizeof *sp);
+	sp->n = np;
+	sp->xi = xi;
+	sp->period = T;
+	sp->sd = arena_alloc(ev->a, sizeof(double) * (size_t)np);
+	sp->psv = arena_alloc(ev->a, sizeof(double) * (size_t)np);
+	sp->psa = arena_alloc(ev->a, sizeof(double) * (size_t)np);
+	if (rc == 0 && rt_spectrum(t, a, n, T, np, xi, sp->sd, sp->psv, sp->psa))
+		rc = eval_error(ev, call->loc, "spectrum: the samples of the acceleration are not usable");
+	free(a);
+	free(reg);
+	free(hint);
+	if (rc)
+		return -1;
+	out->kind = VAL_SPECTRUM;
+	out->spec = sp;
+	return 0;
+}
+
 int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struct value *out, int *status)
 {
 	memset(out, 0, sizeof *out);
@@ -381,6 +570,10 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 		}
 		*out = value_num(ev, rho, call->loc);
 		*status = 0;
+		return 0;
+	}
+	if (strcmp(name, "spectrum") == 0) {
+		*status = spectrum_call(ev, call, out);
 		return 0;
 	}
 	if (strcmp(name, "table") == 0) {

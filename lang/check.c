@@ -262,6 +262,16 @@ static void expr1(struct checker *c, struct ast_expr *e)
 				}
 				return;
 			}
+			/* spectrum(ACCEL, ...): the acceleration is a function of t */
+			if (strcmp(n, "spectrum") == 0 && e->args.n > 0 && !lookup(c->scope, n)) {
+				int saved = c->in_model;
+				c->in_model = 1;
+				expr(c, ((struct ast_arg *)e->args.v[0])->value);
+				c->in_model = saved;
+				for (int i = 1; i < e->args.n; i++)
+					expr(c, ((struct ast_arg *)e->args.v[i])->value);
+				return;
+			}
 			/* matrix(r, c, f) and vector(n, f) take a function's name */
 			if (strcmp(n, "matrix") == 0 || strcmp(n, "vector") == 0) {
 				for (int i = 0; i < e->args.n; i++) {

@@ -237,6 +237,7 @@ const char *value_kind_name(const struct value *v)
 	case VAL_RUN: return "a run";
 	case VAL_HIST: return "a history";
 	case VAL_SYMBOL: return "a name";
+	case VAL_SPECTRUM: return "a spectrum";
 	}
 	return "a value";
 }
@@ -953,6 +954,22 @@ static int eval_sum(struct eval *ev, struct ast_expr *e, struct value *out)
 
 static int eval_expr1(struct eval *ev, struct ast_expr *e, struct value *out);
 
+/* s.period, s.sd, s.psv, s.psa of a spectrum: row vectors. */
+static int spectrum_field(struct eval *ev, struct ast_expr *e, const struct spectrum_value *sp, struct value *out)
+{
+	static const char *const names[] = { "period", "sd", "psv", "psa" };
+	const double *col[] = { sp->period, sp->sd, sp->psv, sp->psa };
+	for (int f = 0; f < 4; f++) {
+		if (strcmp(e->name, names[f]) != 0)
+			continue;
+		*out = value_mat(ev, 1, sp->n);
+		for (int i = 0; i < sp->n; i++)
+			out->m[i] = ir_emit_const(ev->prog, col[f][i], ir_loc_of(e->loc));
+		return 0;
+	}
+	return eval_error(ev, e->loc, "a spectrum has no field '%s' (fields: period, sd, psv, psa)", e->name);
+}
+
 /* The cases of eval_expr with values on the stack, kept out of its frame:
  * expressions nest as deep as they are long (1 + 1 + ... is left-deep), so
  * eval_expr's own frame must stay small. */
@@ -962,8 +979,11 @@ static int eval_field(struct eval *ev, struct ast_expr *e, struct value *out)
 	struct value base;
 	if (eval_expr(ev, e->lhs, &base))
 		return -1;
+	if (base.kind == VAL_SPECTRUM)
+		return spectrum_field(ev, e, base.spec, out);
 	if (base.kind != VAL_RUN)
-		return eval_error(ev, e->loc, "only runs have fields (r.u); this is %s", value_kind_name(&base));
+		return eval_error(ev, e->loc, "only runs and spectra have fields (r.u, s.psa); this is %s",
+		                  value_kind_name(&base));
 	return run_field(ev, e, base.run, out);
 }
 

@@ -69,6 +69,22 @@ static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc
 	case VAL_SYMBOL:
 		fputs(v->str, f);
 		return 0;
+	case VAL_SPECTRUM: {
+		/* a table, one period a row */
+		const struct spectrum_value *sp = v->spec;
+		value_format_num(sp->xi, buf);
+		fprintf(f, "<spectrum, xi = %s, %d period%s>\n  %-24s %-24s %-24s %s", buf, sp->n, sp->n == 1 ? "" : "s",
+		        "period", "sd", "psv", "psa");
+		for (int i = 0; i < sp->n; i++) {
+			char c[4][32];
+			value_format_num(sp->period[i], c[0]);
+			value_format_num(sp->sd[i], c[1]);
+			value_format_num(sp->psv[i], c[2]);
+			value_format_num(sp->psa[i], c[3]);
+			fprintf(f, "\n  %-24s %-24s %-24s %s", c[0], c[1], c[2], c[3]);
+		}
+		return 0;
+	}
 	}
 	return 0;
 }
@@ -260,6 +276,52 @@ static int exec_check(struct eval *ev, struct ast_stmt *st)
 
 /* ---- plot ---- */
 
+/* The constants of a vector as doubles (NULL after reporting an error). */
+static double *vector_values(struct eval *ev, struct value *v, struct loc loc, int *n)
+{
+	if (v->kind != VAL_MAT || !(v->rows == 1 || v->cols == 1))
+		return eval_error(ev, loc, "plot needs histories such as r.u, vectors or a spectrum, not %s",
+		                  value_kind_name(v)), NULL;
+	*n = v->rows * v->cols;
+	double *y = arena_alloc(ev->a, sizeof(double) * (size_t)*n + 1);
+	for (int i = 0; i < *n; i++)
+		if (!value_const(ev, v, i, &y[i]))
+			return eval_error(ev, loc, "this value depends on t or the state"), NULL;
+	return y;
+}
+
+/* A series of a plot that is not a history: a spectrum (its
+ * pseudo-acceleration against the period), or a vector against another
+ * (plot s.sd vs s.period). */
+static int plot_vectors(struct eval *ev, struct ast_expr *e, struct value *y, struct plot_series *ser,
+                        const char **xlabel)
+{
+	struct ast_expr *ye = e->kind == AST_PAIR ? e->lhs : e;
+	if (y->kind == VAL_SPECTRUM) {
+		if (e->kind == AST_PAIR)
+			return eval_error(ev, e->loc, "a spectrum is plotted against its periods: plot s, or plot s.sd vs "
+			                  "s.period");
+		ser->x = y->spec->period;
+		ser->y = y->spec->psa;
+		ser->n = y->spec->n;
+		ser->label = "psa";
+		*xlabel = "period";
+		return 0;
+	}
+	if (e->kind != AST_PAIR)
+		return eval_error(ev, ye->loc, "a vector is plotted against another: plot y vs x");
+	struct value x;
+	int nx;
+	if (!(ser->y = vector_values(ev, y, ye->loc, &ser->n)) || eval_expr(ev, e->rhs, &x) ||
+	    !(ser->x = vector_values(ev, &x, e->rhs->loc, &nx)))
+		return -1;
+	if (nx != ser->n)
+		return eval_error(ev, e->loc, "plot y vs x: y has %d values, x has %d", ser->n, nx);
+	ser->label = ye->kind == AST_FIELD ? ye->name : "y";
+	*xlabel = e->rhs->kind == AST_FIELD ? e->rhs->name : "x";
+	return 0;
+}
+
 static int exec_plot(struct eval *ev, struct ast_stmt *st)
 {
 	int n = st->exprs.n;
@@ -269,7 +331,14 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 		struct ast_expr *e = st->exprs.v[i];
 		struct ast_expr *ye = e->kind == AST_PAIR ? e->lhs : e;
 		struct value y, x;
-		if (eval_expr(ev, ye, &y) || hist_values(ev, &y, ye->loc, &ser[i].y, &ser[i].n))
+		if (eval_expr(ev, ye, &y))
+			return -1;
+		if (y.kind == VAL_SPECTRUM || y.kind == VAL_MAT) {
+			if (plot_vectors(ev, e, &y, &ser[i], &xlabel))
+				return -1;
+			continue;
+		}
+		if (hist_values(ev, &y, ye->loc, &ser[i].y, &ser[i].n))
 			return -1;
 		ser[i].label = y.ser.label;
 		if (e->kind == AST_PAIR) {

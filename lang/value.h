@@ -16,7 +16,16 @@ enum value_kind {
 	VAL_STR,      /* str */
 	VAL_RUN,      /* run */
 	VAL_HIST,     /* run, hist: a whole history, for plot */
-	VAL_SYMBOL    /* str: a bare name in an option value (formulation = ggl) */
+	VAL_SYMBOL,   /* str: a bare name in an option value (formulation = ggl) */
+	VAL_SPECTRUM  /* spec: spectrum(ACCEL, periods, xi) */
+};
+
+/* An elastic response spectrum: for each period, the spectral displacement
+ * and the pseudo-velocity and pseudo-acceleration (runtime/spectrum.h). */
+struct spectrum_value {
+	int n;
+	double xi;
+	double *period, *sd, *psv, *psa;
 };
 
 /* A finished run, as the language sees it. */
@@ -48,6 +57,7 @@ struct value {
 	const char *str;
 	struct run_value *run;
 	struct series_ref ser;
+	struct spectrum_value *spec;
 };
 
 /* Shortest decimal form that reads back to the same double (C locale). */

@@ -19,5 +19,6 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/amplification.c runtime/modes.c runtime/plot_term.c \
 	runtime/plot_svg.c runtime/plot.h \
 	runtime/table.c runtime/table.h \
+	runtime/spectrum.c runtime/spectrum.h \
 	runtime/mtx.c runtime/mtx.h \
 	runtime/outfile.c runtime/outfile.h
