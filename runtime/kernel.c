@@ -105,6 +105,33 @@ void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const do
 	}
 }
 
+size_t rt_kernels_nentries(const struct rt_kernels *ks)
+{
+	size_t n = 0;
+	for (int q = 0; ks->f && q < ks->f->nkernel; q++) {
+		const struct ir_kernel *k = &ks->f->kernel[q];
+		n += (size_t)(k->hi - k->lo + 1) * (size_t)k->nnz;
+	}
+	return n;
+}
+
+void rt_kernels_entries(const struct rt_kernels *ks, int *I, int *J, double *v)
+{
+	size_t p = 0;
+	for (int q = 0; ks->f && q < ks->f->nkernel; q++) {
+		const struct ir_kernel *k = &ks->f->kernel[q];
+		const double *h = ks->ws[q].hess;
+		for (long i = k->lo; i <= k->hi; i++, h += k->nnz)
+			for (int e = 0; e < k->nnz; e++, p++) {
+				int r = k->row[e], c = k->col[e];
+				I[p] = (int)(gather_index(k, r, i) + (is_second(k->kind[r]) ? ks->n : 0));
+				J[p] = (int)(gather_index(k, c, i) + (is_second(k->kind[c]) ? ks->n : 0));
+				if (v)
+					v[p] = h[e];
+			}
+	}
+}
+
 void rt_kernels_dterms(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
                        double wu, double wz, const double *du, const double *dz, double *dterm)
 {

@@ -29,6 +29,12 @@ double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const d
                        double *g);
 /* J[I + J ld] += cr[I] cc[J] H_IJ of the last evaluation (weights NULL: 1). */
 void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const double *cc, double *J, int ld);
+/* For a sparse Jacobian: the number of Hessian entries of all instances,
+ * and those entries as triplets (rows I, columns J, numbered as f's
+ * variables; values of the last evaluation into v unless NULL: the
+ * pattern alone, which does not change).  Duplicates are to be summed. */
+size_t rt_kernels_nentries(const struct rt_kernels *ks);
+void rt_kernels_entries(const struct rt_kernels *ks, int *I, int *J, double *v);
 /* The ledger's pairing per dissipation term: dterm[k] += Σ over the
  * kernels of statement k of (wu du or wz dz)·∇ at (x, y). */
 void rt_kernels_dterms(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
