@@ -37,19 +37,6 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	model.v0 = &v0;
 	model.z0 = &z0;
 	model.sigma = &sigma;
-	struct ir_scheme sch = *scheme;
-	/* Central differences are newmark(0, 1/2) step for step (dyn(5)), and
-	 * their own stepper refuses a step above the critical one, the very
-	 * range where the growth factor is asked for: analyse the Newmark
-	 * member.  Beyond ωτ = 2 the eigenvalues of λ² − (2 − ω²τ²)λ + 1 = 0
-	 * are real and ρ = ((ω²τ² − 2) + ωτ√(ω²τ² − 4))/2. */
-	if (scheme->family == IR_CENTRAL_DIFFERENCE) {
-		sch.family = IR_NEWMARK;
-		sch.p[0] = 0;
-		sch.p[1] = 0.5;
-	}
-	scheme = &sch;
-
 	/* the oscillator's problem, stepped once with τ = 1 from each unit
 	 * state; Newton (for the schemes without a linear path) to 1e-14 */
 	struct rt_problem pb;
@@ -66,7 +53,9 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 		problem_free(&pb);
 		return -1;
 	}
-	const struct scheme_linear *lin = type->linear;
+	/* the family's own linear path, or the one it names for this
+	 * analysis (central differences: Newmark's, see scheme.h) */
+	const struct scheme_linear *lin = type->amplification ? type->amplification : type->linear;
 	const struct scheme_newton *nl = lin ? NULL : type->newton;
 	void *st = NULL;
 	struct nl_options opt = { 1e-14, 50, 0, 0, scheme->name };

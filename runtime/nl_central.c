@@ -219,5 +219,6 @@ const struct scheme_type scheme_central_difference = {
 	.critical = central_critical,
 	.who = "the Newmark family",
 	.linear = &step_central_difference,
+	.amplification = &step_newmark,
 	.newton = &nl_central_difference,
 };

@@ -33,6 +33,14 @@ struct scheme_type {
 	 * Newmark family"); NULL: by its name. */
 	const char *who;
 	const struct scheme_linear *linear;   /* NULL: no linear path */
+	/* The linear path spectral_radius steps, when not the one above
+	 * (NULL).  Central differences are newmark(0, 1/2) step for step
+	 * (dyn(5)), and their own path refuses a step above the critical
+	 * one, the very range where the growth factor is asked for: they
+	 * give Newmark's.  Beyond ωτ = 2 the eigenvalues of
+	 * λ² − (2 − ω²τ²)λ + 1 = 0 are real and
+	 * ρ = ((ω²τ² − 2) + ωτ√(ω²τ² − 4))/2. */
+	const struct scheme_linear *amplification;
 	const struct scheme_newton *newton;
 };
 
