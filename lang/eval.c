@@ -72,6 +72,10 @@ struct binding *scope_bind(struct eval *ev, const char *name, enum bind_kind kin
 
 int eval_error(struct eval *ev, struct loc loc, const char *fmt, ...)
 {
+	/* --check: what follows from a result that was not computed is not
+	 * an error of the script */
+	if (ev->s->dry_hit)
+		return -1;
 	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
@@ -169,6 +173,12 @@ int eval_interrupted(struct eval *ev, struct loc loc)
 	return eval_error(ev, loc, "interrupted");
 }
 
+int eval_dry(struct eval *ev)
+{
+	ev->s->dry_hit = 1;
+	return -1;
+}
+
 struct ir_loc ir_loc_of(struct loc loc)
 {
 	struct ir_loc l = { loc.file, loc.line, loc.col };
@@ -238,6 +248,7 @@ const char *value_kind_name(const struct value *v)
 	case VAL_HIST: return "a history";
 	case VAL_SYMBOL: return "a name";
 	case VAL_SPECTRUM: return "a spectrum";
+	case VAL_DRY: return "a run's result";
 	}
 	return "a value";
 }
@@ -389,6 +400,8 @@ static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
 	}
 	switch (b->kind) {
 	case B_VALUE:
+		if (b->val.kind == VAL_DRY)
+			return eval_dry(ev);
 		*out = b->val;
 		if (out->frozen && out->kind == VAL_NUM) {
 			out->reg = ir_emit_const(ev->prog, out->k, ir_loc_of(e->loc));
@@ -489,6 +502,8 @@ static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
 
 static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run, struct value *out)
 {
+	if (!run->res)
+		return eval_dry(ev);
 	const struct ir_run *plan = run->plan;
 	const struct ir_model *m = plan->model;
 	const char *name = e->name;
@@ -759,7 +774,7 @@ static int call_function(struct eval *ev, struct ast_expr *call, struct binding 
 	int rc = eval_expr(ev, f->value, out);
 	ev->depth--;
 	ev->scope = saved;
-	if (rc && ev->depth == 0 && !ev->quiet)
+	if (rc && ev->depth == 0 && !ev->quiet && !ev->s->dry_hit)
 		diag_note(ev->d, call->loc, "in the call of %s here", f->name);
 	return rc;
 }

@@ -42,7 +42,12 @@ struct session {
 	int interactive;             /* REPL: expression statements print */
 	int allow_redefine;          /* REPL: names may be defined again */
 	int dump_ir;                 /* print the IR of every run, do not step */
-	int check_only;              /* parse and check, run nothing */
+	int check_only;              /* --check: execute the statements, lowering
+	                                every run without stepping it (a dry
+	                                run: no results) */
+	int dry_hit;                 /* --check: the statement being executed
+	                                needs a dry run's results; its errors
+	                                are not reported and it is skipped */
 	int nset;
 	struct param_override set[64];
 	int failed_checks;

@@ -69,6 +69,9 @@ static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc
 	case VAL_SYMBOL:
 		fputs(v->str, f);
 		return 0;
+	case VAL_DRY:
+		fputs("<not computed>", f);
+		return 0;
 	case VAL_SPECTRUM: {
 		/* a table, one period a row */
 		const struct spectrum_value *sp = v->spec;
@@ -520,8 +523,17 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 		ir_dump_run(stdout, plan);
 		return 1;   /* nothing was run: the caller stops here */
 	}
-	if (ev->s->check_only)
-		return 1;
+	if (ev->s->check_only) {
+		/* --check: a dry run, lowered (model, scheme, options and
+		 * records checked) but not stepped: it has no results */
+		struct run_value *rv = arena_alloc(ev->a, sizeof *rv);
+		rv->name = name;
+		rv->plan = plan;
+		memset(out, 0, sizeof *out);
+		out->kind = VAL_RUN;
+		out->run = rv;
+		return 0;
+	}
 	struct rt_result *res = NULL;
 	struct rt_error err = { 0 };
 	struct rt_stepper_run *r = rt_begin(plan, &res, &err);
@@ -654,6 +666,14 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 			if (i)
 				ev->prog = ir_prog_new(ev->a);
 			int rc = e->kind == AST_RUN ? run_exec(ev, e->run, name, &v) : eval_expr(ev, e, &v);
+			if (rc && ev->s->dry_hit) {
+				/* --check: a value of a run's results, not computed;
+				 * what uses it is skipped in turn */
+				ev->s->dry_hit = 0;
+				memset(&v, 0, sizeof v);
+				v.kind = VAL_DRY;
+				rc = 0;
+			}
 			if (rc)
 				return rc;
 			if (value_freeze(ev, &v, e->loc, "a let value"))
@@ -702,11 +722,20 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 		return rc;
 	}
 	case AST_STMT_PRINT:
+		if (ev->s->check_only) {
+			/* --check: the values are computed, not printed */
+			for (int i = 0; i < st->exprs.n; i++) {
+				struct value v;
+				if (eval_expr(ev, st->exprs.v[i], &v))
+					return -1;
+			}
+			return 0;
+		}
 		return exec_print(ev, st);
 	case AST_STMT_CHECK:
-		return exec_check(ev, st);
+		return ev->s->check_only ? 0 : exec_check(ev, st);
 	case AST_STMT_PLOT:
-		return exec_plot(ev, st);
+		return ev->s->check_only ? 0 : exec_plot(ev, st);
 	case AST_STMT_IMPORT:
 		return exec_import(ev, st);
 	case AST_STMT_EXPR: {
@@ -727,16 +756,49 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 	return 0;
 }
 
+/* --check: the names of a let that failed stand for values not computed,
+ * so that what uses them is skipped rather than reported again. */
+static void bind_dry(struct eval *ev, struct ast_stmt *st)
+{
+	if (st->kind != AST_STMT_LET)
+		return;
+	for (int i = 0; i < (st->name ? 1 : st->defs.n); i++) {
+		struct ast_arg *d = st->name ? NULL : st->defs.v[i];
+		const char *name = d ? d->name : st->name;
+		if (scope_lookup_local(ev->scope, name))
+			continue;
+		struct binding *b = arena_alloc(ev->a, sizeof *b);
+		b->name = name;
+		b->kind = B_VALUE;
+		b->val.kind = VAL_DRY;
+		b->loc = d ? d->loc : st->name_loc;
+		b->next = ev->scope->head;
+		ev->scope->head = b;
+	}
+}
+
 static int exec_stmts(struct eval *ev, struct ast_vec *stmts)
 {
+	int failed = 0;
 	for (int i = 0; i < stmts->n; i++) {
 		if (eval_interrupted(ev, ((struct ast_stmt *)stmts->v[i])->loc))
 			return -1;
 		int rc = exec_stmt(ev, stmts->v[i]);
+		if (rc && ev->s->dry_hit) {
+			/* --check: the statement needs a run's results */
+			ev->s->dry_hit = 0;
+			continue;
+		}
+		if (rc && ev->s->check_only && ev->s->status != 130) {
+			/* --check goes on to report the errors of every run */
+			bind_dry(ev, stmts->v[i]);
+			failed = rc;
+			continue;
+		}
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return failed;
 }
 
 /* ---- sessions ---- */
@@ -782,8 +844,6 @@ int session_exec_program(struct session *s, struct ast_program *prog)
 		s->status = 3;
 		return 3;
 	}
-	if (s->check_only)
-		return 0;
 	struct eval ev = { 0 };
 	ev.s = s;
 	ev.a = s->arena;

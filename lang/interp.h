@@ -142,6 +142,10 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 int eval_error(struct eval *ev, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* --check: the value needs a run's results, which were not computed:
+ * mark the statement dry (session.dry_hit) and return -1. */
+int eval_dry(struct eval *ev);
+
 /* After Ctrl-C at the REPL: report "interrupted" (status 130) and return
  * -1; otherwise 0. */
 int eval_interrupted(struct eval *ev, struct loc loc);

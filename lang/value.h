@@ -17,7 +17,9 @@ enum value_kind {
 	VAL_RUN,      /* run */
 	VAL_HIST,     /* run, hist: a whole history, for plot */
 	VAL_SYMBOL,   /* str: a bare name in an option value (formulation = ggl) */
-	VAL_SPECTRUM  /* spec: spectrum(ACCEL, periods, xi) */
+	VAL_SPECTRUM, /* spec: spectrum(ACCEL, periods, xi) */
+	VAL_DRY       /* --check: a value computed from a run's results,
+	                 which a check does not compute (see session.dry_hit) */
 };
 
 /* An elastic response spectrum: for each period, the spectral displacement
