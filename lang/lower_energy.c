@@ -50,6 +50,82 @@ static int grow_ints(int **v[], int k, int n, int *cap)
 	return 0;
 }
 
+/* Signed registers, growable: the terms of a sum, or a work stack. */
+struct term_list {
+	int *t, *sg, n, cap;
+};
+
+static int term_push(struct term_list *l, int r, int sign)
+{
+	if (grow_ints((int **[]){ &l->t, &l->sg }, 2, l->n, &l->cap))
+		return -1;
+	l->t[l->n] = r;
+	l->sg[l->n++] = sign;
+	return 0;
+}
+
+/* Split the top-level sum of register r into its signed terms, left to
+ * right, into *out (emptied first).  The sum of a long chain is a deep
+ * left-leaning tree: walk it with an explicit stack, not recursion, and
+ * with no bound on the number of terms.  -1 when out of memory. */
+static int terms(struct ir_prog *p, int r, struct term_list *out, struct term_list *stack)
+{
+	out->n = 0;
+	stack->n = 0;
+	if (term_push(stack, r, 1))
+		return -1;
+	while (stack->n > 0) {
+		stack->n--;
+		int q = stack->t[stack->n], sign = stack->sg[stack->n];
+		const struct ir_insn *x = &p->insn[q];
+		if (x->op == IR_ADD || x->op == IR_SUB) {
+			if (term_push(stack, x->b, x->op == IR_SUB ? -sign : sign) || term_push(stack, x->a, sign))
+				return -1;
+		} else if (term_push(out, q, sign)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* σ if register r is c·|q'| (or |q'|·c, |c·q'|) with c > 0 and q a dof
+ * (*isdof = 1) or an internal variable, else 0. */
+static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
+{
+	const struct ir_insn *x = &p->insn[r];
+	double c = 1, k;
+	if (x->op == IR_MUL) {
+		if (ir_is_const(p, x->a, &k)) {
+			c = k;
+			x = &p->insn[x->b];
+		} else if (ir_is_const(p, x->b, &k)) {
+			c = k;
+			x = &p->insn[x->a];
+		} else {
+			return 0;
+		}
+	}
+	if (x->op != IR_ABS)
+		return 0;
+	x = &p->insn[x->a];
+	if (x->op == IR_MUL) {
+		if (ir_is_const(p, x->a, &k)) {
+			c *= k < 0 ? -k : k;
+			x = &p->insn[x->b];
+		} else if (ir_is_const(p, x->b, &k)) {
+			c *= k < 0 ? -k : k;
+			x = &p->insn[x->a];
+		} else {
+			return 0;
+		}
+	}
+	if ((x->op != IR_INTVEL && x->op != IR_VEL) || !(c > 0))
+		return 0;
+	*j = x->a;
+	*isdof = x->op == IR_VEL;
+	return c;
+}
+
 /* ---- sums lowered once (ir.h, struct ir_kernel) ---- */
 
 enum energy_kind { EN_POTENTIAL, EN_KINETIC, EN_DISSIPATION };
@@ -57,6 +133,14 @@ enum energy_kind { EN_POTENTIAL, EN_KINETIC, EN_DISSIPATION };
 struct kern_list {
 	int n, cap;
 	struct ir_kernel *v;   /* malloc'ed; copied to the arena when attached */
+	/* the 1-homogeneous terms c |q'| of dissipation kernels: every
+	 * instance adds c to σ (or μ) of its unknown base + stride i */
+	int nfric, fcap;
+	struct kern_fric {
+		int isdof, term;
+		long base, stride, lo, hi;
+		double c;
+	} *fric;
 };
 
 static const unsigned long long state_ops =
@@ -187,6 +271,21 @@ static int kinetic_form(const struct ir_kernel *k)
 	return ok;
 }
 
+static int add_fric(struct kern_list *kl, const struct kern_fric *fr, int n)
+{
+	if (kl->nfric + n > kl->fcap) {
+		int cap = 2 * (kl->nfric + n);
+		struct kern_fric *q = realloc(kl->fric, sizeof *q * (size_t)cap);
+		if (!q)
+			return -1;
+		kl->fric = q;
+		kl->fcap = cap;
+	}
+	memcpy(kl->fric + kl->nfric, fr, sizeof *fr * (size_t)n);
+	kl->nfric += n;
+	return 0;
+}
+
 /* Lower sum e (negated when sign < 0) of an energy once, as a kernel
  * appended to kl: 1 when done, 0 when the sum is to be unrolled (its body
  * is not a kernel of this energy: then unrolling reports what is wrong
@@ -257,6 +356,37 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 	int t = ir_depends(p, w, r, OPBIT(IR_TIME) | OPBIT(IR_TABLE));
 	if (t != 0)
 		return t < 0 ? -1 : 0;
+	/* a dissipation's terms c |q'| (c > 0 constant) are rate-independent
+	 * processes, kept apart as σ per instance, as when unrolled */
+	struct kern_fric fr[KERN_MAX_SLOTS];
+	int nfr = 0;
+	if (ek == EN_DISSIPATION) {
+		struct term_list tl = { 0 }, st = { 0 };
+		int smooth = -1, rc = terms(p, r, &tl, &st);
+		for (int q = 0; q < tl.n && rc == 0; q++) {
+			int j, isdof = 0;
+			double c = tl.sg[q] > 0 ? one_homogeneous(p, tl.t[q], &j, &isdof) : 0;
+			if (c > 0 && nfr < KERN_MAX_SLOTS) {
+				fr[nfr++] = (struct kern_fric){ isdof, term, kb.base[j], kb.stride[j], kb.lo, kb.hi, c };
+				continue;
+			}
+			int tr = tl.sg[q] > 0 ? tl.t[q] : ir_emit(p, IR_NEG, tl.t[q], 0, 0, ir_loc_of(e->loc));
+			smooth = smooth < 0 ? tr : ir_emit(p, IR_ADD, smooth, tr, 0, ir_loc_of(e->loc));
+		}
+		free(tl.t);
+		free(tl.sg);
+		free(st.t);
+		free(st.sg);
+		if (rc)
+			return -1;
+		if (nfr > 0 && smooth < 0) {
+			/* nothing smooth left: no kernel, only σ */
+			if (add_fric(kl, fr, nfr))
+				return -1;
+			return 1;
+		}
+		r = smooth;
+	}
 	enum ir_op k1 = IR_DOF, k2 = IR_INT;
 	if (ek == EN_POTENTIAL) {
 		ok = slots_only(&kb, OPBIT(IR_DOF) | OPBIT(IR_INT));
@@ -290,6 +420,8 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 		return 0;
 	if (ek == EN_KINETIC && !kinetic_form(k))
 		return 0;
+	if (nfr > 0 && add_fric(kl, fr, nfr))
+		return -1;
 	kl->n++;
 	return 1;
 }
@@ -473,82 +605,6 @@ static int derive(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, int 
 	free(row); free(col); free(reg);
 	*out = f;
 	return 0;
-}
-
-/* Signed registers, growable: the terms of a sum, or a work stack. */
-struct term_list {
-	int *t, *sg, n, cap;
-};
-
-static int term_push(struct term_list *l, int r, int sign)
-{
-	if (grow_ints((int **[]){ &l->t, &l->sg }, 2, l->n, &l->cap))
-		return -1;
-	l->t[l->n] = r;
-	l->sg[l->n++] = sign;
-	return 0;
-}
-
-/* Split the top-level sum of register r into its signed terms, left to
- * right, into *out (emptied first).  The sum of a long chain is a deep
- * left-leaning tree: walk it with an explicit stack, not recursion, and
- * with no bound on the number of terms.  -1 when out of memory. */
-static int terms(struct ir_prog *p, int r, struct term_list *out, struct term_list *stack)
-{
-	out->n = 0;
-	stack->n = 0;
-	if (term_push(stack, r, 1))
-		return -1;
-	while (stack->n > 0) {
-		stack->n--;
-		int q = stack->t[stack->n], sign = stack->sg[stack->n];
-		const struct ir_insn *x = &p->insn[q];
-		if (x->op == IR_ADD || x->op == IR_SUB) {
-			if (term_push(stack, x->b, x->op == IR_SUB ? -sign : sign) || term_push(stack, x->a, sign))
-				return -1;
-		} else if (term_push(out, q, sign)) {
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* σ if register r is c·|q'| (or |q'|·c, |c·q'|) with c > 0 and q a dof
- * (*isdof = 1) or an internal variable, else 0. */
-static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
-{
-	const struct ir_insn *x = &p->insn[r];
-	double c = 1, k;
-	if (x->op == IR_MUL) {
-		if (ir_is_const(p, x->a, &k)) {
-			c = k;
-			x = &p->insn[x->b];
-		} else if (ir_is_const(p, x->b, &k)) {
-			c = k;
-			x = &p->insn[x->a];
-		} else {
-			return 0;
-		}
-	}
-	if (x->op != IR_ABS)
-		return 0;
-	x = &p->insn[x->a];
-	if (x->op == IR_MUL) {
-		if (ir_is_const(p, x->a, &k)) {
-			c *= k < 0 ? -k : k;
-			x = &p->insn[x->b];
-		} else if (ir_is_const(p, x->b, &k)) {
-			c *= k < 0 ? -k : k;
-			x = &p->insn[x->a];
-		} else {
-			return 0;
-		}
-	}
-	if ((x->op != IR_INTVEL && x->op != IR_VEL) || !(c > 0))
-		return 0;
-	*j = x->a;
-	*isdof = x->op == IR_VEL;
-	return c;
 }
 
 /* Triplets of a constant operator, in the arena, sized once for an upper
@@ -1097,6 +1153,15 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			struct value v;
 			if (energy_expr(ev, w, it->value, EN_DISSIPATION, k, "the dissipation", &kl, &v))
 				goto out;
+			for (int q = 0; q < kl.nfric; q++) {
+				const struct kern_fric *f = &kl.fric[q];
+				for (long i = f->lo; i <= f->hi; i++) {
+					long g = f->base + f->stride * i;
+					(f->isdof ? m->sigma_u : m->sigma)[g] += f->c;
+					(f->isdof ? m->sigma_u_term : m->sigma_term)[g] = f->term;
+				}
+			}
+			kl.nfric = 0;
 			if (v.kind != VAL_NUM || ir_depends(p, w, v.reg, states | OPBIT(IR_ACC) | OPBIT(IR_TIME))) {
 				eval_error(ev, it->loc, v.kind != VAL_NUM ? "the dissipation must be a number, not %s"
 				           : "the dissipation is a function of the rates u' and z' only%s",
@@ -1251,6 +1316,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 	rc = 0;
 out:
 	free(kl.v);
+	free(kl.fric);
 	free(tl.t);
 	free(tl.sg);
 	free(stack.t);
