@@ -349,7 +349,7 @@ struct ir_run {
 	double last_dt;         /* the last step: dt, or shorter when the run's
 	                           length is not a multiple of dt */
 	struct ir_loc loc, step_loc;
-	enum ir_solver { IR_SOLVER_AUTO, IR_SOLVER_DENSE, IR_SOLVER_BANDED } solver;
+	enum ir_solver { IR_SOLVER_AUTO, IR_SOLVER_DENSE, IR_SOLVER_BANDED, IR_SOLVER_SPARSE } solver;
 	int noutput;
 	struct ir_output *output;
 	size_t memory_limit;    /* bytes the histories may take (0: no limit) */

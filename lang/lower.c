@@ -14,6 +14,7 @@
 #include "outfile.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,11 +465,13 @@ static struct ir_prog *new_prog(struct eval *ev)
 }
 
 /* mass mtx("M.mtx"): an operator read from a Matrix Market file, whose
- * path is relative to the script's folder as for table().  The runtime
- * reads it in compressed columns (the form a sparse layer takes); the
- * model's operators are dense n×n today, so it is expanded here. */
+ * path is relative to the script's folder as for table().  The reader
+ * gives compressed columns; up to IR_DENSE_MAX dofs the operator is
+ * expanded dense (the Newton path and the eigen-analysis take it so),
+ * above it stays as its entries, which the runtime's matrix layer stores
+ * banded or sparse. */
 static int file_operator(struct eval *ev, struct model_ctx *mc, struct ast_expr *call, const char *what,
-                         double **out)
+                         struct ir_matrix *out)
 {
 	int n = mc->m->ndof;
 	const char *path;
@@ -491,19 +494,39 @@ static int file_operator(struct eval *ev, struct model_ctx *mc, struct ast_expr 
 	else if (a.nrow != n || a.ncol != n)
 		status = eval_error(ev, call->loc, "%s: '%s' is a %d x %d matrix, the model has %d dof%s",
 		                    what, name, a.nrow, a.ncol, n, n == 1 ? "" : "s");
-	else if (n > IR_DENSE_MAX)
-		status = eval_error(ev, call->loc, "%s: '%s' has %d rows: operators are held dense up to %d dofs",
-		                    what, name, n, (int)IR_DENSE_MAX);
+	else if (n > IR_DENSE_MAX && a.colptr[n] > INT32_MAX)
+		status = eval_error(ev, call->loc, "%s: '%s' has %ld entries: at most %d are taken",
+		                    what, name, (long)a.colptr[n], (int)INT32_MAX);
 	if (status) {
 		mtx_free(&a);
 		return status;
+	}
+	if (n > IR_DENSE_MAX) {
+		/* an empty file still declares the operator: one explicit
+		 * zero keeps it declared (a zero mass is then refused as not
+		 * positive definite, as a dense one) */
+		int nnz = a.colptr[n] > 0 ? (int)a.colptr[n] : 1;
+		out->nnz = nnz;
+		out->row = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
+		out->col = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
+		out->val = arena_alloc(ev->a, sizeof(double) * ((size_t)nnz + 1));
+		for (int j = 0; j < n; j++)
+			for (long k = a.colptr[j]; k < a.colptr[j + 1]; k++) {
+				out->row[k] = (int)a.rowind[k];
+				out->col[k] = j;
+				out->val[k] = a.val[k];
+			}
+		if (a.colptr[n] == 0)
+			out->row[0] = out->col[0] = 0, out->val[0] = 0;
+		mtx_free(&a);
+		return 0;
 	}
 	double *d = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 	for (int j = 0; j < n; j++)
 		for (long k = a.colptr[j]; k < a.colptr[j + 1]; k++)
 			d[a.rowind[k] + (size_t)j * n] = a.val[k];
 	mtx_free(&a);
-	*out = d;
+	out->a = d;
 	return 0;
 }
 
@@ -517,14 +540,14 @@ static int is_mtx_call(struct eval *ev, const struct ast_expr *e)
 static int operator(struct eval *ev, struct model_ctx *mc, struct ast_item *it, const char *what,
                     struct ir_matrix *out)
 {
-	if (out->a)
+	if (out->a || out->nnz)
 		return eval_error(ev, it->loc, "%s is declared twice", what);
 	struct value v;
 	mc->what = what;
 	mc->allow_t = mc->allow_state = 0;
 	ev->prog = new_prog(ev);
 	if (is_mtx_call(ev, it->value)) {
-		if (file_operator(ev, mc, it->value, what, &out->a))
+		if (file_operator(ev, mc, it->value, what, out))
 			return -1;
 	} else if (eval_expr(ev, it->value, &v) || to_matrix(ev, &v, mc->m->ndof, it->value->loc, what, &out->a))
 		return -1;
@@ -553,6 +576,25 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 			if (eval_number(ev, ((struct ast_arg *)e->args.v[0])->value, &a0, "a0") ||
 			    eval_number(ev, ((struct ast_arg *)e->args.v[1])->value, &a1, "a1"))
 				return -1;
+			if (!m->mass.a && m->mass.nnz) {
+				/* operators held as entries: C's entries are
+				 * theirs, scaled (duplicates are summed later) */
+				const struct ir_matrix *M = &m->mass, *K = &m->stiffness;
+				int nnz = M->nnz + (K->a ? 0 : K->nnz);
+				m->damping.nnz = nnz;
+				m->damping.row = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
+				m->damping.col = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
+				m->damping.val = arena_alloc(ev->a, sizeof(double) * ((size_t)nnz + 1));
+				for (int k = 0; k < nnz; k++) {
+					const struct ir_matrix *A = k < M->nnz ? M : K;
+					int q = k < M->nnz ? k : k - M->nnz;
+					m->damping.row[k] = A->row[q];
+					m->damping.col[k] = A->col[q];
+					m->damping.val[k] = (A == M ? a0 : a1) * A->val[q];
+				}
+				m->damping_kind = IR_DAMP_MATRIX;
+				return 0;
+			}
 			if (!m->mass.a)
 				return eval_error(ev, e->loc, "rayleigh damping needs the mass matrix");
 			m->damping.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * n);
@@ -1049,10 +1091,12 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 				run->solver = IR_SOLVER_DENSE;
 			else if (s && strcmp(s, "banded") == 0)
 				run->solver = IR_SOLVER_BANDED;
+			else if (s && strcmp(s, "sparse") == 0)
+				run->solver = IR_SOLVER_SPARSE;
 			else if (s && strcmp(s, "auto") == 0)
 				run->solver = IR_SOLVER_AUTO;
 			else
-				return eval_error(ev, v->loc, "solver must be dense, banded or auto");
+				return eval_error(ev, v->loc, "solver must be dense, banded, sparse or auto");
 		} else if (strcmp(o->name, "history_budget") == 0) {
 			double mb;
 			if (eval_number(ev, o->value, &mb, "history_budget (MB)"))
@@ -1324,7 +1368,9 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	/* Storage: banded when the band is clearly cheaper than dense (and the
 	 * damping is not the full modal matrix). */
 	struct ir_model *m = run->model;
-	if (run->solver == IR_SOLVER_AUTO) {
+	/* Operators held as entries (above IR_DENSE_MAX dofs): the runtime's
+	 * matrix layer chooses banded or sparse from the structure. */
+	if (run->solver == IR_SOLVER_AUTO && (m->mass.a || !m->mass.nnz)) {
 		int band = 2 * m->kl + m->ku + 1;
 		run->solver = m->damping_kind != IR_DAMP_MODAL && m->ndof >= 16 && 2 * band <= m->ndof
 		              ? IR_SOLVER_BANDED : IR_SOLVER_DENSE;

@@ -112,6 +112,9 @@ int la_mat_triplets(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, 
 /* A from a dense column-major n×n array (its nonzeros are the pattern). */
 int la_mat_from_dense(struct la_mat *A, enum la_mat_kind kind, int n, const double *a);
 void la_mat_free(struct la_mat *A);
+/* D: A's entries (pattern and values) in a matrix of order N >= A->n (the
+ * leading block of a saddle point), stored as kind. */
+int la_mat_resize(struct la_mat *D, const struct la_mat *A, int N, enum la_mat_kind kind);
 /* Whether banded storage of bandwidths kl, ku is cheaper than compressed
  * columns for order n. */
 int la_mat_band_pays(int n, int kl, int ku);

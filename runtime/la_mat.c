@@ -288,6 +288,33 @@ int la_mat_from_dense(struct la_mat *A, enum la_mat_kind kind, int n, const doub
 	return rc;
 }
 
+int la_mat_resize(struct la_mat *D, const struct la_mat *A, int N, enum la_mat_kind kind)
+{
+	int *row, *col;
+	memset(D, 0, sizeof *D);
+	if (la_entries(A, &row, &col))
+		return -1;
+	/* compact away a band's padding: triplets must be in range */
+	size_t k = 0;
+	double *val = malloc((A->nx + 1) * sizeof *val);
+	if (!val) {
+		free(row);
+		free(col);
+		return -1;
+	}
+	for (size_t e = 0; e < A->nx; e++)
+		if (row[e] >= 0) {
+			row[k] = row[e];
+			col[k] = col[e];
+			val[k++] = A->x[e];
+		}
+	int rc = la_mat_triplets(D, kind, N, k, row, col, val);
+	free(row);
+	free(col);
+	free(val);
+	return rc;
+}
+
 void la_mat_pattern(const struct la_mat *A, int *row, int *col)
 {
 	int n = A->n;
@@ -339,10 +366,12 @@ void la_mat_muladd(const struct la_mat *A, double alpha, const double *x, double
 	int n = A->n;
 	switch (A->kind) {
 	case LA_MAT_DENSE:
+		/* within the pattern's band: a banded matrix held dense (a
+		 * small chain) costs O(n (kl + ku)), not n² */
 		for (int j = 0; j < n; j++) {
 			double xj = alpha * x[j];
 			const double *c = A->x + (size_t)j * n;
-			for (int i = 0; i < n; i++)
+			for (int i = imax(0, j - A->ku), hi = imin(n - 1, j + A->kl); i <= hi; i++)
 				y[i] += c[i] * xj;
 		}
 		break;
@@ -383,7 +412,7 @@ double la_mat_dot(const struct la_mat *A, const double *x, const double *y)
 		double c = 0;
 		switch (A->kind) {
 		case LA_MAT_DENSE:
-			for (int i = 0; i < n; i++)
+			for (int i = imax(0, j - A->ku), hi = imin(n - 1, j + A->kl); i <= hi; i++)
 				c += x[i] * A->x[(size_t)i + (size_t)j * n];
 			break;
 		case LA_MAT_BAND:

@@ -8,7 +8,7 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/vm.c runtime/vm.h \
 	runtime/kernel.c runtime/kernel.h \
 	runtime/scheme.h runtime/stepper.h runtime/schemes.def runtime/registry.c \
-	runtime/stepper_newmark.c runtime/stepper_central.c runtime/stepper_euler.c runtime/stepper_midpoint.c \
+	runtime/step_matrix.c runtime/stepper_newmark.c runtime/stepper_central.c runtime/stepper_euler.c runtime/stepper_midpoint.c \
 	runtime/run.c runtime/run.h \
 	runtime/problem.c runtime/problem.h \
 	runtime/newton.c runtime/newton.h \

@@ -122,6 +122,12 @@ int rt_modes(const struct ir_model *m, double *w2, double *phi, int *nmodes, str
 		return -1;
 	}
 	int n = pb.n, N = pb.N;
+	if (N > IR_DENSE_MAX || !pb.M) {
+		snprintf(err->msg, sizeof err->msg, "the eigen-analysis is dense (LAPACK dsygvd): up to %d unknowns, "
+		         "model %s has %d", (int)IR_DENSE_MAX, m->name, N);
+		problem_free(&pb);
+		return -1;
+	}
 	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double));
 	double *K = calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	double *M = calloc((size_t)n * (size_t)n + 1, sizeof(double));

@@ -195,7 +195,7 @@ static int constraint_correct(struct moreau *s, double *x, const double *r)
 		double *col = s->X + (size_t)k * n;
 		for (int i = 0; i < n; i++)
 			col[i] = s->Gc[k + (size_t)i * nc];
-		la_solve(s->c.mf, col);
+		nl_mass_solve(&s->c, col);
 	}
 	for (int k = 0; k < nc; k++)
 		for (int l = 0; l < nc; l++) {

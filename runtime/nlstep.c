@@ -23,12 +23,17 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 	c->g = calloc(N, sizeof(double));
 	c->gu = calloc(N, sizeof(double));
 	c->Ma = calloc(n + 1, sizeof(double));
-	c->Mu = calloc(n * n + 1, sizeof(double));
-	c->mf = la_factor_alloc(pb->n, LA_DENSE_SPD, 0, 0);
-	if (!c->f0 || !c->f1 || !c->fm || !c->g || !c->gu || !c->Ma || !c->Mu || !c->mf)
+	if (!c->f0 || !c->f1 || !c->fm || !c->g || !c->gu || !c->Ma)
 		return -1;
-	if (!pb->varmass && la_factor(c->mf, pb->M) != 0)
-		return -1;
+	/* A constant mass was factored once by problem_init's check (pb->Mf,
+	 * in the backend its structure calls for); only M(u) is refactored,
+	 * dense, at each configuration. */
+	if (pb->varmass) {
+		c->Mu = calloc(n * n + 1, sizeof(double));
+		c->mf = la_factor_alloc(pb->n, LA_DENSE_SPD, 0, 0);
+		if (!c->Mu || !c->mf)
+			return -1;
+	}
 	if (pb->nc) {
 		size_t nt = (size_t)(pb->n + pb->nc);
 		c->sf = la_factor_alloc((int)nt, LA_DENSE_GENERAL, 0, 0);
@@ -54,6 +59,14 @@ void nl_common_free(struct nl_common *c)
 	free(c->ct);
 	free(c->ctt);
 	memset(c, 0, sizeof *c);
+}
+
+void nl_mass_solve(struct nl_common *c, double *b)
+{
+	if (c->pb->varmass)
+		la_solve(c->mf, b);
+	else
+		la_solver_solve(c->pb->Mf, b);
 }
 
 void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
@@ -106,7 +119,7 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		memset(c->S, 0, sizeof(double) * (size_t)nt * (size_t)nt);
 		for (int j = 0; j < n; j++)
 			for (int i = 0; i < n; i++)
-				c->S[i + (size_t)j * nt] = pb->M[i + (size_t)j * n];
+				c->S[i + (size_t)j * nt] = la_mat_get(&pb->Mm, i, j);
 		for (int k = 0; k < nc; k++)
 			for (int i = 0; i < n; i++) {
 				c->S[i + (size_t)(n + k) * nt] = c->Gd[k + (size_t)i * nc];
@@ -141,7 +154,7 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		}
 		return;
 	}
-	la_solve(c->mf, s->a);
+	la_solver_solve(pb->Mf, s->a);
 }
 
 double nl_sigma_dissipation(const struct rt_problem *pb, const double *z0, const double *z1)

@@ -55,6 +55,9 @@ struct nl_common {
 };
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb);
 void nl_common_free(struct nl_common *c);
+/* b := M⁻¹ b: the constant mass's factor (problem_init's), or the last
+ * M(u) that nl_acceleration factored. */
+void nl_mass_solve(struct nl_common *c, double *b);
 /* The acceleration solving the equation of motion at (t, state):
  * M(u) a = f − ∇ᵤΦ − ∇ᵥΨ (constant mass). */
 void nl_acceleration(struct nl_common *c, double t, struct rt_state *s);

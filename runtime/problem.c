@@ -28,27 +28,61 @@ static int fail(struct rt_error *err, struct ir_loc loc, const char *fmt, ...)
 	return 3;
 }
 
-static int check_mass(struct rt_problem *pb, const double *M, struct ir_loc loc, struct rt_error *err)
+/* The mass must be symmetric positive definite.  Its factor is kept
+ * (pb->Mf): the consistent initial acceleration solves with it, so the
+ * mass is factored once per run, by the backend its structure calls for. */
+static int check_mass(struct rt_problem *pb, const struct la_mat *M, struct ir_loc loc, struct rt_error *err)
 {
 	int n = pb->n;
-	if (la_asymmetry(n, M) > 1e-12) {
-		for (int i = 0; i < n; i++)
-			for (int j = i + 1; j < n; j++) {
-				double x = M[i + (size_t)j * n], y = M[j + (size_t)i * n];
-				if (x != y)
-					return fail(err, loc, "the mass matrix is not symmetric: entry (%d, %d) is %.15g "
-					            "but (%d, %d) is %.15g", i + 1, j + 1, x, j + 1, i + 1, y);
+	if (!M->sym) {
+		double scale = la_mat_maxabs(M);
+		int *row = malloc(sizeof(int) * (M->nx + 1)), *col = malloc(sizeof(int) * (M->nx + 1));
+		if (!row || !col) {
+			free(row);
+			free(col);
+			return fail(err, loc, "out of memory");
+		}
+		la_mat_pattern(M, row, col);
+		for (size_t e = 0; e < M->nx; e++) {
+			int i = row[e], j = col[e];
+			if (i < 0 || i >= j)
+				continue;
+			double x = la_mat_get(M, i, j), y = la_mat_get(M, j, i);
+			/* within 1e-12 of the largest entry counts as symmetric
+			 * (a matrix written with rounded decimals) */
+			if (fabs(x - y) > 1e-12 * scale) {
+				free(row);
+				free(col);
+				return fail(err, loc, "the mass matrix is not symmetric: entry (%d, %d) is %.15g "
+				            "but (%d, %d) is %.15g", i + 1, j + 1, x, j + 1, i + 1, y);
 			}
+		}
+		free(row);
+		free(col);
 	}
-	struct la_factor *f = la_factor_alloc(n, LA_DENSE_SPD, 0, 0);
-	if (!f)
-		return fail(err, loc, "out of memory");
-	int info = la_factor(f, M);
-	la_factor_free(f);
+	la_solver_free(pb->Mf);
+	/* a nearly symmetric mass is factored by LU: Cholesky backends take
+	 * only exactly symmetric matrices */
+	pb->Mf = la_solver_alloc(M, M->sym ? pb->backend : (pb->backend == LA_CHOLMOD ? LA_UMFPACK : pb->backend),
+	                         M->sym ? LA_SPD : 0);
+	if (!pb->Mf)
+		return fail(err, loc, "out of memory for the mass matrix (%d dofs)", n);
+	int info = la_solver_factor(pb->Mf, M);
+	if (info < 0)
+		return fail(err, loc, "out of memory for the mass matrix (%d dofs)", n);
 	if (info > 0)
 		return fail(err, loc, "the mass matrix is not positive definite: pivot %d (dof %s)%s",
 		            info, pb->name[info - 1], pb->varmass ? " at the initial state" : "");
 	return 0;
+}
+
+/* An operator of the IR as a la_mat: from its dense array when it has one,
+ * from its triplets otherwise (no entries: the zero matrix). */
+static int operator_mat(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind)
+{
+	if (m->a)
+		return la_mat_from_dense(A, kind, n, m->a);
+	return la_mat_triplets(A, kind, n, m->a ? 0 : (size_t)m->nnz, m->row, m->col, m->val);
 }
 
 /* C = M Φ diag(2ξωᵢ) Φᵀ M with M-normalised modes (DESIGN.md, "More
@@ -133,7 +167,7 @@ static double *scratch(size_t n)
 	return calloc(n + 1, sizeof(double));
 }
 
-int problem_init(struct rt_problem *pb, const struct ir_model *m, int banded, struct rt_error *err)
+int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, struct rt_error *err)
 {
 	memset(pb, 0, sizeof *pb);
 	memset(err, 0, sizeof *err);
@@ -141,16 +175,25 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int banded, st
 	pb->n = m->ndof;
 	pb->m = m->nint;
 	pb->N = pb->n + pb->m;
-	if (!m->mass.a || !m->stiffness.a)
-		return fail(err, m->loc, "model %s has %d dofs: the runtime stores operators densely and "
-		            "handles up to %d dofs for now", m->name, m->ndof, (int)IR_DENSE_MAX);
 	int n = pb->n, N = pb->N;
+	/* Storage and factorization follow the run's solver option; auto
+	 * lets the layer decide from the structure (la_backend_choose). */
+	static const enum la_mat_kind kind_of[] = { LA_MAT_AUTO, LA_MAT_DENSE, LA_MAT_BAND, LA_MAT_CSC };
+	static const enum la_backend backend_of[] = { LA_AUTO, LA_LAPACK_DENSE, LA_LAPACK_BAND, LA_CHOLMOD };
+	enum la_mat_kind kind = kind_of[solver];
+	pb->backend = backend_of[solver];
+	/* Dense storage of n² doubles is refused beyond 1 GB rather than
+	 * left to fail in malloc or to swap. */
+	if (kind == LA_MAT_DENSE && (double)n * n * sizeof(double) > 1e9)
+		return fail(err, m->loc, "model %s has %d dofs: solver = dense would hold %.3g GB per matrix; "
+		            "use solver = banded, sparse or auto", m->name, n, (double)n * n * sizeof(double) / 1e9);
 	pb->M = m->mass.a;
 	pb->K = m->stiffness.a;
 	pb->C = m->damping_kind == IR_DAMP_MATRIX ? m->damping.a : NULL;
-	pb->banded = banded;
-	pb->kl = pb->banded ? m->kl : n - 1;
-	pb->ku = pb->banded ? m->ku : n - 1;
+	pb->hasC = m->damping_kind == IR_DAMP_MATRIX;
+	if (operator_mat(&pb->Mm, &m->mass, n, kind) || operator_mat(&pb->Km, &m->stiffness, n, kind) ||
+	    (pb->hasC && operator_mat(&pb->Cm, &m->damping, n, kind)))
+		return fail(err, m->loc, "out of memory for the operators of model %s (%d dofs)", m->name, n);
 	pb->sigma = m->sigma;
 	pb->sigma_u = m->sigma_u;
 	pb->varmass = m->kinetic != NULL;
@@ -212,19 +255,29 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int banded, st
 		if (!M0)
 			return fail(err, m->loc, "out of memory");
 		problem_mass(pb, m->u0, M0);
-		int rc = check_mass(pb, M0, m->kinetic->loc, err);
+		struct la_mat A;
+		int rc = la_mat_from_dense(&A, LA_MAT_DENSE, n, M0) ? fail(err, m->loc, "out of memory")
+		         : check_mass(pb, &A, m->kinetic->loc, err);
+		la_mat_free(&A);
 		free(M0);
 		if (rc)
 			return rc;
-	} else if (check_mass(pb, m->mass.a, m->mass.loc, err)) {
+	} else if (check_mass(pb, &pb->Mm, m->mass.loc, err)) {
 		return 3;
 	}
-	if (m->damping_kind == IR_DAMP_MODAL && modal_damping(pb, err))
-		return 3;
+	if (m->damping_kind == IR_DAMP_MODAL) {
+		if (!m->mass.a || !m->stiffness.a)
+			return fail(err, m->damping.loc, "modal damping needs the dense eigen-analysis, up to %d dofs: "
+			            "model %s has %d (use rayleigh(a0, a1) or a damping matrix)",
+			            (int)IR_DENSE_MAX, m->name, n);
+		if (modal_damping(pb, err) || la_mat_from_dense(&pb->Cm, kind, n, pb->Cbuf))
+			return err->msg[0] ? 3 : fail(err, m->loc, "out of memory");
+		pb->hasC = 1;
+	}
 	/* the support's load −M d a(t) with a constant mass; with M(u) it is
 	 * evaluated where the steppers need it (problem_support_load) */
 	if (m->support && !pb->varmass)
-		la_gemv(n, m->mass.a, m->support_dir, pb->md);
+		la_mat_mul(&pb->Mm, m->support_dir, pb->md);
 	return 0;
 }
 
@@ -232,6 +285,10 @@ void problem_free(struct rt_problem *pb)
 {
 	free(pb->name);
 	free(pb->Cbuf);
+	la_mat_free(&pb->Mm);
+	la_mat_free(&pb->Cm);
+	la_mat_free(&pb->Km);
+	la_solver_free(pb->Mf);
 	free(pb->reg_f);
 	free(pb->reg_s);
 	free(pb->md);
@@ -298,10 +355,10 @@ void problem_load_at(struct rt_problem *pb, double t, const double *u, double *f
 		problem_support_load(pb, u, problem_support(pb, t), f);
 }
 
-/* ½xᵀAx with A x into y (length n), banded work. */
-static double quad(struct rt_problem *pb, const double *A, const double *x, double *y)
+/* ½xᵀAx with A x into y (length n), in the operator's storage. */
+static double quad(struct rt_problem *pb, const struct la_mat *A, const double *x, double *y)
 {
-	la_gemv_band(pb->n, pb->kl, pb->ku, A, x, y);
+	la_mat_mul(A, x, y);
 	double s = 0;
 	for (int i = 0; i < pb->n; i++)
 		s += x[i] * y[i];
@@ -313,7 +370,7 @@ double problem_phi(struct rt_problem *pb, const double *u, const double *z, doub
 	const struct ir_model *m = pb->ir;
 	int N = pb->N;
 	double *Ku = pb->tmp;
-	double val = quad(pb, pb->K, u, Ku);
+	double val = quad(pb, &pb->Km, u, Ku);
 	if (g) {
 		memcpy(g, Ku, sizeof(double) * (size_t)pb->n);
 		for (int j = pb->n; j < N; j++)
@@ -340,19 +397,35 @@ static void add_hess(const struct ir_func *f, const double *h, const double *cr,
 	}
 }
 
-static void add_matrix(int n, const double *A, const double *cr, const double *cc, double *J, int ld)
+/* J += diag(cr) A diag(cc), A in any storage of the matrix layer. */
+static void add_matrix(const struct la_mat *A, const double *cr, const double *cc, double *J, int ld)
 {
-	for (int j = 0; j < n; j++)
-		for (int i = 0; i < n; i++) {
-			double a = A[i + (size_t)j * n];
-			if (a != 0)
-				J[i + (size_t)j * ld] += (cr ? cr[i] : 1) * (cc ? cc[j] : 1) * a;
+	int n = A->n;
+	for (int j = 0; j < n; j++) {
+		double wj = cc ? cc[j] : 1;
+		switch (A->kind) {
+		case LA_MAT_CSC:
+			for (int k = A->p[j]; k < A->p[j + 1]; k++) {
+				int i = A->i[k];
+				J[i + (size_t)j * ld] += (cr ? cr[i] : 1) * wj * A->x[k];
+			}
+			break;
+		default: {
+			int lo = j - A->ku < 0 ? 0 : j - A->ku, hi = j + A->kl >= n ? n - 1 : j + A->kl;
+			for (int i = lo; i <= hi; i++) {
+				double a = la_mat_get(A, i, j);
+				if (a != 0)
+					J[i + (size_t)j * ld] += (cr ? cr[i] : 1) * wj * a;
+			}
+			break;
 		}
+		}
+	}
 }
 
 void problem_add_hess_phi(struct rt_problem *pb, const double *cr, const double *cc, double *J, int ld)
 {
-	add_matrix(pb->n, pb->K, cr, cc, J, ld);
+	add_matrix(&pb->Km, cr, cc, J, ld);
 	if (pb->ir->potential)
 		add_hess(pb->ir->potential, pb->out_phi + 1 + pb->N, cr, cc, J, ld);
 	rt_kernels_add_hess(&pb->kphi, cr, cc, J, ld);
@@ -365,9 +438,9 @@ double problem_psi(struct rt_problem *pb, const double *v, const double *zd, dou
 	double val = 0;
 	if (g)
 		memset(g, 0, sizeof(double) * (size_t)N);
-	if (pb->C) {
+	if (pb->hasC) {
 		double *Cv = pb->tmp;
-		val = quad(pb, pb->C, v, Cv);
+		val = quad(pb, &pb->Cm, v, Cv);
 		if (g)
 			memcpy(g, Cv, sizeof(double) * (size_t)pb->n);
 	}
@@ -385,8 +458,8 @@ double problem_psi(struct rt_problem *pb, const double *v, const double *zd, dou
 
 void problem_add_hess_psi(struct rt_problem *pb, const double *cr, const double *cc, double *J, int ld)
 {
-	if (pb->C)
-		add_matrix(pb->n, pb->C, cr, cc, J, ld);
+	if (pb->hasC)
+		add_matrix(&pb->Cm, cr, cc, J, ld);
 	if (pb->ir->dissipation)
 		add_hess(pb->ir->dissipation, pb->out_psi + 1 + pb->N, cr, cc, J, ld);
 	rt_kernels_add_hess(&pb->kpsi, cr, cc, J, ld);
@@ -402,7 +475,7 @@ static void eval_kinetic(struct rt_problem *pb, const double *u, const double *v
 void problem_mass(struct rt_problem *pb, const double *u, double *Mu)
 {
 	int n = pb->n;
-	memcpy(Mu, pb->M, sizeof(double) * (size_t)n * (size_t)n);
+	la_mat_to_dense(&pb->Mm, Mu);
 	if (!pb->varmass)
 		return;
 	/* M(u) does not depend on v: evaluate with v = 0 */
@@ -417,7 +490,7 @@ double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, 
 {
 	int n = pb->n;
 	double *Mv = p ? p : pb->tmp;
-	double T = quad(pb, pb->M, v, Mv);
+	double T = quad(pb, &pb->Mm, v, Mv);
 	if (dTdu)
 		memset(dTdu, 0, sizeof(double) * (size_t)n);
 	if (!pb->varmass)
@@ -436,7 +509,7 @@ double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, 
 
 int problem_nterm(const struct rt_problem *pb)
 {
-	return pb->ir->ndissipation + (pb->C ? 1 : 0);
+	return pb->ir->ndissipation + (pb->hasC ? 1 : 0);
 }
 
 void problem_dissipation_terms(struct rt_problem *pb, const double *v, const double *zd, double wu, double wz,
@@ -461,8 +534,8 @@ void problem_dissipation_terms(struct rt_problem *pb, const double *v, const dou
 		struct vm_input in = { 0, NULL, v, NULL, NULL, zd, m->table, pb->hint };
 		rt_kernels_dterms(&pb->kpsi, &in, v, zd, wu, wz, du, dz, dterm);
 	}
-	if (pb->C) {
-		la_gemv_band(n, pb->kl, pb->ku, pb->C, v, pb->tmp);
+	if (pb->hasC) {
+		la_mat_mul(&pb->Cm, v, pb->tmp);
 		double d = 0;
 		for (int i = 0; i < n; i++)
 			d += wu * du[i] * pb->tmp[i];

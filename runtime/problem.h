@@ -11,14 +11,24 @@
 
 #include "kernel.h"
 #include "run.h"
+#include "la.h"
 
 struct rt_problem {
 	const struct ir_model *ir;
 	int n, m, N;
 	const char **name;          /* N names, dofs then internal variables */
-	const double *M, *C, *K;    /* constant n×n operators; C may be NULL */
+	/* The constant operators in the matrix layer (la.h), stored as the
+	 * run's solver option says (dense, banded, compressed columns, or
+	 * from the structure); C has no entries without damping. */
+	struct la_mat Mm, Cm, Km;
+	int hasC;                   /* a damping matrix is declared */
+	enum la_backend backend;    /* forced by the run's solver option, or LA_AUTO */
+	struct la_solver *Mf;       /* the constant mass, factored once by the check */
+	/* The same operators dense n×n, for the Newton path and the
+	 * eigen-analysis (small models only: NULL above IR_DENSE_MAX, where
+	 * the IR holds them as triplets); C may be NULL */
+	const double *M, *C, *K;
 	double *Cbuf;               /* C of modal damping, owned */
-	int kl, ku, banded;         /* band of M, C, K (linear fast path) */
 	int linear;                 /* matrices only: the linear fast path applies */
 	const double *sigma;        /* m coefficients of σ_j |z_j'| */
 	const double *sigma_u;      /* n coefficients of dry friction μ_i |u_i'| */
@@ -39,13 +49,13 @@ struct rt_problem {
 	double *tmp;                /* n */
 };
 
-/* The problem of model m, with M, C and K stored banded (band m->kl,
- * m->ku) when banded is set, dense otherwise.  It knows nothing of a run:
+/* The problem of model m, with M, C and K stored and factored as solver
+ * (an enum ir_solver) asks.  It knows nothing of a run:
  * the driver (runtime/run.c) steps it along a plan's time grid, the
  * eigen-analysis (runtime/modes.c) and the amplification matrix
  * (runtime/amplification.c) use it without one.  0, or non-zero with
  * err saying why; problem_free in both cases. */
-int problem_init(struct rt_problem *pb, const struct ir_model *m, int banded, struct rt_error *err);
+int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, struct rt_error *err);
 void problem_free(struct rt_problem *pb);
 
 /* Loads at t: f (n entries) then g (m entries).  The support's load

@@ -354,15 +354,15 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 	 * pairing of backward Euler */
 	int endpoint = (e->caps & IR_SCHEME_ENDPOINT) != 0;
 	double w = 0, d = 0;
-	if (pb->C) {
+	if (pb->hasC) {
 		for (int i = 0; i < n; i++)
 			e->tmp2[i] = endpoint ? 2 * x->v[i] : vprev[i] + x->v[i];
-		la_gemv_band(n, pb->kl, pb->ku, pb->C, e->tmp2, e->tmp);
+		la_mat_mul(&pb->Cm, e->tmp2, e->tmp);
 	}
 	for (int i = 0; i < n; i++) {
 		double du = x->u[i] - uprev[i];
 		w += du * (endpoint ? e->f[i] : 0.5 * (e->fprev[i] + e->f[i]));
-		if (pb->C)
+		if (pb->hasC)
 			d += du * 0.5 * e->tmp[i];
 	}
 	/* a moving constraint's force does work, paired as on the Newton
@@ -579,12 +579,10 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	}
 	if (e->lin) {
 		e->sys.n = n;
-		e->sys.M = pb->M;
-		e->sys.C = pb->C;
-		e->sys.K = pb->K;
-		e->sys.kl = pb->kl;
-		e->sys.ku = pb->ku;
-		e->sys.banded = pb->banded;
+		e->sys.M = &pb->Mm;
+		e->sys.C = pb->hasC ? &pb->Cm : NULL;
+		e->sys.K = &pb->Km;
+		e->sys.backend = pb->backend;
 		e->sys.dof_name = pb->name;
 		e->sys.load = sys_load;
 		e->sys.load_ctx = e;
@@ -612,9 +610,9 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	e->nl = e->type->newton;
 	if (!e->nl)
 		return fail(err, 3, plan->scheme.loc, "scheme %s is not available for this model", plan->scheme.name);
-	if (pb->N > 4000)
+	if (pb->N > IR_DENSE_MAX || !pb->M || !pb->K)
 		return fail(err, 3, plan->model->loc, "nonlinear models are solved with dense Jacobians, "
-		            "limited to 4000 unknowns (this one has %d)", pb->N);
+		            "limited to %d unknowns (this one has %d)", (int)IR_DENSE_MAX, pb->N);
 	if (pb->ncontact > 0 && !(e->caps & IR_SCHEME_CONTACTS))
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "
 		            "use paoli_schatzman or moreau_jean", plan->model->name, plan->scheme.name);
@@ -978,27 +976,6 @@ static int interrupted(struct rt_stepper_run *r, struct rt_error *err)
 	            r->s.t, r->k, r->plan->nstep);
 }
 
-/* M, C and K stored dense keep the band of their nonzeros as pb->kl,
- * pb->ku (problem_init gives n − 1): their products (la_gemv_band, dense
- * storage) then skip the zeros outside it, n (kl + ku + 1) terms instead
- * of n², with the same sums in the same order — the terms skipped are
- * exact zeros.  A 10-dof chain's five products a step took 52 % of its
- * instructions. */
-static void narrow_band(struct rt_problem *pb)
-{
-	int n = pb->n, kl = 0, ku = 0;
-	const double *mat[3] = { pb->M, pb->C, pb->K };
-	for (int q = 0; q < 3; q++)
-		for (int j = 0; mat[q] && j < n; j++)
-			for (int i = 0; i < n; i++)
-				if (mat[q][i + (size_t)j * n] != 0) {
-					kl = i - j > kl ? i - j : kl;
-					ku = j - i > ku ? j - i : ku;
-				}
-	pb->kl = kl;
-	pb->ku = ku;
-}
-
 struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **resp, struct rt_error *err)
 {
 	const struct ir_model *m = plan->model;
@@ -1015,13 +992,11 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->plan = plan;
 	r->res = res;
 	r->outs = calloc((size_t)plan->noutput + 1, sizeof *r->outs);
-	if (problem_init(&r->pb, plan->model, plan->solver == IR_SOLVER_BANDED, err) != 0) {
+	if (problem_init(&r->pb, plan->model, plan->solver, err) != 0) {
 		r->status = 3;
 		return r;
 	}
 	r->pb_ok = 1;
-	if (!r->pb.banded)
-		narrow_band(&r->pb);
 	int n = r->pb.n, nz = r->pb.m;
 	int nc = r->pb.nc;
 	r->buf = calloc((size_t)(3 * n + 2 * nz + nc) + 1, sizeof(double));

@@ -72,8 +72,8 @@ static void bdf_weights(double gamma, double tau, double *c)
 struct bathe_lin {
 	const struct rt_system *sys;
 	double gamma, c[3];
-	struct la_factor *f1, *f2;
-	double *work, *ut, *vt, *rhs, *tmp, *u1, *v1;
+	struct step_matrix *f1, *f2;
+	double *ut, *vt, *rhs, *tmp, *u1, *v1;
 };
 
 static void bl_free(void *p)
@@ -81,9 +81,9 @@ static void bl_free(void *p)
 	struct bathe_lin *s = p;
 	if (!s)
 		return;
-	la_factor_free(s->f1);
-	la_factor_free(s->f2);
-	free(s->work); free(s->ut); free(s->vt); free(s->rhs); free(s->tmp); free(s->u1); free(s->v1);
+	step_matrix_free(s->f1);
+	step_matrix_free(s->f2);
+	free(s->ut); free(s->vt); free(s->rhs); free(s->tmp); free(s->u1); free(s->v1);
 	free(s);
 }
 
@@ -100,12 +100,10 @@ static void *bl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 	s->gamma = gamma;
 	/* both step matrices are symmetric positive definite for symmetric
 	 * non-negative C and K, as the trapezoidal rule's */
-	int sym = la_asymmetry(n, sys->K) == 0 && (!sys->C || la_asymmetry(n, sys->C) == 0);
-	enum la_kind kind = sys->banded ? (sym ? LA_BAND_SPD : LA_BAND_GENERAL) : (sym ? LA_DENSE_SPD : LA_DENSE_GENERAL);
-	s->f1 = la_factor_alloc(n, kind, sys->kl, sys->ku);
-	s->f2 = la_factor_alloc(n, kind, sys->kl, sys->ku);
-	s->work = malloc(sizeof(double) * (size_t)n * (size_t)n);
-	if (!s->f1 || !s->f2 || !s->work ||
+	int sym = sys->M->sym && sys->K->sym && (!sys->C || sys->C->sym);
+	s->f1 = step_matrix_alloc(sys, sym);
+	s->f2 = step_matrix_alloc(sys, sym);
+	if (!s->f1 || !s->f2 ||
 	    nl_vectors((size_t)n, &s->ut, &s->vt, &s->rhs, &s->tmp, &s->u1, &s->v1, (double **)NULL))
 		goto oom;
 	return s;
@@ -122,12 +120,17 @@ static int bl_set_step(void *p, double tau, struct rt_error *err)
 	double h = s->gamma * tau;
 	bdf_weights(s->gamma, tau, s->c);
 	double c3 = s->c[2];
-	int info = step_factor(s->sys, s->f1, s->work, 1, h / 2, h * h / 4);
+	int info = step_factor(s->f1, 1, h / 2, h * h / 4, 1);
 	if (info == 0)
-		info = step_factor(s->sys, s->f2, s->work, 1, 1 / c3, 1 / (c3 * c3));
+		info = step_factor(s->f2, 1, 1 / c3, 1 / (c3 * c3), 1);
+	if (info < 0) {
+		snprintf(err->msg, sizeof err->msg, "out of memory for the step matrices (%d dofs)", s->sys->n);
+		err->code = 3;
+		return -1;
+	}
 	if (info > 0) {
 		snprintf(err->msg, sizeof err->msg, "the step matrix of bathe is singular or not positive definite "
-		         "at pivot %d (dof %s)", info, s->sys->dof_name[info - 1]);
+		         "at pivot %d (dof %s)", info, step_pivot_name(s->sys, info));
 		err->code = 3;
 		return -1;
 	}
@@ -140,11 +143,11 @@ static void lin_residual(const struct rt_system *sys, double t, const double *u,
 {
 	int n = sys->n;
 	sys->load(sys->load_ctx, t, rhs);
-	la_gemv_band(n, sys->kl, sys->ku, sys->K, u, tmp);
+	la_mat_mul(sys->K, u, tmp);
 	for (int i = 0; i < n; i++)
 		rhs[i] -= tmp[i];
 	if (sys->C) {
-		la_gemv_band(n, sys->kl, sys->ku, sys->C, v, tmp);
+		la_mat_mul(sys->C, v, tmp);
 		for (int i = 0; i < n; i++)
 			rhs[i] -= tmp[i];
 	}
@@ -163,7 +166,7 @@ static int bl_step(void *p, double t, double tau, double *u, double *v, double *
 		s->vt[i] = v[i] + h / 2 * a[i];
 	}
 	lin_residual(sys, t - tau + h, s->ut, s->vt, s->rhs, s->tmp);
-	la_solve(s->f1, s->rhs);
+	step_solve(s->f1, s->rhs);
 	for (int i = 0; i < n; i++) {
 		s->u1[i] = s->ut[i] + h * h / 4 * s->rhs[i];
 		s->v1[i] = s->vt[i] + h / 2 * s->rhs[i];
@@ -174,7 +177,7 @@ static int bl_step(void *p, double t, double tau, double *u, double *v, double *
 		s->ut[i] = (s->vt[i] - c1 * u[i] - c2 * s->u1[i]) / c3;
 	}
 	lin_residual(sys, t, s->ut, s->vt, s->rhs, s->tmp);
-	la_solve(s->f2, s->rhs);
+	step_solve(s->f2, s->rhs);
 	for (int i = 0; i < n; i++) {
 		a[i] = s->rhs[i];
 		u[i] = s->ut[i] + a[i] / (c3 * c3);

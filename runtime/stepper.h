@@ -4,20 +4,21 @@
  * the ledger.
  *
  * The system is M a + C v + K u = f(t) with constant operators (DESIGN.md,
- * "The problem class", quadratic case).  Matrices are dense column-major;
- * kl, ku bound their nonzeros so products cost O(n (kl + ku)). */
+ * "The problem class", quadratic case), held in the matrix layer (la.h):
+ * a stepper forms its step matrix as a combination of them and factors it
+ * through struct step_matrix, never knowing which backend answers. */
 #ifndef DYN_STEPPER_H
 #define DYN_STEPPER_H
 
 #include "run.h"
 
-struct la_factor;
+#include "la.h"
 
 struct rt_system {
 	int n;
-	const double *M, *C, *K;   /* C may be NULL (no damping) */
-	int kl, ku;
-	int banded;                /* solve step matrices with banded LAPACK */
+	/* the operators in the matrix layer; C may be NULL (no damping) */
+	const struct la_mat *M, *C, *K;
+	enum la_backend backend;   /* the run's solver option, or LA_AUTO */
 	const char *const *dof_name;
 	/* f := load at time t (forces and -M d a(t)) */
 	void (*load)(void *ctx, double t, double *f);
@@ -70,22 +71,36 @@ extern const struct scheme_linear step_backward_euler;
  * end, as on their Newton path (stepper_midpoint.c) */
 extern const struct scheme_linear step_midpoint;
 
-/* Factor the step matrix A = cM M + cC C + cK K into f (banded or dense
- * per sys).  work is n×n scratch.  Returns 0 or LAPACK's pivot. */
-int step_factor(const struct rt_system *sys, struct la_factor *f, double *work,
-                double cM, double cC, double cK);
+/* A step matrix A = cM M + cC C + cK K, or with constraints the saddle
+ * point [A w s Bᵀ; s B 0], on the union of the operators' patterns,
+ * factored by the backend of the layer (sys->backend, or from the
+ * structure).  spd: A is symmetric positive definite for the scheme
+ * (Newmark with symmetric operators), so Cholesky may be used. */
+struct step_matrix;
+struct step_matrix *step_matrix_alloc(const struct rt_system *sys, int spd);
+void step_matrix_free(struct step_matrix *sm);
 
-/* The same with the constraints: [A w s Bᵀ; s B 0] into f (dense, n + nc),
- * work (n + nc)² scratch; s balances B against A (largest entries equal),
- * returned in *bscale: the unknowns are then (y, λ/s).  Returns 0 or
- * LAPACK's pivot. */
-int step_factor_saddle(const struct rt_system *sys, struct la_factor *f, double *work,
-                       double cM, double cC, double cK, double w, double *bscale);
+/* Refactor with new coefficients (w only with constraints: the weight of
+ * Bᵀ; s balances B against A, largest entries equal, so that the
+ * unknowns are (y, λ/s)).  Returns 0, the 1-based unknown of a failed
+ * pivot, or -1 when out of memory. */
+int step_factor(struct step_matrix *sm, double cM, double cC, double cK, double w);
+
+/* The name of unknown k (1-based) of a step matrix, for a pivot's
+ * message: a dof, or a constraint's multiplier. */
+const char *step_pivot_name(const struct rt_system *sys, int k);
+
+/* s, the balance of B against A of the last step_factor (1 without
+ * constraints). */
+double step_matrix_scale(const struct step_matrix *sm);
+
+/* b := A⁻¹ b (n entries without constraints; n + nc with, the last nc
+ * rows then scaled by s as in step_solve_saddle). */
+void step_solve(struct step_matrix *sm, double *b);
 
 /* The constrained solve: rhs (n + nc) holds the step's right-hand side
  * in its first n entries; rows n.. become s (G(t) − B ũ)/c, the
  * constraint on uᵏ = ũ + c y; after the solve rhs holds y and lam λᵏ. */
-void step_solve_saddle(const struct rt_system *sys, struct la_factor *f, double bscale, double t,
-                       const double *ut, double c, double *rhs);
+void step_solve_saddle(struct step_matrix *sm, double t, const double *ut, double c, double *rhs);
 
 #endif

@@ -14,9 +14,9 @@
 
 struct euler_lin {
 	const struct rt_system *sys;
-	double tau, bscale;
-	struct la_factor *f;
-	double *work, *rhs, *tmp, *vprev;
+	double tau;
+	struct step_matrix *f;
+	double *rhs, *tmp, *vprev;
 };
 
 static void be_free(void *p)
@@ -24,8 +24,7 @@ static void be_free(void *p)
 	struct euler_lin *s = p;
 	if (!s)
 		return;
-	la_factor_free(s->f);
-	free(s->work);
+	step_matrix_free(s->f);
 	free(s->rhs);
 	free(s->tmp);
 	free(s->vprev);
@@ -41,13 +40,12 @@ static void *be_alloc(const struct rt_system *sys, const void *par, struct rt_er
 		goto oom;
 	s->sys = sys;
 	size_t nt = (size_t)n + (size_t)sys->nc;
-	s->f = sys->nc ? la_factor_alloc((int)nt, LA_DENSE_GENERAL, 0, 0)
-	               : la_factor_alloc(n, sys->banded ? LA_BAND_GENERAL : LA_DENSE_GENERAL, sys->kl, sys->ku);
-	s->work = malloc(sizeof(double) * nt * nt);
+	/* M/τ + C + τK: LU, as before (C need not be symmetric) */
+	s->f = step_matrix_alloc(sys, 0);
 	s->rhs = malloc(sizeof(double) * nt);
 	s->tmp = malloc(sizeof(double) * (size_t)n);
 	s->vprev = malloc(sizeof(double) * (size_t)n);
-	if (!s->f || !s->work || !s->rhs || !s->tmp || !s->vprev)
+	if (!s->f || !s->rhs || !s->tmp || !s->vprev)
 		goto oom;
 	return s;
 oom:
@@ -61,11 +59,15 @@ static int be_set_step(void *p, double tau, struct rt_error *err)
 {
 	struct euler_lin *s = p;
 	s->tau = tau;
-	int info = s->sys->nc ? step_factor_saddle(s->sys, s->f, s->work, 1 / tau, 1, tau, 1, &s->bscale)
-	                      : step_factor(s->sys, s->f, s->work, 1 / tau, 1, tau);
+	int info = step_factor(s->f, 1 / tau, 1, tau, 1);
+	if (info < 0) {
+		snprintf(err->msg, sizeof err->msg, "out of memory for the step matrix (%d dofs)", s->sys->n);
+		err->code = 3;
+		return -1;
+	}
 	if (info > 0) {
 		snprintf(err->msg, sizeof err->msg, "the step matrix of backward_euler is singular at pivot %d (dof %s)",
-		         info, s->sys->dof_name[info - 1]);
+		         info, step_pivot_name(s->sys, info));
 		err->code = 3;
 		return -1;
 	}
@@ -79,19 +81,19 @@ static int be_step(void *p, double t, double tau, double *u, double *v, double *
 	int n = sys->n;
 	(void)err;
 	sys->load(sys->load_ctx, t, s->rhs);
-	la_gemv_band(n, sys->kl, sys->ku, sys->M, v, s->tmp);
+	la_mat_mul(sys->M, v, s->tmp);
 	for (int i = 0; i < n; i++)
 		s->rhs[i] += s->tmp[i] / tau;
-	la_gemv_band(n, sys->kl, sys->ku, sys->K, u, s->tmp);
+	la_mat_mul(sys->K, u, s->tmp);
 	for (int i = 0; i < n; i++) {
 		s->rhs[i] -= s->tmp[i];
 		s->vprev[i] = v[i];
 	}
 	/* with constraints B uʲ = Gʲ, uʲ = uʲ⁻¹ + τvʲ */
 	if (sys->nc)
-		step_solve_saddle(sys, s->f, s->bscale, t, u, tau, s->rhs);
+		step_solve_saddle(s->f, t, u, tau, s->rhs);
 	else
-		la_solve(s->f, s->rhs);
+		step_solve(s->f, s->rhs);
 	for (int i = 0; i < n; i++) {
 		v[i] = s->rhs[i];
 		u[i] += tau * v[i];

@@ -27,9 +27,9 @@
 struct midpoint_lin {
 	const struct rt_system *sys;
 	void *tr;                   /* without constraints: step_trapezoidal's */
-	double tau, bscale, ascale;
-	struct la_factor *f, *fa;   /* the step's saddle point; [M Bᵀ; B 0] */
-	double *work, *rhs, *tmp, *f0, *gdd;
+	double tau;
+	struct step_matrix *f, *fa; /* the step's saddle point; [M Bᵀ; B 0] */
+	double *rhs, *tmp, *f0, *gdd;
 };
 
 static void ml_free(void *p)
@@ -39,9 +39,8 @@ static void ml_free(void *p)
 		return;
 	if (s->tr)
 		step_trapezoidal.free(s->tr);
-	la_factor_free(s->f);
-	la_factor_free(s->fa);
-	free(s->work);
+	step_matrix_free(s->f);
+	step_matrix_free(s->fa);
 	free(s->rhs);
 	free(s->tmp);
 	free(s->f0);
@@ -66,18 +65,19 @@ static void *ml_alloc(const struct rt_system *sys, const void *par, struct rt_er
 	}
 	if (!sys->gddfun || !sys->lamh)
 		goto oom;
-	s->f = la_factor_alloc((int)nt, LA_DENSE_GENERAL, 0, 0);
-	s->fa = la_factor_alloc((int)nt, LA_DENSE_GENERAL, 0, 0);
-	s->work = malloc(sizeof(double) * nt * nt);
+	s->f = step_matrix_alloc(sys, 0);
+	s->fa = step_matrix_alloc(sys, 0);
 	s->rhs = malloc(sizeof(double) * nt);
 	s->tmp = malloc(sizeof(double) * (size_t)n);
 	s->f0 = malloc(sizeof(double) * nt);
 	s->gdd = malloc(sizeof(double) * (size_t)nc);
-	if (!s->f || !s->fa || !s->work || !s->rhs || !s->tmp || !s->f0 || !s->gdd)
+	if (!s->f || !s->fa || !s->rhs || !s->tmp || !s->f0 || !s->gdd)
 		goto oom;
 	/* nonsingular for M positive definite and B of full rank, which the
 	 * run checks before stepping (a defence only) */
-	int info = step_factor_saddle(sys, s->fa, s->work, 1, 0, 0, 1, &s->ascale);
+	int info = step_factor(s->fa, 1, 0, 0, 1);
+	if (info < 0)
+		goto oom;
 	if (info > 0) {
 		snprintf(err->msg, sizeof err->msg, "the matrix [M B^T; B 0] of the accelerations is singular "
 		         "at pivot %d: the constraints are dependent or a dof has no mass", info);
@@ -99,7 +99,12 @@ static int ml_set_step(void *p, double tau, struct rt_error *err)
 	if (s->tr)
 		return step_trapezoidal.set_step(s->tr, tau, err);
 	s->tau = tau;
-	int info = step_factor_saddle(s->sys, s->f, s->work, 2 / tau, 1, tau / 2, 1, &s->bscale);
+	int info = step_factor(s->f, 2 / tau, 1, tau / 2, 1);
+	if (info < 0) {
+		snprintf(err->msg, sizeof err->msg, "out of memory for the step matrix (%d dofs)", s->sys->n);
+		err->code = 3;
+		return -1;
+	}
 	if (info > 0) {
 		snprintf(err->msg, sizeof err->msg, "the step matrix of the midpoint rule is singular at pivot %d",
 		         info);
@@ -119,14 +124,14 @@ static int ml_step(void *p, double t, double tau, double *u, double *v, double *
 	/* y: [(2/τ)M + C + (τ/2)K] y + Bᵀλ = f^{k−½} + (2/τ)M vᵏ⁻¹ − K uᵏ⁻¹ */
 	sys->load(sys->load_ctx, t - tau, s->f0);
 	sys->load(sys->load_ctx, t, s->rhs);
-	la_gemv_band(n, sys->kl, sys->ku, sys->M, v, s->tmp);
+	la_mat_mul(sys->M, v, s->tmp);
 	for (int i = 0; i < n; i++)
 		s->rhs[i] = 0.5 * (s->f0[i] + s->rhs[i]) + 2 * s->tmp[i] / tau;
-	la_gemv_band(n, sys->kl, sys->ku, sys->K, u, s->tmp);
+	la_mat_mul(sys->K, u, s->tmp);
 	for (int i = 0; i < n; i++)
 		s->rhs[i] -= s->tmp[i];
 	/* B(uᵏ⁻¹ + τ y) = G(tₖ); the multipliers of the step's force */
-	step_solve_saddle(sys, s->f, s->bscale, t, u, tau, s->rhs);
+	step_solve_saddle(s->f, t, u, tau, s->rhs);
 	for (int k = 0; k < nc; k++)
 		sys->lamh[k] = sys->lam[k];
 	for (int i = 0; i < n; i++) {
@@ -135,22 +140,22 @@ static int ml_step(void *p, double t, double tau, double *u, double *v, double *
 	}
 	/* aᵏ, λᵏ from the equation of motion at tₖ with B aᵏ = G̈(tₖ) */
 	sys->load(sys->load_ctx, t, s->rhs);
-	la_gemv_band(n, sys->kl, sys->ku, sys->K, u, s->tmp);
+	la_mat_mul(sys->K, u, s->tmp);
 	for (int i = 0; i < n; i++)
 		s->rhs[i] -= s->tmp[i];
 	if (sys->C) {
-		la_gemv_band(n, sys->kl, sys->ku, sys->C, v, s->tmp);
+		la_mat_mul(sys->C, v, s->tmp);
 		for (int i = 0; i < n; i++)
 			s->rhs[i] -= s->tmp[i];
 	}
 	sys->gddfun(sys->load_ctx, t, s->gdd);
 	for (int k = 0; k < nc; k++)
-		s->rhs[n + k] = s->ascale * s->gdd[k];
-	la_solve(s->fa, s->rhs);
+		s->rhs[n + k] = step_matrix_scale(s->fa) * s->gdd[k];
+	step_solve(s->fa, s->rhs);
 	for (int i = 0; i < n; i++)
 		a[i] = s->rhs[i];
 	for (int k = 0; k < nc; k++)
-		sys->lam[k] = s->ascale * s->rhs[n + k];
+		sys->lam[k] = step_matrix_scale(s->fa) * s->rhs[n + k];
 	return 0;
 }
 

@@ -4,8 +4,8 @@
 # terms lowers to one kernel over i = 1..100000, an IR of a few dozen lines
 # whatever n (unrolled, it was a program of 10^6 instructions and took
 # 3 s and 400 MB to lower; under the sanitizers, minutes).  The runtime
-# then refuses the model for its size (dense storage, for now) after
-# lowering.  The same chain at 200 masses runs: Newton evaluates the
+# then refuses the model for its size (dense Newton Jacobians, for now)
+# after lowering.  The same chain at 200 masses runs: Newton evaluates the
 # kernels instance by instance and the midpoint rule's ledger closes.
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}"
@@ -53,7 +53,7 @@ grep -q "^  bandwidth: kl = 1, ku = 1\$" "$dir/ir0.out" ||
 timeout 300 "$DYN" -o "$dir" "$dir/chain.dyn" > "$dir/big.out" 2> "$dir/big.err"
 st=$?
 [ "$st" -eq 3 ] || fail "n = 10^5: exit status $st, expected 3: $(head -c 300 "$dir/big.err")"
-grep -q "error: model chain has 100000 dofs: the runtime stores operators densely" "$dir/big.err" ||
+grep -q "error: nonlinear models are solved with dense Jacobians, limited to 4000 unknowns (this one has 100000)" "$dir/big.err" ||
 	fail "n = 10^5: $(head -c 300 "$dir/big.err")"
 
 timeout 300 "$DYN" -o "$dir" --set n=200 "$dir/chain.dyn" > "$dir/small.out" 2> "$dir/small.err"

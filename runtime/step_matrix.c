@@ -1,0 +1,169 @@
+/* step_matrix.c — the step matrices of the linear path: A = cM M + cC C +
+ * cK K on the union of the operators' patterns, and with linear
+ * constraints B u = G(t) the saddle point [A w s Bᵀ; s B 0].  The pattern
+ * and the factorization's symbolic analysis are made once; a new step
+ * size refills the values (la_mat_sum) and redoes the numeric
+ * factorization only.  Which backend factors is the matrix layer's
+ * business (la.h): dense LAPACK for small models, banded LAPACK for
+ * chains, CHOLMOD or UMFPACK for the rest. */
+#include <config.h>
+
+#include "stepper.h"
+#include "la.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct step_matrix {
+	const struct rt_system *sys;
+	int spd, nt;
+	/* with constraints, the operators and the blocks Bᵀ, B at order
+	 * n + nc (the terms of S) */
+	struct la_mat ext[3], bt, b;
+	struct la_mat S;
+	struct la_solver *f;
+	double bscale;
+};
+
+void step_matrix_free(struct step_matrix *sm)
+{
+	if (!sm)
+		return;
+	la_solver_free(sm->f);
+	la_mat_free(&sm->S);
+	for (int k = 0; k < 3; k++)
+		la_mat_free(&sm->ext[k]);
+	la_mat_free(&sm->bt);
+	la_mat_free(&sm->b);
+	free(sm);
+}
+
+/* The blocks of B (nc × n, dense column-major in sys) at order n + nc:
+ * Bᵀ in the upper right (transpose nonzero), B in the lower left. */
+static int constraint_blocks(struct step_matrix *sm, enum la_mat_kind kind)
+{
+	const struct rt_system *sys = sm->sys;
+	int n = sys->n, nc = sys->nc;
+	size_t nb = 0, k = 0;
+	for (size_t q = 0; q < (size_t)nc * (size_t)n; q++)
+		nb += sys->B[q] != 0;
+	int *r = malloc(sizeof(int) * (nb + 1)), *c = malloc(sizeof(int) * (nb + 1));
+	double *v = malloc(sizeof(double) * (nb + 1));
+	int rc = -1;
+	if (r && c && v) {
+		for (int i = 0; i < n; i++)
+			for (int q = 0; q < nc; q++)
+				if (sys->B[q + (size_t)i * nc] != 0) {
+					r[k] = n + q;
+					c[k] = i;
+					v[k++] = sys->B[q + (size_t)i * nc];
+				}
+		rc = la_mat_triplets(&sm->b, kind, sm->nt, k, r, c, v);
+		if (!rc)
+			rc = la_mat_triplets(&sm->bt, kind, sm->nt, k, c, r, v);
+	}
+	free(r);
+	free(c);
+	free(v);
+	return rc;
+}
+
+struct step_matrix *step_matrix_alloc(const struct rt_system *sys, int spd)
+{
+	struct step_matrix *sm = calloc(1, sizeof *sm);
+	if (!sm)
+		return NULL;
+	sm->sys = sys;
+	sm->nt = sys->n + sys->nc;
+	/* the saddle point is indefinite: never Cholesky */
+	sm->spd = spd && sys->nc == 0;
+	const struct la_mat *term[5] = { sys->M, sys->C, sys->K, NULL, NULL };
+	if (sys->nc) {
+		/* a band is no use once B's rows join: dense stays dense, the
+		 * rest goes to compressed columns */
+		enum la_mat_kind kind = sys->M->kind == LA_MAT_DENSE ? LA_MAT_DENSE : LA_MAT_CSC;
+		for (int k = 0; k < 3; k++)
+			if (term[k]) {
+				if (la_mat_resize(&sm->ext[k], term[k], sm->nt, kind))
+					goto oom;
+				term[k] = &sm->ext[k];
+			}
+		if (constraint_blocks(sm, kind))
+			goto oom;
+		term[3] = &sm->bt;
+		term[4] = &sm->b;
+	}
+	if (la_mat_sum_init(&sm->S, sys->nc ? 5 : 3, term))
+		goto oom;
+	return sm;
+oom:
+	step_matrix_free(sm);
+	return NULL;
+}
+
+int step_factor(struct step_matrix *sm, double cM, double cC, double cK, double w)
+{
+	const struct rt_system *sys = sm->sys;
+	/* coefficients in the order of the non-NULL terms */
+	double coef[5];
+	int k = 0;
+	coef[k++] = cM;
+	if (sys->C)
+		coef[k++] = cC;
+	coef[k++] = cK;
+	if (sys->nc) {
+		coef[k] = coef[k + 1] = 0;
+		la_mat_sum(&sm->S, coef);
+		/* equilibrate the two blocks: LU with partial pivoting then
+		 * sees entries of one size (a stiffness of 1e8 against B of 1) */
+		double amax = la_mat_maxabs(&sm->S), bmax = la_mat_maxabs(&sm->b);
+		sm->bscale = bmax > 0 && amax > 0 ? amax / bmax : 1;
+		coef[k] = w * sm->bscale;
+		coef[k + 1] = sm->bscale;
+	}
+	la_mat_sum(&sm->S, coef);
+	if (!sm->f) {
+		/* the symbolic analysis, at the first factorization (UMFPACK
+		 * looks at the values to choose its strategy) */
+		enum la_backend b = sys->backend;
+		if (b == LA_CHOLMOD && !(sm->spd && sm->S.sym))
+			b = LA_UMFPACK;
+		sm->f = la_solver_alloc(&sm->S, b, sm->spd && sm->S.sym ? LA_SPD : 0);
+		if (!sm->f)
+			return -1;
+	}
+	return la_solver_factor(sm->f, &sm->S);
+}
+
+double step_matrix_scale(const struct step_matrix *sm)
+{
+	return sm->sys->nc ? sm->bscale : 1;
+}
+
+void step_solve(struct step_matrix *sm, double *b)
+{
+	la_solver_solve(sm->f, b);
+}
+
+void step_solve_saddle(struct step_matrix *sm, double t, const double *ut, double c, double *rhs)
+{
+	const struct rt_system *sys = sm->sys;
+	int n = sys->n, nc = sys->nc;
+	double *g = rhs + n;
+	sys->gfun(sys->load_ctx, t, g);
+	for (int k = 0; k < nc; k++) {
+		double bu = 0;
+		for (int i = 0; i < n; i++)
+			bu += sys->B[k + (size_t)i * nc] * ut[i];
+		g[k] = sm->bscale * (g[k] - bu) / c;
+	}
+	la_solver_solve(sm->f, rhs);
+	for (int k = 0; k < nc; k++)
+		sys->lam[k] = sm->bscale * g[k];
+}
+
+const char *step_pivot_name(const struct rt_system *sys, int k)
+{
+	return k >= 1 && k <= sys->n ? sys->dof_name[k - 1] : "a constraint's multiplier";
+}
