@@ -575,6 +575,10 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 			fputc(' ', f);
 			print_num(f, g->restitution[k]);
 		}
+		for (int k = 0; k < g->n && g->friction; k++) {
+			fputs(k ? " " : ", friction ", f);
+			print_num(f, g->friction[k]);
+		}
 		fprintf(f, "; outputs phi, %d gradient entries, %d Hessian entries\n", g->ngrad, g->nhess);
 		ir_dump_prog(f, g->prog, "    ");
 	}

@@ -165,6 +165,7 @@ struct ir_gaps {
 	int nhess, *hk, *hi, *hj;
 	struct ir_loc *loc;        /* n: where each is stated */
 	double *restitution;       /* n: Newton's coefficient e_i (contacts) */
+	double *friction;          /* n: Coulomb's μ_i (contacts), NULL when all 0 */
 	int linear;                /* φ = B u + b(t) with B constant */
 	int moving;                /* depends on t: then the outputs go on with
 	                              ∂φ/∂t (n), ∂²φ/∂t² (n) and ∂G/∂t (ngrad) */
@@ -341,6 +342,8 @@ struct ir_run {
 	struct ir_scheme scheme;
 	double tolerance;       /* Newton: relative residual */
 	int max_iterations;
+	double contact_tolerance; /* moreau_jean's frictional contact problem */
+	int contact_iterations;
 	int halvings;           /* on_failure = halve(N): retries with halved steps */
 	int regularized;        /* formulation = regularized (Altmann 2015, eq. 3.4) */
 	int ggl;                /* formulation = ggl; neither: index3 */

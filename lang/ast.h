@@ -124,7 +124,8 @@ enum ast_item_kind {
 	AST_ITEM_POTENTIAL,  /* value: Φ(u, z) */
 	AST_ITEM_DISSIPATION,/* value: Ψ(u', z') */
 	AST_ITEM_CONSTRAINT, /* value: c(u) == d(u), a bilateral constraint */
-	AST_ITEM_CONTACT     /* value: φ(u) >= ψ(u), restitution: e or NULL */
+	AST_ITEM_CONTACT     /* value: φ(u) >= ψ(u), restitution: e or NULL,
+	                        friction: μ or NULL */
 };
 
 struct ast_item {
@@ -134,6 +135,7 @@ struct ast_item {
 	struct ast_vec defs;
 	struct ast_expr *target, *value, *dir;
 	struct ast_expr *restitution;   /* contact ... restitution E */
+	struct ast_expr *friction;      /* contact ... friction MU */
 	int equilibrium;          /* init equilibrium */
 };
 

@@ -392,6 +392,7 @@ static void model(struct checker *c, struct ast_model *m)
 			expr(c, it->value);
 			expr(c, it->dir);
 			expr(c, it->restitution);
+			expr(c, it->friction);
 		}
 	}
 	c->in_model = 0;

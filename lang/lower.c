@@ -939,12 +939,12 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 	/* dissipated[k]: the k-th term of the ledger's dissipation */
 	if (e->kind == AST_INDEX && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, "dissipated") == 0) {
 		long k;
-		int nterm = mc->m->ndissipation + (mc->m->damping_kind != IR_DAMP_NONE);
+		int nterm = mc->m->ndissipation + (mc->m->damping_kind != IR_DAMP_NONE) + (mc->m->contact.friction != NULL);
 		if (eval_int(ev, e->rhs, &k, "a dissipation term"))
 			return -1;
 		if (k < 1 || k > nterm)
 			return eval_error(ev, e->rhs->loc, "model %s has %d dissipation term%s (its dissipation statements, "
-			                  "then its damping matrix), not %ld", mc->m->name, nterm, nterm == 1 ? "" : "s", k);
+			                  "then its damping matrix, then friction at contacts), not %ld", mc->m->name, nterm, nterm == 1 ? "" : "s", k);
 		r.kind = IR_REC_DTERM;
 		r.dof = (int)k - 1;
 		r.name = arena_printf(ev->a, "dissipated[%ld]", k);
@@ -1124,6 +1124,21 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 			if (k < 1 || k > 1000)
 				return eval_error(ev, o->value->loc, "max_iterations must lie in 1..1000");
 			run->max_iterations = (int)k;
+		} else if (strcmp(o->name, "contact_tolerance") == 0) {
+			if (eval_number(ev, o->value, &run->contact_tolerance, "contact_tolerance"))
+				return -1;
+			/* the same range as tolerance, for the same reasons */
+			if (!(run->contact_tolerance >= 1e-16 && run->contact_tolerance <= 1e-2))
+				return eval_error(ev, o->value->loc, "contact_tolerance is a relative change of the impulses "
+				                  "between 1e-16 and 1e-2 (the default is 1e-12), not %.6g",
+				                  run->contact_tolerance);
+		} else if (strcmp(o->name, "contact_iterations") == 0) {
+			long k;
+			if (eval_int(ev, o->value, &k, "contact_iterations"))
+				return -1;
+			if (k < 1 || k > 1000000)
+				return eval_error(ev, o->value->loc, "contact_iterations must lie in 1..1000000");
+			run->contact_iterations = (int)k;
 		} else if (strcmp(o->name, "on_failure") == 0) {
 			/* on_failure = halve(N) or stop */
 			struct ast_expr *v = o->value;
@@ -1153,7 +1168,8 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 				return eval_error(ev, v->loc, "formulation must be index3, ggl or regularized");
 		} else {
 			return eval_error(ev, o->loc, "unknown run option '%s' (options: solver, history_budget, "
-			                  "tolerance, max_iterations, on_failure, formulation)", o->name);
+			                  "tolerance, max_iterations, contact_tolerance, contact_iterations, on_failure, formulation)",
+			                  o->name);
 		}
 	}
 	return 0;
@@ -1300,6 +1316,8 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	}
 	run->tolerance = 1e-13;
 	run->max_iterations = 25;
+	run->contact_tolerance = 1e-12;
+	run->contact_iterations = 1000;
 	const char *env = getenv("DYN_HISTORY_BUDGET");
 	if (env && *env) {
 		char *end;

@@ -20,6 +20,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 _Static_assert(IR_NOPS < 64, "ir_depends takes a 64-bit opcode mask");
@@ -810,7 +811,8 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 	int *c = arena_alloc(ev->a, sizeof(int) * (size_t)nc);
 	struct ir_loc *locs = arena_alloc(ev->a, sizeof *locs * (size_t)nc);
 	double *rest = arena_alloc(ev->a, sizeof(double) * (size_t)nc);
-	int k = 0, moving = 0;
+	double *mu = arena_alloc(ev->a, sizeof(double) * (size_t)nc);
+	int k = 0, moving = 0, anyfriction = 0;
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
 		if (it->kind != kind)
@@ -850,6 +852,23 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			if (!(rest[k] >= 0 && rest[k] <= 1))
 				return eval_error(ev, it->restitution->loc, "the restitution must lie in [0, 1], not %g",
 				                  rest[k]);
+		}
+		mu[k] = 0;
+		if (it->friction) {
+			if (eval_number(ev, it->friction, &mu[k], "the friction coefficient"))
+				return -1;
+			if (!(mu[k] >= 0 && isfinite(mu[k])))
+				return eval_error(ev, it->friction->loc, "the friction coefficient must be >= 0, not %g",
+				                  mu[k]);
+			/* the tangents are the directions of the coordinate space
+			 * orthogonal to the gap's gradient (dyn(5), "Friction at
+			 * contacts"): meaningful for one body in the plane or in space */
+			if (mu[k] > 0 && n != 2)
+				return eval_error(ev, it->friction->loc, "friction at a contact needs a model of 2 dofs "
+				                  "(one body in the plane: the tangent is orthogonal to the gap's gradient), "
+				                  "not %d", n);
+			if (mu[k] > 0)
+				anyfriction = 1;
 		}
 		k++;
 	}
@@ -967,6 +986,7 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		out->n = nc;
 		out->loc = locs;
 		out->restitution = rest;
+		out->friction = anyfriction ? mu : NULL;
 	}
 	free(gk); free(gi); free(greg); free(hk); free(hi); free(hj); free(hreg);
 	return rc;

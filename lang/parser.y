@@ -120,7 +120,7 @@ static struct ast_expr *name_expr(struct parse_ctx *ctx, const char *name, struc
 %token IMPORT "import" SCHEME "scheme" REQUIRE "require"
 %token KINETIC "kinetic" POTENTIAL "potential" DISSIPATION "dissipation"
 %token INTERNAL "internal" EQUILIBRIUM "equilibrium" CONSTRAINT "constraint"
-%token CONTACT "contact" RESTITUTION "restitution"
+%token CONTACT "contact" RESTITUTION "restitution" FRICTION "friction"
 %token IF "if" THEN "then" ELSE "else" AND "and" OR "or" NOT "not" SUM "sum"
 
 %type <expr> expr postfix primary dof_decl init_target
@@ -270,6 +270,13 @@ item:
 	| CONTACT expr          { $$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; }
 	| CONTACT expr RESTITUTION expr {
 		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $4;
+	}
+	| CONTACT expr FRICTION expr {
+		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->friction = $4;
+	}
+	| CONTACT expr RESTITUTION expr FRICTION expr {
+		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $4;
+		$$->friction = $6;
 	}
 	| INIT EQUILIBRIUM      { $$ = ast_item_new(A, AST_ITEM_INIT, L(@1)); $$->equilibrium = 1; }
 	| PARAM defs            { $$ = ast_item_new(A, AST_ITEM_PARAM, L(@1)); $$->defs = $2; }

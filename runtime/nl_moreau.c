@@ -8,7 +8,9 @@
  *
  * with F = f − ∇Φ − ∇Ψ, G = ∂φ/∂u at u, and A the contacts whose gap is
  * predicted closed, φ_i(u) + τ/2 G_i v ≤ 0 (Acary & Brogliato's
- * activation with γ = ½).  The impulse P is a Lagrange multiplier of the
+ * activation with γ = ½), with τ²/2 min(0, G_i M⁻¹F) added so that a
+ * body resting on an obstacle, φ and G v at rounding level, stays in
+ * contact.  The impulse P is a Lagrange multiplier of the
  * impact law at the velocity level; positions may penetrate by O(τ²) per
  * step, not more (they are never projected).
  *
@@ -39,6 +41,29 @@
  * correction of O(τ³) per step).  The recorded multiplier is the step's
  * mean force, λ = −Λ/τ (the sign of the equation of motion's +Cᵀλ).
  *
+ * Coulomb friction at a contact with μ > 0 (dyn(5), "Friction at
+ * contacts"; Acary & Brogliato 2008 §13.4, Jean 1999): in a model of two
+ * coordinates the tangent is the gap's gradient turned by 90°,
+ * T = (−G₂, G₁), of the same length as G so that |Tᵀp|/|Gᵀp| compares
+ * forces; the active contact adds a row T v₊ with an impulse P_t and the
+ * per-step problem becomes Signorini and Coulomb in impulses,
+ *
+ *   0 ≤ G v₊ + e G v ⊥ P_n ≥ 0,   |P_t| ≤ μP_n,
+ *   T v₊ ≠ 0  ⇒  P_t = −μP_n sign(T v₊),
+ *
+ * solved by projected Gauss–Seidel over the blocks (an equality row, a
+ * frictionless contact, a frictional contact) with an exact local
+ * solver for the 2 × 2 block: separation, sticking (P = −D⁻¹q in the
+ * cone) or sliding in either direction (P_t = ∓μP_n, (DP + q)_n = 0,
+ * checked against the sign of the slip) — one of them holds for a
+ * positive definite D and μ|D_nt| < D_nn.  One sweep is exact for one
+ * contact; with several, the sweeps stop when the impulses change by
+ * less than contact_tolerance (relative) and fail, naming the problem,
+ * after contact_iterations.  The friction impulse's work pairs with the
+ * step's displacement, ΔD_f = −P_t TΔu/τ, which is the ledger's last
+ * dissipation term (with θ = ½, ½(v₊ + v)ᵀM(v₊ − v) = ΔuᵀM(v₊ − v)/τ, so
+ * the balance holds with it exactly).
+ *
  * Ledger (midpoint-like pairing): ΔW = Δu·(θf₊ + (1−θ)f),
  * ΔD = Δu·(θ∇Ψ(v₊) + (1−θ)∇Ψ(v)); an impact's loss shows in the
  * residual. */
@@ -57,7 +82,11 @@ struct moreau {
 	struct rt_problem *pb;
 	struct nl_common c;
 	double theta;
-	int nk, nc, nr;               /* contacts, constraints, nc + nk rows */
+	int nk, nc, nr;               /* contacts, constraints, nc + 2nk rows */
+	const double *mu;             /* nk: Coulomb's μ, or NULL */
+	double ctol;                  /* frictional problem: relative change */
+	int cmaxit;                   /* and sweeps */
+	int *rkind;                   /* nr: ROW_* of each row of the step */
 	double *v1, *u1, *R, *F0, *gphi, *gpsi, *f0, *f1, *psi0, *du, *vold;   /* n */
 	double *wpsi, *wphi;                                            /* n weights */
 	double *W;                    /* n × n */
@@ -67,7 +96,7 @@ struct moreau {
 	                                 n × nr: W⁻¹H_rᵀ in column r */
 	double *phi;                  /* nk */
 	double *q, *P, *y;            /* nr */
-	int *active, *basic, *idx;    /* nk, nr, nk */
+	int *active, *basic, *idx;    /* nk, nr, nr: the contact of each row */
 	double *D;                    /* nr × nr */
 	struct la_factor *df;
 	double *Dsub, *rhs;           /* nr × nr, nr */
@@ -85,7 +114,7 @@ static void mj_free(void *p)
 	free(s->f1); free(s->psi0); free(s->du); free(s->vold); free(s->wpsi); free(s->wphi); free(s->W);
 	free(s->G); free(s->H); free(s->WG); free(s->phi); free(s->q); free(s->P); free(s->y); free(s->active);
 	free(s->basic); free(s->idx); free(s->D); free(s->Dsub); free(s->rhs);
-	free(s->cval); free(s->Gc); free(s->X); free(s->A);
+	free(s->cval); free(s->Gc); free(s->X); free(s->A); free(s->rkind);
 	la_factor_free(s->wf);
 	la_factor_free(s->df);
 	la_factor_free(s->af);
@@ -98,7 +127,6 @@ struct moreau_params {
 
 static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
-	(void)opt;
 	double theta = ((const struct moreau_params *)par)->theta;
 	if (!(theta > 0 && theta <= 1)) {
 		return nl_refuse(err, "moreau_jean(theta = %g): theta must lie in (0, 1]", theta);
@@ -109,8 +137,11 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	struct moreau *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	int n = pb->n, nk = pb->ir->contact.n, nc = pb->nc, nr = nk + nc;
+	int n = pb->n, nk = pb->ir->contact.n, nc = pb->nc, nr = 2 * nk + nc;
 	s->pb = pb;
+	s->mu = pb->ir->contact.friction;
+	s->ctol = opt->contact_tol > 0 ? opt->contact_tol : 1e-12;
+	s->cmaxit = opt->contact_maxit > 0 ? opt->contact_maxit : 1000;
 	s->theta = theta;
 	s->nk = nk;
 	s->nc = nc;
@@ -126,8 +157,8 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	    nl_vectors((size_t)nc, &s->cval, (double **)NULL) ||
 	    nl_vectors((size_t)nc * (size_t)n, &s->Gc, &s->X, (double **)NULL) ||
 	    nl_vectors((size_t)nc * (size_t)nc, &s->A, (double **)NULL) ||
-	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) || !(s->basic = calloc((size_t)nr + 1, sizeof(int))) ||
-	    !(s->idx = calloc((size_t)nk + 1, sizeof(int))) ||
+	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) || !(s->rkind = calloc((size_t)nr + 1, sizeof(int))) || !(s->basic = calloc((size_t)nr + 1, sizeof(int))) ||
+	    !(s->idx = calloc((size_t)nr + 1, sizeof(int))) ||
 	    !(s->wf = la_factor_alloc(n, LA_DENSE_GENERAL, 0, 0)) ||
 	    (nr > 0 && !(s->df = la_factor_alloc(nr, LA_DENSE_GENERAL, 0, 0))) ||
 	    (nc > 0 && !(s->af = la_factor_alloc(nc, LA_DENSE_GENERAL, 0, 0))) ||
@@ -181,6 +212,96 @@ static int lcp_solve(struct moreau *s, int ne, int nr)
 		if (flip < 0)
 			return 0;
 		s->basic[flip] = !s->basic[flip];
+	}
+	return -1;
+}
+
+enum { ROW_EQ, ROW_NORMAL, ROW_FRICTION, ROW_TANGENT };   /* ROW_FRICTION: a normal row followed by its tangent */
+
+/* The exact solution of one frictional contact's 2 × 2 problem
+ * y = D P + q (normal n then tangent t) under Signorini and Coulomb:
+ * separation, sticking or sliding (see the head of the file). */
+static int coulomb_local(double a, double b, double c, double qn, double qt, double mu, double *pn, double *pt)
+{
+	if (qn >= 0) {
+		*pn = *pt = 0;
+		return 0;
+	}
+	double det = a * c - b * b;
+	if (det > 0) {
+		double sn = (-qn * c + qt * b) / det, st = (-qt * a + qn * b) / det;
+		if (sn >= 0 && fabs(st) <= mu * sn * (1 + 1e-14)) {
+			*pn = sn;
+			*pt = st;
+			return 0;
+		}
+	}
+	for (int sg = -1; sg <= 1; sg += 2) {
+		/* slip with sign sg: P_t = −sg μ P_n, y_n = 0, sg y_t >= 0 */
+		double den = a - sg * mu * b;
+		if (!(den > 0))
+			continue;
+		double sn = -qn / den;
+		double yt = (b - sg * mu * c) * sn + qt;
+		if (sg * yt >= -1e-14 * (fabs(qt) + fabs(b * sn) + fabs(c * mu * sn))) {
+			*pn = sn;
+			*pt = -sg * mu * sn;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Projected Gauss–Seidel over the blocks of the nr rows (kinds in
+ * s->rkind): each block solved exactly with the others fixed.  0, or -1
+ * with *sweeps and *change when it did not converge (or a local problem
+ * had no solution: *change is then NaN). */
+static int pgs_solve(struct moreau *s, int nr, int *sweeps, double *change)
+{
+	int ld = s->nr;
+	const double *D = s->D;
+	for (int a = 0; a < nr; a++)
+		s->P[a] = 0;
+	for (int it = 1; it <= s->cmaxit; it++) {
+		double dmax = 0, pmax = 0;
+		for (int a = 0; a < nr; a++) {
+			int kind = s->rkind[a];
+			int bs = kind == ROW_FRICTION ? 2 : 1;
+			double y[2];
+			for (int r = 0; r < bs; r++) {
+				y[r] = s->q[a + r];
+				for (int b = 0; b < nr; b++)
+					if (b < a || b >= a + bs)
+						y[r] += D[a + r + (size_t)b * ld] * s->P[b];
+			}
+			double p0 = s->P[a], p1 = bs == 2 ? s->P[a + 1] : 0, n0, n1 = 0;
+			double daa = D[a + (size_t)a * ld];
+			if (kind == ROW_EQ) {
+				n0 = -y[0] / daa;
+			} else if (kind == ROW_NORMAL) {
+				n0 = fmax(0, -y[0] / daa);
+			} else {
+				if (coulomb_local(daa, D[a + (size_t)(a + 1) * ld], D[a + 1 + (size_t)(a + 1) * ld], y[0], y[1],
+				                  s->mu[s->idx[a]], &n0, &n1)) {
+					*sweeps = it;
+					*change = NAN;
+					return -1;
+				}
+			}
+			s->P[a] = n0;
+			dmax = fmax(dmax, fabs(n0 - p0));
+			pmax = fmax(pmax, fabs(n0));
+			if (bs == 2) {
+				s->P[a + 1] = n1;
+				dmax = fmax(dmax, fabs(n1 - p1));
+				pmax = fmax(pmax, fabs(n1));
+			}
+			a += bs - 1;
+		}
+		*sweeps = it;
+		*change = dmax / (pmax + DBL_MIN);
+		if (dmax <= s->ctol * pmax)
+			return 0;
 	}
 	return -1;
 }
@@ -262,25 +383,52 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	}
 	/* the step's rows: the constraints' gradients (at the midpoint, set
 	 * in the iteration), then the active contacts' at u */
-	int na = 0;
+	double vscale = nl_maxabs(n, x->v) + tau * nl_maxabs(n, s->F0) + DBL_MIN;
+	int na = 0, friction = 0;
+	for (int r = 0; r < ne; r++)
+		s->rkind[r] = ROW_EQ;
 	if (nk) {
 		problem_contacts(pb, x->u, s->phi, s->G);
+		/* the smooth acceleration M⁻¹F at the start, into R (scratch) */
+		memcpy(s->R, s->F0, sizeof(double) * (size_t)n);
+		la_solve(s->c.mf, s->R);
 		for (int k = 0; k < nk; k++) {
-			double gv = 0;
-			for (int i = 0; i < n; i++)
+			double gv = 0, ga = 0, gn = 0;
+			for (int i = 0; i < n; i++) {
 				gv += s->G[k + (size_t)i * nk] * x->v[i];
-			s->active[k] = s->phi[k] + 0.5 * tau * gv <= 0;
-			if (s->active[k]) {
-				for (int i = 0; i < n; i++)
-					s->H[ne + na + (size_t)i * ld] = s->G[k + (size_t)i * nk];
-				s->idx[na++] = k;
+				ga += s->G[k + (size_t)i * nk] * s->R[i];
+				gn = fmax(gn, fabs(s->G[k + (size_t)i * nk]));
+			}
+			/* predicted closed within half a step, counting the smooth
+			 * forces when they push towards the obstacle: a body resting
+			 * on it (φ and G v zero up to rounding, and drifting away by
+			 * rounding) stays in contact instead of falling freely
+			 * through one step in every few (chattering) */
+			double round = 64 * DBL_EPSILON * gn * (nl_maxabs(n, x->u) + tau * vscale);
+			s->active[k] = s->phi[k] + 0.5 * tau * gv + 0.5 * tau * tau * fmin(0, ga) <= round;
+			if (!s->active[k])
+				continue;
+			int r = ne + na, fr = s->mu && s->mu[k] > 0;
+			for (int i = 0; i < n; i++)
+				s->H[r + (size_t)i * ld] = s->G[k + (size_t)i * nk];
+			s->rkind[r] = fr ? ROW_FRICTION : ROW_NORMAL;
+			s->idx[r] = k;
+			na++;
+			if (fr) {
+				/* the tangent T = (−G₂, G₁) (the language allows
+				 * friction in models of 2 dofs only) */
+				s->H[r + 1] = -s->G[k + (size_t)1 * nk];
+				s->H[r + 1 + (size_t)ld] = s->G[k];
+				s->rkind[r + 1] = ROW_TANGENT;
+				s->idx[r + 1] = k;
+				na++;
+				friction = 1;
 			}
 		}
 	}
 	int nr = ne + na;
 	const double *e = pb->ir->contact.restitution;
 	memcpy(s->v1, x->v, sizeof(double) * (size_t)n);
-	double vscale = nl_maxabs(n, x->v) + tau * nl_maxabs(n, s->F0) + DBL_MIN;
 	int converged = 0, it;
 	for (it = 0; it < 25 && !converged; it++) {
 		/* R(v₊) = M(v₊ − v) − τ[θF(u₊, v₊) + (1−θ)F] (without the impulse) */
@@ -327,7 +475,8 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 					gv += s->H[a + (size_t)i * ld] * x->v[i];
 				}
 				/* C(θv₊ + (1−θ)v) = 0; G_k v₊ + e_k G_k v ≥ 0 */
-				s->q[a] = gf + (a < ne ? (1 - th) / th : e[s->idx[a - ne]]) * gv;
+				int kind = s->rkind[a];
+				s->q[a] = gf + (kind == ROW_EQ ? (1 - th) / th : kind == ROW_TANGENT ? 0 : e[s->idx[a]]) * gv;
 				for (int b = 0; b < nr; b++) {
 					double d = 0;
 					for (int i = 0; i < n; i++)
@@ -335,7 +484,22 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 					s->D[a + (size_t)b * ld] = d;
 				}
 			}
-			if (lcp_solve(s, ne, nr)) {
+			if (friction) {
+				int sweeps = 0;
+				double chg = 0;
+				if (pgs_solve(s, nr, &sweeps, &chg)) {
+					if (isnan(chg))
+						snprintf(err->msg, sizeof err->msg, "the frictional contact problem has no "
+						         "solution at one contact (friction coefficient too large for its "
+						         "coupling?)");
+					else
+						snprintf(err->msg, sizeof err->msg, "the frictional contact problem did not "
+						         "converge in %d sweeps (relative change %.3g > contact_tolerance = "
+						         "%g); raise contact_iterations", sweeps, chg, s->ctol);
+					err->code = 4;
+					return -1;
+				}
+			} else if (lcp_solve(s, ne, nr)) {
 				snprintf(err->msg, sizeof err->msg, "%s", na ? "the contact problem (LCP) has no solution found "
 				         "(dependent contact gradients?)" : "the constraints' gradients are dependent");
 				err->code = 4;
@@ -377,6 +541,19 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	}
 	problem_dissipation_terms(pb, s->vold, NULL, 1 - th, 0, s->du, NULL, dterm);
 	problem_dissipation_terms(pb, x->v, NULL, th, 0, s->du, NULL, dterm);
+	if (s->mu) {
+		/* Coulomb friction's dissipation −P_t TΔu/τ: the last term */
+		double df = 0;
+		for (int r = 0; r < nr; r++)
+			if (s->rkind[r] == ROW_TANGENT) {
+				double tdu = 0;
+				for (int i = 0; i < n; i++)
+					tdu += s->H[r + (size_t)i * ld] * s->du[i];
+				df -= s->P[r] * tdu / tau;
+			}
+		d += df;
+		dterm[problem_nterm(pb) - 1] += df;
+	}
 	/* the recorded acceleration: the step's mean, impulse included */
 	for (int i = 0; i < n; i++)
 		x->a[i] = (x->v[i] - s->vold[i]) / tau;

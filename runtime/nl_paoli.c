@@ -88,6 +88,8 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 {
 	(void)par;
 	(void)opt;
+	if (pb->ir->contact.friction)
+		return nl_refuse(err, "paoli_schatzman does not support friction at contacts: use moreau_jean");
 	if (pb->nc > 0 && pb->ir->constraint_moving)
 		return nl_refuse(err, "paoli_schatzman does not support moving constraints (c depending on t)");
 	if (pb->nc > 0 && pb->varmass)

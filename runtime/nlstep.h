@@ -20,6 +20,9 @@ struct nl_options {
 	int regularized;     /* formulation = regularized (backward_euler) */
 	int ggl;             /* formulation = ggl, on a model with constraints */
 	const char *scheme;  /* the scheme's name, for messages */
+	double contact_tol;  /* frictional contact solver: relative change of the
+	                        impulses (0: the default) */
+	int contact_maxit;   /* its sweeps (0: the default) */
 };
 
 /* The Newton path of a scheme family (struct scheme_type, scheme.h). */

@@ -509,7 +509,9 @@ double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, 
 
 int problem_nterm(const struct rt_problem *pb)
 {
-	return pb->ir->ndissipation + (pb->hasC ? 1 : 0);
+	/* the dissipation statements, the damping matrix, then Coulomb
+	 * friction at the contacts */
+	return pb->ir->ndissipation + (pb->hasC ? 1 : 0) + (pb->ir->contact.friction ? 1 : 0);
 }
 
 void problem_dissipation_terms(struct rt_problem *pb, const double *v, const double *zd, double wu, double wz,

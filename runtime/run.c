@@ -542,7 +542,7 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	 * (an explicit one does so on the linear path only) */
 	if (e->lin && pb->nc && (e->caps & IR_SCHEME_CONSTRAINTS)) {
 		const struct scheme_newton *nl = e->type->newton;
-		struct nl_options opt = { plan->tolerance, plan->max_iterations, 0, 0, plan->scheme.name };
+		struct nl_options opt = { plan->tolerance, plan->max_iterations, 0, 0, plan->scheme.name, 0, 0 };
 		if (scheme_refuse_model(e->type, e->caps, pb, err)) {
 			err->loc = plan->scheme.loc;
 			return 3;
@@ -640,7 +640,8 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	e->exact_balance = (e->caps & IR_SCHEME_EXACT_BALANCE) && (pb->nc == 0 || pb->ir->constraint_linear) &&
 	                   !(plan->ggl && pb->nc > 0 && pb->ir->constraint_moving);
 	struct nl_options opt = { plan->tolerance, plan->max_iterations, plan->regularized && pb->nc > 0,
-	                          plan->ggl && pb->nc > 0, plan->scheme.name };
+	                          plan->ggl && pb->nc > 0, plan->scheme.name, plan->contact_tolerance,
+	                          plan->contact_iterations };
 	e->nst = e->nl->alloc(pb, e->par, &opt, err);
 	if (!e->nst) {
 		if (!err->msg[0])
