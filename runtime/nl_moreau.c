@@ -391,7 +391,7 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		problem_contacts(pb, x->u, s->phi, s->G);
 		/* the smooth acceleration M⁻¹F at the start, into R (scratch) */
 		memcpy(s->R, s->F0, sizeof(double) * (size_t)n);
-		la_solve(s->c.mf, s->R);
+		nl_mass_solve(&s->c, s->R);
 		for (int k = 0; k < nk; k++) {
 			double gv = 0, ga = 0, gn = 0;
 			for (int i = 0; i < n; i++) {
