@@ -21,4 +21,5 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/table.c runtime/table.h \
 	runtime/spectrum.c runtime/spectrum.h \
 	runtime/mtx.c runtime/mtx.h \
-	runtime/outfile.c runtime/outfile.h
+	runtime/outfile.c runtime/outfile.h \
+	runtime/mesh.h runtime/fe_ref.h runtime/fe_space.h runtime/vtu.h
