@@ -65,7 +65,6 @@ extern const struct scheme_linear step_generalized_alpha;
  * rule, dyn(5)) */
 extern const struct scheme_linear step_trapezoidal;
 extern const struct scheme_linear step_central_difference;
-extern const struct scheme_linear step_backward_euler;
 /* the midpoint rules: step_trapezoidal without constraints; with linear
  * constraints the force at the half step, the constraint at the step's
  * end, as on their Newton path (stepper_midpoint.c) */
