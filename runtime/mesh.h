@@ -102,6 +102,11 @@ const int *mesh_cell_facet(enum mesh_cell_type t, int f);
 const double *mesh_cell_ref_vertex(enum mesh_cell_type t);
 const char *mesh_cell_name(enum mesh_cell_type t);
 
+/* The vertex basis of the reference cell (the geometric map's, also the
+ * P1 and Q1 basis) at xi: phi[i], and dphi[i*dim + l] = ∂phi_i/∂xi_l;
+ * either may be NULL. */
+void mesh_cell_basis(enum mesh_cell_type t, const double *xi, double *phi, double *dphi);
+
 /* Generators (dyn(5) "mesh").  Regions:
  *   interval(a, b, cells = n): n cells of length (b - a)/n; FACETS regions
  *     left (x = a) and right (x = b), one point each.

@@ -1,0 +1,411 @@
+/* fe_space.c — finite-element spaces on a mesh (fe_space.h): numbering of
+ * the nodes and dofs, region dofs, and the physical basis at quadrature
+ * points. */
+#include "fe_space.h"
+#include "mesh_impl.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAXB = 27 };  /* basis functions per cell, at most (P2 tet: 10) */
+
+/* An open-addressing table from an edge (a < b) to its P2 node. */
+struct edge_map {
+	size_t cap;      /* a power of two */
+	long *key;       /* 2 per slot: a, b; a = −1 when empty */
+	long *val;
+};
+
+static size_t edge_hash(long a, long b, size_t cap)
+{
+	uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15u ^ (uint64_t)b * 0xC2B2AE3D27D4EB4Fu;
+	h ^= h >> 29;
+	return (size_t)h & (cap - 1);
+}
+
+/* The node of edge (a, b), made next (*next) when new. */
+static long edge_node(struct edge_map *e, long a, long b, long *next)
+{
+	size_t i;
+
+	if (a > b) {
+		long t = a;
+		a = b;
+		b = t;
+	}
+	for (i = edge_hash(a, b, e->cap); e->key[2 * i] >= 0; i = (i + 1) & (e->cap - 1))
+		if (e->key[2 * i] == a && e->key[2 * i + 1] == b)
+			return e->val[i];
+	e->key[2 * i] = a;
+	e->key[2 * i + 1] = b;
+	return e->val[i] = (*next)++;
+}
+
+static int number_p2(struct fe_space *s)
+{
+	const struct mesh *m = s->mesh;
+	int ne = fe_ref_nedges(m->type), nv = m->nv;
+	struct edge_map e;
+	long next = m->nnodes;
+
+	/* At most ncells·ne edges; the table at most half full. */
+	e.cap = 16;
+	while (e.cap < 2 * (size_t)m->ncells * (size_t)ne)
+		e.cap *= 2;
+	e.key = malloc(2 * e.cap * sizeof *e.key);
+	e.val = malloc(e.cap * sizeof *e.val);
+	if (!e.key || !e.val) {
+		free(e.key);
+		free(e.val);
+		return -1;
+	}
+	memset(e.key, 0xff, 2 * e.cap * sizeof *e.key);  /* all −1 */
+	for (long c = 0; c < m->ncells; c++) {
+		const long *v = m->cells + c * nv;
+		long *cn = s->cell_nodes + c * s->nloc;
+		for (int i = 0; i < nv; i++)
+			cn[i] = v[i];
+		for (int k = 0; k < ne; k++) {
+			const int *ev = fe_ref_edge(m->type, k);
+			cn[nv + k] = edge_node(&e, v[ev[0]], v[ev[1]], &next);
+		}
+	}
+	free(e.key);
+	free(e.val);
+	s->nnode = next;
+	return 0;
+}
+
+struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp,
+                               char *err, size_t errlen)
+{
+	struct fe_space *s;
+	int d = m->dim;
+
+	if (!fe_ref_supported(f, m->type, err, errlen))
+		return NULL;
+	if (ncomp < 1 || ncomp > 3) {
+		mesh_errf(err, errlen, "a field has 1 to 3 components, not %d", ncomp);
+		return NULL;
+	}
+	s = calloc(1, sizeof *s);
+	if (!s)
+		goto oom;
+	s->mesh = m;
+	s->family = f;
+	s->ncomp = ncomp;
+	s->nloc = fe_ref_nbasis(f, m->type);
+	s->ndof_cell = s->nloc * ncomp;
+	s->cell_nodes = malloc((size_t)(m->ncells ? m->ncells : 1) * s->nloc * sizeof *s->cell_nodes);
+	if (!s->cell_nodes)
+		goto oom;
+	switch (f) {
+	case FE_P0:
+		s->nnode = m->ncells;
+		for (long c = 0; c < m->ncells; c++)
+			s->cell_nodes[c] = c;
+		break;
+	case FE_P1:
+	case FE_Q1:
+		s->nnode = m->nnodes;
+		memcpy(s->cell_nodes, m->cells, (size_t)(m->ncells * m->nv) * sizeof *m->cells);
+		break;
+	case FE_HERMITE3:
+		s->nnode = 2 * m->nnodes;
+		for (long c = 0; c < m->ncells; c++)
+			for (int i = 0; i < 2; i++) {
+				s->cell_nodes[4 * c + 2 * i] = 2 * m->cells[2 * c + i];
+				s->cell_nodes[4 * c + 2 * i + 1] = 2 * m->cells[2 * c + i] + 1;
+			}
+		break;
+	case FE_P2:
+		if (number_p2(s))
+			goto oom;
+		break;
+	}
+	s->ndofs = s->nnode * ncomp;
+	s->cell_dofs = malloc((size_t)(m->ncells ? m->ncells : 1) * s->ndof_cell * sizeof *s->cell_dofs);
+	s->node_x = malloc((size_t)(s->nnode ? s->nnode : 1) * d * sizeof *s->node_x);
+	s->node_kind = malloc((size_t)(s->nnode ? s->nnode : 1));
+	if (!s->cell_dofs || !s->node_x || !s->node_kind)
+		goto oom;
+	for (long c = 0; c < m->ncells; c++)
+		for (int a = 0; a < s->nloc; a++)
+			for (int k = 0; k < ncomp; k++)
+				s->cell_dofs[(c * s->nloc + a) * ncomp + k] = s->cell_nodes[c * s->nloc + a] * ncomp + k;
+	/* Node coordinates: each cell's reference nodes mapped (a node shared
+	 * by cells gets the same point from each). */
+	memset(s->node_kind, FE_NODE_VALUE, (size_t)(s->nnode ? s->nnode : 1));
+	{
+		double ref[MAXB * 3];
+		fe_ref_nodes(f, m->type, ref);
+		for (long c = 0; c < m->ncells; c++)
+			for (int a = 0; a < s->nloc; a++) {
+				long n = s->cell_nodes[c * s->nloc + a];
+				mesh_cell_map(m, c, ref + a * d, s->node_x + n * d, NULL);
+				if (f == FE_HERMITE3 && (a & 1))
+					s->node_kind[n] = FE_NODE_DERIV;
+			}
+	}
+	return s;
+oom:
+	fe_space_free(s);
+	mesh_errf(err, errlen, "out of memory for a %s space on %ld cells",
+	          fe_family_name(f), m->ncells);
+	return NULL;
+}
+
+void fe_space_free(struct fe_space *s)
+{
+	if (!s)
+		return;
+	free(s->cell_nodes);
+	free(s->cell_dofs);
+	free(s->node_x);
+	free(s->node_kind);
+	free(s);
+}
+
+long fe_space_region_dofs(const struct fe_space *s, const struct mesh_region *r,
+                          int comp, int kinds, long **dofs, char *err, size_t errlen)
+{
+	const struct mesh *m = s->mesh;
+	long cap, n = 0, k = 0, *nodes, *out;
+	int nc = comp < 0 ? s->ncomp : 1;
+
+	*dofs = NULL;
+	if (comp >= s->ncomp) {
+		mesh_errf(err, errlen, "component %d of a field of %d", comp, s->ncomp);
+		return -1;
+	}
+	if (!kinds)
+		kinds = FE_NODE_VALUE | FE_NODE_DERIV;
+	/* Candidate nodes: at most two per mesh node of the region (Hermite),
+	 * and the edges of its facets or all nodes of its cells. */
+	cap = 2 * r->nnodes + (r->kind == MESH_REGION_FACETS ? r->n * 4 : 0)
+	    + (r->kind == MESH_REGION_CELLS ? r->n * s->nloc : 0) + 1;
+	nodes = malloc((size_t)cap * sizeof *nodes);
+	if (!nodes)
+		goto oom;
+	if (s->family == FE_P0) {
+		if (r->kind == MESH_REGION_CELLS)
+			for (long i = 0; i < r->n; i++)
+				nodes[n++] = r->cell[i];
+	} else if (r->kind == MESH_REGION_CELLS) {
+		for (long i = 0; i < r->n; i++)
+			for (int a = 0; a < s->nloc; a++)
+				nodes[n++] = s->cell_nodes[r->cell[i] * s->nloc + a];
+	} else {
+		for (long i = 0; i < r->nnodes; i++) {
+			if (s->family == FE_HERMITE3) {
+				nodes[n++] = 2 * r->nodes[i];
+				nodes[n++] = 2 * r->nodes[i] + 1;
+			} else {
+				nodes[n++] = r->nodes[i];
+			}
+		}
+		if (s->family == FE_P2 && r->kind == MESH_REGION_FACETS) {
+			/* The edge nodes of the edges whose two vertices are
+			 * vertices of the facet. */
+			int fnv = mesh_cell_facet_nv(m->type), nv = m->nv;
+			for (long i = 0; i < r->n; i++) {
+				const int *fv = mesh_cell_facet(m->type, r->facet[i]);
+				for (int e = 0; e < fe_ref_nedges(m->type); e++) {
+					const int *ev = fe_ref_edge(m->type, e);
+					int in = 0;
+					for (int j = 0; j < fnv; j++)
+						in += fv[j] == ev[0] || fv[j] == ev[1];
+					if (in == 2)
+						nodes[n++] = s->cell_nodes[r->cell[i] * s->nloc + nv + e];
+				}
+			}
+		}
+	}
+	n = mesh_sort_unique(nodes, n);
+	out = malloc((size_t)(n ? n : 1) * nc * sizeof *out);
+	if (!out) {
+		free(nodes);
+		goto oom;
+	}
+	for (long i = 0; i < n; i++) {
+		if (!(s->node_kind[nodes[i]] & kinds))
+			continue;
+		for (int j = 0; j < nc; j++)
+			out[k++] = nodes[i] * s->ncomp + (comp < 0 ? j : comp);
+	}
+	free(nodes);
+	if (!k) {
+		free(out);
+		out = NULL;
+	}
+	*dofs = out;
+	return k;
+oom:
+	mesh_errf(err, errlen, "out of memory for the dofs of region %s", r->name);
+	return -1;
+}
+
+/* ---- Tabulation ---- */
+
+int fe_tab_alloc(struct fe_tab *t, const struct fe_space *s, const struct fe_quad *q,
+                 int second, char *err, size_t errlen)
+{
+	int d = s->mesh->dim;
+	size_t nq = (size_t)q->n, nl = (size_t)s->nloc;
+
+	memset(t, 0, sizeof *t);
+	if (second && (s->mesh->type == MESH_QUADRILATERAL || s->mesh->type == MESH_HEXAHEDRON)) {
+		mesh_errf(err, errlen, "second derivatives are not available on %s cells",
+		          mesh_cell_name(s->mesh->type));
+		return -1;
+	}
+	t->nq = q->n;
+	t->nloc = s->nloc;
+	t->dim = d;
+	t->x = malloc(nq * d * sizeof *t->x);
+	t->wdet = malloc(nq * sizeof *t->wdet);
+	t->phi = malloc(nq * nl * sizeof *t->phi);
+	t->dphi = malloc(nq * nl * d * sizeof *t->dphi);
+	t->normal = malloc(nq * d * sizeof *t->normal);
+	if (second)
+		t->d2phi = malloc(nq * nl * d * d * sizeof *t->d2phi);
+	if (!t->x || !t->wdet || !t->phi || !t->dphi || !t->normal || (second && !t->d2phi)) {
+		fe_tab_free(t);
+		mesh_errf(err, errlen, "out of memory for a basis table");
+		return -1;
+	}
+	return 0;
+}
+
+void fe_tab_free(struct fe_tab *t)
+{
+	free(t->x);
+	free(t->wdet);
+	free(t->phi);
+	free(t->dphi);
+	free(t->d2phi);
+	free(t->normal);
+	memset(t, 0, sizeof *t);
+}
+
+/* The physical basis at point q of t from the reference one at xi, and
+ * the Jacobian J (returned det). */
+static double tab_point(struct fe_tab *t, const struct fe_space *s, long c,
+                        int q, const double *xi, double *J)
+{
+	const struct mesh *m = s->mesh;
+	int d = m->dim, nl = s->nloc;
+	double rphi[MAXB], rd[MAXB * 3], rd2[MAXB * 9], K[9];
+	double *phi = t->phi + (size_t)q * nl, *dphi = t->dphi + (size_t)q * nl * d;
+	double *d2 = t->d2phi ? t->d2phi + (size_t)q * nl * d * d : NULL;
+	double det = mesh_cell_map(m, c, xi, t->x + (size_t)q * d, J);
+
+	if (!(det > 0))
+		return det;
+	fe_ref_eval(s->family, m->type, xi, rphi, rd, d2 ? rd2 : NULL);
+	mesh_inv(d, J, det, K);
+	for (int a = 0; a < nl; a++) {
+		/* The derivative dofs of Hermite carry dw/dξ = h dw/dx. */
+		double sc = s->family == FE_HERMITE3 && (a & 1) ? J[0] : 1;
+		phi[a] = sc * rphi[a];
+		for (int k = 0; k < d; k++) {
+			double g = 0;
+			for (int l = 0; l < d; l++)
+				g += rd[a * d + l] * K[l * d + k];
+			dphi[a * d + k] = sc * g;
+		}
+		if (d2)
+			/* ∂²φ/∂x_k∂x_m = Σ K_lk ∂²φ/∂ξ_l∂ξ_n K_nm, the map affine. */
+			for (int k = 0; k < d; k++)
+				for (int mm = 0; mm < d; mm++) {
+					double g = 0;
+					for (int l = 0; l < d; l++)
+						for (int n = 0; n < d; n++)
+							g += K[l * d + k] * rd2[(a * d + l) * d + n] * K[n * d + mm];
+					d2[(a * d + k) * d + mm] = sc * g;
+				}
+	}
+	return det;
+}
+
+int fe_tab_cell(struct fe_tab *t, const struct fe_space *s, long c,
+                const struct fe_quad *q, char *err, size_t errlen)
+{
+	double J[9];
+
+	for (int i = 0; i < q->n; i++) {
+		double det = tab_point(t, s, c, i, q->xi + i * q->dim, J);
+		if (!(det > 0)) {
+			mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", c, det);
+			return -1;
+		}
+		t->wdet[i] = q->w[i] * det;
+	}
+	return 0;
+}
+
+int fe_tab_facet(struct fe_tab *t, const struct fe_space *s, long c, int f,
+                 const struct fe_quad *q, char *err, size_t errlen)
+{
+	int d = s->mesh->dim;
+	double J[9], T[6], JT[6];
+
+	fe_ref_facet_tangents(s->mesh->type, f, T);
+	for (int i = 0; i < q->n; i++) {
+		double det = tab_point(t, s, c, i, q->xi + i * q->dim, J), meas;
+		double *nv = t->normal + (size_t)i * d;
+		if (!(det > 0)) {
+			mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", c, det);
+			return -1;
+		}
+		for (int k = 0; k < d; k++)
+			for (int j = 0; j < d - 1; j++) {
+				JT[k * (d - 1) + j] = 0;
+				for (int l = 0; l < d; l++)
+					JT[k * (d - 1) + j] += J[k * d + l] * T[l * (d - 1) + j];
+			}
+		switch (d) {
+		case 1:
+			meas = 1;
+			nv[0] = f == 0 ? -1 : 1;
+			break;
+		case 2:
+			/* The edge's tangent t; outward normal (t_y, −t_x). */
+			meas = hypot(JT[0], JT[1]);
+			nv[0] = JT[1] / meas;
+			nv[1] = -JT[0] / meas;
+			break;
+		default:
+			nv[0] = JT[2] * JT[5] - JT[4] * JT[3];
+			nv[1] = JT[4] * JT[1] - JT[0] * JT[5];
+			nv[2] = JT[0] * JT[3] - JT[2] * JT[1];
+			meas = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
+			for (int k = 0; k < 3; k++)
+				nv[k] /= meas;
+		}
+		t->wdet[i] = q->w[i] * meas;
+	}
+	return 0;
+}
+
+void fe_space_eval(const struct fe_space *s, long c, const double *xi,
+                   const double *u, double *out)
+{
+	double phi[MAXB], J[9];
+	const long *dofs = s->cell_dofs + c * s->ndof_cell;
+
+	fe_ref_eval(s->family, s->mesh->type, xi, phi, NULL, NULL);
+	if (s->family == FE_HERMITE3) {
+		mesh_cell_map(s->mesh, c, xi, NULL, J);
+		phi[1] *= J[0];
+		phi[3] *= J[0];
+	}
+	for (int k = 0; k < s->ncomp; k++) {
+		double v = 0;
+		for (int a = 0; a < s->nloc; a++)
+			v += phi[a] * u[dofs[a * s->ncomp + k]];
+		out[k] = v;
+	}
+}
