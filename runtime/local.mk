@@ -14,8 +14,9 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/newton.c runtime/newton.h \
 	runtime/stage.c runtime/stage.h \
 	runtime/nlstep.c runtime/nlstep.h \
-	runtime/nl_alpha.c runtime/nl_central.c runtime/nl_midpoint.c runtime/nl_staggered.c runtime/nl_paoli.c runtime/nl_moreau.c \
-	runtime/scheme_bathe.c runtime/scheme_backward_euler.c \
+	runtime/nl_alpha.c runtime/nl_central.c runtime/nl_midpoint.c \
+	runtime/scheme_bathe.c runtime/scheme_backward_euler.c runtime/scheme_staggered_midpoint.c \
+	runtime/scheme_paoli_schatzman.c runtime/scheme_moreau_jean.c \
 	runtime/amplification.c runtime/modes.c runtime/plot_term.c \
 	runtime/plot_svg.c runtime/plot.h \
 	runtime/table.c runtime/table.h \

@@ -1,4 +1,4 @@
-/* nl_moreau.c — Moreau–Jean time stepping (DESIGN.md, "Schemes";
+/* scheme_moreau_jean.c — Moreau–Jean time stepping (DESIGN.md, "Schemes";
  * Jean 1999, Acary & Brogliato 2008 §7.2): velocity-level contact with
  * Newton's impact law, one LCP per step.
  *

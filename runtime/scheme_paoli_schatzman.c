@@ -1,4 +1,4 @@
-/* nl_paoli.c — Paoli and Schatzman's scheme for impact with Newton's
+/* scheme_paoli_schatzman.c — Paoli and Schatzman's scheme for impact with Newton's
  * restitution coefficient e (Paoli and Schatzman 2002, eq. 16; DESIGN.md, "Schemes"):
  *
  *   Uᵐ⁺¹ = −e Uᵐ⁻¹ + (1+e) P_K((2Uᵐ − (1−e)Uᵐ⁻¹ + τ² M⁻¹Fᵐ)/(1+e))

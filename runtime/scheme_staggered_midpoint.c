@@ -1,4 +1,4 @@
-/* nl_staggered.c — the fractional-step midpoint scheme of Roubíček 2017
+/* scheme_staggered_midpoint.c — the fractional-step midpoint scheme of Roubíček 2017
  * ("Energy-conserving time-discretisation...", eq. 11; dyn(5),
  * staggered_midpoint): first (u, v) by the midpoint rule with z frozen at
  * zᵏ⁻¹, then z by the midpoint rule with u frozen at uᵏ.
