@@ -9,7 +9,9 @@
  * not evaluated at a combined state (code aster's HHT with MODI_EQUI).  Internal variables follow the backward-
  * Euler return mapping at tₖ: 0 ∈ ∂Ψ(żᵏ) + ∂_zΦ(uᵏ, zᵏ) − gᵏ, zᵏ = zᵏ⁻¹ + τżᵏ.
  * The ledger uses code_aster's pairing: ΔW = Δu·(fᵏ⁻¹ + fᵏ)/2,
- * ΔD = Δu·(∇ᵥΨᵏ⁻¹ + ∇ᵥΨᵏ)/2 (+ τ żᵏ·∇_żΨᵏ + Σσ|Δz| for z). */
+ * ΔD = Δu·(∇ᵥΨᵏ⁻¹ + ∇ᵥΨᵏ)/2 (+ τ żᵏ·∇_żΨᵏ + Σσ|Δz| for z); the residual
+ * of generalized-α's dissipative members is taken against its algorithmic
+ * energy (alpha_energy_init, at the end). */
 #include <config.h>
 
 #include "scheme.h"
@@ -219,10 +221,12 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	 * created, 7.5e-3 for chung_hulbert(0.8) at τ = 0.02 on a pendulum
 	 * whose pivot moves; the loads' f(t_{k−α_f}) are likewise paired as
 	 * (fᵏ⁻¹ + fᵏ)/2, code_aster's TRAV_EXT).  With this pairing the
-	 * residual still keeps the term (½ − α_f) Δu·(eᵏ − eᵏ⁻¹), eᵏ = fᵏ −
-	 * K uᵏ − M aᵏ, of either sign under a driven motion (dyn(5), ENERGY
-	 * LEDGER, the step identity): no second-order pairing removes it, so
-	 * the residual can be slightly positive for ρ∞ near 1. */
+	 * residual against T + Φ still keeps a term of order τ², of either
+	 * sign under a driven motion (dyn(5), ENERGY LEDGER): no pairing of
+	 * the work removes it; it is part of the
+	 * scheme's algorithmic energy, which the ledger's residual is taken
+	 * against (alpha_energy_init below), so that the residual is minus
+	 * the scheme's numerical dissipation, never positive. */
 	double wc = 0;
 	if (moving) {
 		int nc = pb->nc;
@@ -270,6 +274,121 @@ const struct scheme_newton nl_generalized_alpha = {
 	.step = al_step,
 	.free = al_free,
 };
+
+/* ---- the algorithmic energy of generalized-α (dyn(5), ENERGY LEDGER) ----
+ *
+ * Chung and Hulbert's (1993) scheme, its forces combined as above, with
+ * [x] = xᵏ − xᵏ⁻¹, ⟨x⟩ = (xᵏ + xᵏ⁻¹)/2, x_{k−α} = (1−α)xᵏ + αxᵏ⁻¹ =
+ * ⟨x⟩ + (½ − α)[x], and eᵏ = fᵏ − ∇Φ(uᵏ) − ∇Ψ(vᵏ) − Gᵏᵀλᵏ − M aᵏ, how far
+ * the step's end is from the equation of motion at tₖ (fᵏ = f(tₖ)):
+ *
+ * (1) the equation M a_{k−α_m} + F_{k−α_f} = f(t_{k−α_f}) is
+ *     e_{k−α_f} = (α_f − α_m) M[a] when f(t_{k−α_f}) = f_{k−α_f} (no
+ *     load, or one constant or linear in t), so ε = M⁻¹e follows
+ *       εᵏ = ((α_f − α_m)[a] − α_f εᵏ⁻¹)/(1 − α_f),  ε⁰ = 0
+ *     (a⁰ solves the equation at t₀), whatever the forces — the
+ *     constraint forces of a moving constraint included;
+ * (2) the ledger's increments, ΔW = Δu·⟨f − Gᵀλ⟩ and ΔD = Δu·⟨∇Ψ⟩ (the
+ *     pairing above), give for the residual R = T + Φ + D − W − (T⁰ + Φ⁰)
+ *       Rᵏ − Rᵏ⁻¹ = [T] − Δu·M⟨a⟩ − Δu·M⟨ε⟩ + ([Φ] − Δu·⟨∇Φ⟩),
+ *     the last term zero for Φ quadratic (or linear, as gravity);
+ * (3) Newmark's updates, Δu = τ⟨v⟩ + τ²(β − γ/2)[a] and [v] = τ⟨a⟩ +
+ *     τ(γ − ½)[a], with γ = ½ − α_m + α_f, and (1) turn (2) into
+ *       Rᵏ − Rᵏ⁻¹ = −(Cᵏ − Cᵏ⁻¹) − τ²κ ⟨ε⟩ᵀM⟨ε⟩,
+ *       C = (α_f − ½)τ vᵀMε + τ²[(½ − α_f)(κ/2) εᵀMε − (½ − α_f)² aᵀMε
+ *                                + ½(β − ¼ − α_f(α_f − α_m)) aᵀMa],
+ *       κ = (β − α_f(1 − α_m))/(α_f − α_m),
+ *     an identity in (vᵏ⁻¹, aᵏ⁻¹, εᵏ⁻¹, aᵏ) (checked symbolically, and to
+ *     round-off by tests/verify/alpha_algorithmic_energy.dyn).
+ *
+ * κ is (1 − ρ∞)/(1 + ρ∞) for chung_hulbert(ρ∞), (1 − α_f)²/(4α_f) for
+ * hht(−α_f), β/(−α_m) for wbz: the step's numerical dissipation
+ * τ²κ⟨ε⟩ᵀM⟨ε⟩, O(τ⁴) on a smooth motion, is never negative, and the
+ * residual taken against the algorithmic energy T + Φ + C, R + Σ[C], is
+ * minus its sum: ≤ 0 at every step, third order.  No other C of the
+ * form τvᵀM(c₄ε + c₅a) + τ²(c₁εᵀMε + c₂aᵀMε + c₃aᵀMa) does it: c₄ and c₅
+ * are forced by removing the terms linear in v, c₂ and c₃ by removing
+ * those in aᵏ⁻¹ alone, and the rest of the step's balance, a quadratic
+ * form in ([a], εᵏ⁻¹), has a determinant −(…)² that vanishes only for
+ * this c₁.  With α_m = α_f (then ε = 0) C is ½(β − ¼)τ²aᵀMa, whose
+ * change is the residual dyn(5) documents for Newmark's γ = ½: those
+ * members keep their residual against T + Φ (alpha_energy_init).  The
+ * physical residual itself is −Σ τ²κ|⟨ε⟩|² −
+ * (Cᵏ − C⁰): C's first term, O(τ²), follows the driven motion and takes
+ * either sign, and no pairing of the constraint's work removes it short of
+ * adding [C], which is no work, to the work column — it is the scheme's
+ * energy, and stands on the energy side (as the energy analyses of
+ * generalized-α do: Erlicher, Bonaventura and Bursi 2002, "The analysis
+ * of the generalized-α method for non-linear dynamic problems",
+ * Comput. Mech. 28). */
+
+int alpha_energy_init(struct alpha_energy *ae, const struct scheme_type *t, const void *par,
+                      const struct la_mat *M, int n)
+{
+	memset(ae, 0, sizeof *ae);
+	if (t->family != IR_GENERALIZED_ALPHA)
+		return 0;
+	const struct alpha_params *q = par;
+	double am = q->alpha_m, af = q->alpha_f, b = q->beta;
+	if (af == am || !(af < 1) || fabs(q->gamma - (0.5 - am + af)) > 1e-12)
+		return 0;
+	ae->M = M;
+	ae->n = n;
+	ae->am = am;
+	ae->af = af;
+	ae->kappa = (b - af * (1 - am)) / (af - am);
+	ae->c[0] = (0.5 - af) * ae->kappa / 2;
+	ae->c[1] = -(0.5 - af) * (0.5 - af);
+	ae->c[2] = 0.5 * (b - 0.25 - af * (af - am));
+	ae->c[3] = af - 0.5;
+	ae->eps = calloc((size_t)n + 1, sizeof(double));
+	ae->Mx = calloc((size_t)n + 1, sizeof(double));
+	if (!ae->eps || !ae->Mx) {
+		alpha_energy_free(ae);
+		return -1;
+	}
+	return 1;
+}
+
+void alpha_energy_free(struct alpha_energy *ae)
+{
+	free(ae->eps);
+	free(ae->Mx);
+	memset(ae, 0, sizeof *ae);
+}
+
+static double dot(int n, const double *x, const double *y)
+{
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += x[i] * y[i];
+	return s;
+}
+
+/* C(τ; v, a, ε) with the current ε */
+static double alpha_correction(struct alpha_energy *ae, double tau, const double *v, const double *a)
+{
+	int n = ae->n;
+	la_mat_mul(ae->M, ae->eps, ae->Mx);
+	double vMe = dot(n, v, ae->Mx), eMe = dot(n, ae->eps, ae->Mx), aMe = dot(n, a, ae->Mx);
+	la_mat_mul(ae->M, a, ae->Mx);
+	double aMa = dot(n, a, ae->Mx);
+	return ae->c[3] * tau * vMe + tau * tau * (ae->c[0] * eMe + ae->c[1] * aMe + ae->c[2] * aMa);
+}
+
+double alpha_energy_step(struct alpha_energy *ae, double tau, const double *vprev, const double *aprev,
+                         const double *v, const double *a)
+{
+	if (!ae->eps)
+		return 0;
+	double c0 = alpha_correction(ae, tau, vprev, aprev);
+	double r = ae->am - ae->af, s = 1 - ae->af;
+	for (int i = 0; i < ae->n; i++)
+		ae->eps[i] = (-r * (a[i] - aprev[i]) - ae->af * ae->eps[i]) / s;
+	double d = alpha_correction(ae, tau, v, a) - c0;
+	ae->A += d;
+	return d;
+}
 
 /* ---- the families: newmark(beta, gamma) and generalized_alpha ---- */
 

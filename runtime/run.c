@@ -286,6 +286,9 @@ struct engine {
 	int halvings;
 	int exact_balance;       /* the scheme's ledger balances exactly */
 	double **save;           /* per halving level: u, v, a, z, zd saved */
+	/* generalized-α: the algorithmic energy its residual is taken
+	 * against (alpha_energy_init; dyn(5), ENERGY LEDGER) */
+	struct alpha_energy alg;
 };
 
 /* The load for the linear stepper.  The load at the step's end, f(t₁),
@@ -378,6 +381,7 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 	}
 	*dW = w;
 	*dD = d;
+	alpha_energy_step(&e->alg, tau, vprev, e->prev->a, x->v, x->a);
 	return 0;
 }
 
@@ -429,6 +433,8 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 			rc = -1;
 		}
 	}
+	if (rc == 0)   /* per step taken, halves included */
+		alpha_energy_step(&e->alg, tau, sv + n, sv + 2 * n, x->v, x->a);
 	if (rc == 0 || level >= e->halvings)
 		return rc;
 	memcpy(x->u, sv, sizeof(double) * (size_t)n);
@@ -505,6 +511,7 @@ static void engine_free(struct engine *e)
 		free(e->save[k]);
 	free(e->save);
 	free(e->par);
+	alpha_energy_free(&e->alg);
 }
 
 static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_problem *pb, struct rt_state *x,
@@ -521,6 +528,8 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	if (!(e->par = scheme_params(e->type, plan->scheme.p)))
 		return fail(err, 3, plan->loc, "out of memory");
 	e->caps = scheme_caps(e->type, e->par);
+	if (alpha_energy_init(&e->alg, e->type, e->par, &pb->Mm, n) < 0)
+		return fail(err, 3, plan->loc, "out of memory");
 	e->lin = pb->linear ? e->type->linear : NULL;
 	/* A linear model whose constraints are linear, B u = G(t) enforced as
 	 * index3, takes the linear path of the families that can
@@ -1165,7 +1174,9 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		r->s.energy[1] = problem_phi(&r->pb, r->x.u, r->x.z, NULL);
 		r->s.energy[2] = r->D;
 		r->s.energy[3] = r->W;
-		r->s.energy[4] = r->s.energy[0] + r->s.energy[1] + r->D - r->W - (r->T0 + r->P0);
+		/* against the algorithmic energy T + Φ + C of generalized-α,
+		 * A = Cᵏ − C⁰ (alpha_energy_init; 0 for the other schemes) */
+		r->s.energy[4] = r->s.energy[0] + r->s.energy[1] + r->D - r->W - (r->T0 + r->P0) + r->eng.alg.A;
 		/* Growth beyond any physical bound: the ledger's residual is the
 		 * energy the scheme created; a stable scheme keeps it within the
 		 * energies in play (initial, work, dissipation, or the first

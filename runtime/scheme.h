@@ -66,4 +66,27 @@ struct alpha_params {
 	double alpha_m, alpha_f, beta, gamma;
 };
 
+/* The algorithmic energy of generalized-α (nl_alpha.c, with the
+ * algebra; dyn(5), ENERGY LEDGER): the ledger's residual of the
+ * dissipative members (γ = ½ − α_m + α_f, α_m ≠ α_f) is taken against
+ * T + Φ + C(τ; v, a, ε), where ε = M⁻¹e is the scheme's lag behind the
+ * equation of motion at tₖ, so that it is minus the scheme's numerical
+ * dissipation, a sum of squares.  A is Σ(Cᵏ − Cᵏ⁻¹) over the steps so far. */
+struct alpha_energy {
+	const struct la_mat *M;
+	int n;
+	double am, af, kappa, c[4];
+	double *eps, *Mx;        /* ε (n), scratch (n) */
+	double A;
+};
+/* 1 and ae ready when family t with parameters par has one, 0 (ae
+ * inert) when not, -1 out of memory.  M is the constant mass. */
+int alpha_energy_init(struct alpha_energy *ae, const struct scheme_type *t, const void *par,
+                      const struct la_mat *M, int n);
+/* After a step of size tau from (vprev, aprev) to (v, a): advances ε and
+ * adds Cᵏ − Cᵏ⁻¹ to A; returns that change.  Nothing when inert. */
+double alpha_energy_step(struct alpha_energy *ae, double tau, const double *vprev, const double *aprev,
+                         const double *v, const double *a);
+void alpha_energy_free(struct alpha_energy *ae);
+
 #endif
