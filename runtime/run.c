@@ -538,7 +538,7 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	 * factored once per step size, replaces Newton's iterations on a
 	 * linear system (the same equations: tests/verify/linear_constraints.dyn,
 	 * linear_constraints_midpoint.dyn).  The midpoint rules keep their
-	 * convention there, the force at the half step (stepper_midpoint.c);
+	 * convention there, the force at the half step (scheme_midpoint.c);
 	 * central differences enforce constraints on this path only. */
 	const struct ir_model *im = pb->ir;
 	int lincon = pb->nc > 0 && im->constraint_linear && !im->potential && !im->dissipation && !im->kinetic &&

@@ -67,7 +67,7 @@ extern const struct scheme_linear step_trapezoidal;
 extern const struct scheme_linear step_central_difference;
 /* the midpoint rules: step_trapezoidal without constraints; with linear
  * constraints the force at the half step, the constraint at the step's
- * end, as on their Newton path (stepper_midpoint.c) */
+ * end, as on their Newton path (scheme_midpoint.c) */
 extern const struct scheme_linear step_midpoint;
 
 /* A step matrix A = cM M + cC C + cK K, or with constraints the saddle
