@@ -8,14 +8,15 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/vm.c runtime/vm.h \
 	runtime/kernel.c runtime/kernel.h \
 	runtime/scheme.h runtime/stepper.h runtime/schemes.def runtime/registry.c \
-	runtime/step_matrix.c runtime/stepper_newmark.c runtime/stepper_central.c \
+	runtime/step_matrix.c runtime/stepper_newmark.c \
 	runtime/run.c runtime/run.h \
 	runtime/problem.c runtime/problem.h \
 	runtime/newton.c runtime/newton.h \
 	runtime/stage.c runtime/stage.h \
 	runtime/nlstep.c runtime/nlstep.h \
-	runtime/nl_alpha.c runtime/nl_central.c \
-	runtime/scheme_bathe.c runtime/scheme_backward_euler.c runtime/scheme_midpoint.c runtime/scheme_staggered_midpoint.c \
+	runtime/nl_alpha.c \
+	runtime/scheme_bathe.c runtime/scheme_backward_euler.c runtime/scheme_central_difference.c \
+	runtime/scheme_midpoint.c runtime/scheme_staggered_midpoint.c \
 	runtime/scheme_paoli_schatzman.c runtime/scheme_moreau_jean.c \
 	runtime/amplification.c runtime/modes.c runtime/plot_term.c \
 	runtime/plot_svg.c runtime/plot.h \

@@ -64,7 +64,6 @@ extern const struct scheme_linear step_generalized_alpha;
  * linear models without internal variables they are the trapezoidal
  * rule, dyn(5)) */
 extern const struct scheme_linear step_trapezoidal;
-extern const struct scheme_linear step_central_difference;
 /* the midpoint rules: step_trapezoidal without constraints; with linear
  * constraints the force at the half step, the constraint at the step's
  * end, as on their Newton path (scheme_midpoint.c) */

@@ -58,7 +58,7 @@ st=$?
 [ "$st" = 0 ] || fail "chain: exit $st: $(head -n 3 "$dir/chain.err")"
 
 # The critical step of central differences, from power iterations at this
-# size (runtime/stepper_central.c): 0.0101 is refused, naming ω_max = 200.
+# size (runtime/scheme_central_difference.c): 0.0101 is refused, naming ω_max = 200.
 cat > "$dir/critical.dyn" <<EOF
 model chain {
   dof x[$n]
