@@ -7,10 +7,11 @@
  * per point: 2-D vectors are padded with a zero z, as ParaView's glyphs
  * want) and cell data (one value or a vector per cell, P0 fields).  Arrays
  * are in one <AppendedData encoding="base64"> block: each array is a
- * UInt32 byte count followed by its little-endian Float64 / Int64 / UInt8
- * values, the whole base64-encoded (so the file is valid XML and still
- * read at the speed of binary); offsets count base64 characters, as VTK
- * reads them.  Point data are nodal values: a P2 field is written at the
+ * UInt64 byte count (header_type="UInt64") base64-encoded on its own,
+ * then its little-endian Float64 / Int64 / UInt8 values base64-encoded on
+ * their own, as VTK's writer does (so the file is valid XML and still
+ * read at the speed of binary); offsets count base64 characters from the
+ * '_' opening the block, as VTK reads them.  Point data are nodal values: a P2 field is written at the
  * vertices only (its first nnodes nodes, see fe_space.h), a Hermite field
  * by its values w (even nodes).
  *
