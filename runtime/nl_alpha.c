@@ -299,7 +299,11 @@ const struct scheme_newton nl_generalized_alpha = {
  *                                + ½(β − ¼ − α_f(α_f − α_m)) aᵀMa],
  *       κ = (β − α_f(1 − α_m))/(α_f − α_m),
  *     an identity in (vᵏ⁻¹, aᵏ⁻¹, εᵏ⁻¹, aᵏ) (checked symbolically, and to
- *     round-off by tests/verify/alpha_algorithmic_energy.dyn).
+ *     round-off by tests/verify/alpha_algorithmic_energy.dyn).  Under
+ *     formulation = ggl, Δu also holds the correction G(U)ᵀμ, and the
+ *     residual adds −G(U)ᵀμ·M(⟨a⟩ + ⟨ε⟩) = −G(U)ᵀμ·⟨f − F − Gᵀλ⟩, minus
+ *     the work of the net force on it (either sign, O(τ²) over a run:
+ *     dyn(5), ENERGY LEDGER).
  *
  * κ is (1 − ρ∞)/(1 + ρ∞) for chung_hulbert(ρ∞), (1 − α_f)²/(4α_f) for
  * hht(−α_f), β/(−α_m) for wbz: the step's numerical dissipation
