@@ -341,6 +341,100 @@ static int table(struct fe_quad *q, int d, int n, const double *pts, const doubl
 	return 0;
 }
 
+/* Fully symmetric rules as orbits of barycentric coordinates, from
+ * doc/fe_rules.py: the orbit structures and starting values of Dunavant
+ * (1985, "High degree efficient symmetrical Gaussian quadrature rules for
+ * the triangle", rules 4, 6 and 8 with positive weights) and of the
+ * 14-point degree-5 rule of the tetrahedron (Walkington 2000, "Quadrature
+ * on simplices of arbitrary dimension"), refined to 40 digits on the
+ * moment equations.  S3: the centroid; S21 (a, a, 1 − 2a); S111 (a, b,
+ * 1 − a − b); S31 (a, a, a, 1 − 3a); S22 (a, a, 1/2 − a, 1/2 − a). */
+enum orbit { S3, S21, S111, S31, S22 };
+struct orbit_row {
+	enum orbit kind;
+	double a, b, w;
+};
+
+static const struct orbit_row tri4[] = {
+	{ S21, 0.44594849091596488632, 0, 0.11169079483900573285 },
+	{ S21, 0.09157621350977074346, 0, 0.054975871827660933819 },
+};
+static const struct orbit_row tri6[] = {
+	{ S21, 0.24928674517091042129, 0, 0.058393137863189683013 },
+	{ S21, 0.06308901449150222834, 0, 0.02542245318510340846 },
+	{ S111, 0.053145049844816947353, 0.31035245103378440542, 0.041425537809186787597 },
+};
+static const struct orbit_row tri8[] = {
+	{ S3, 0, 0, 0.072157803838893584126 },
+	{ S21, 0.45929258829272315603, 0, 0.047545817133642312397 },
+	{ S21, 0.17056930775176020662, 0, 0.051608685267359125141 },
+	{ S21, 0.050547228317030975458, 0, 0.016229248811599040155 },
+	{ S111, 0.0083947774099576053372, 0.26311282963463811342, 0.013615157087217497132 },
+};
+static const struct orbit_row tet5[] = {
+	{ S31, 0.092735250310891226402, 0, 0.012248840519393658257 },
+	{ S31, 0.3108859192633006098, 0, 0.0187813209530026418 },
+	{ S22, 0.045503704125649649492, 0, 0.007091003462846911073 },
+};
+
+/* The points of the orbits, in cartesian coordinates (the λ of vertices
+ * 1..d: the permutations of the orbit's barycentric coordinates, λ0
+ * dropped). */
+static int symmetric(struct fe_quad *q, int d, const struct orbit_row *o, int n, int degree)
+{
+	static const int size[] = { 1, 3, 6, 4, 6 };
+	int np = 0, k = 0;
+
+	for (int i = 0; i < n; i++)
+		np += size[o[i].kind];
+	if (quad_alloc(q, np, d, degree))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		double a = o[i].a, b = o[i].b, c = 1 - a - b, e = 1 - 2 * a;
+		double h = 0.5 - a, t = 1 - 3 * a;
+		double pts[6][3];
+		int m = size[o[i].kind];
+		switch (o[i].kind) {
+		case S3:
+			pts[0][0] = pts[0][1] = 1.0 / 3;
+			break;
+		case S21:
+			pts[0][0] = a; pts[0][1] = a;
+			pts[1][0] = a; pts[1][1] = e;
+			pts[2][0] = e; pts[2][1] = a;
+			break;
+		case S111:
+			pts[0][0] = a; pts[0][1] = b;
+			pts[1][0] = b; pts[1][1] = a;
+			pts[2][0] = a; pts[2][1] = c;
+			pts[3][0] = c; pts[3][1] = a;
+			pts[4][0] = b; pts[4][1] = c;
+			pts[5][0] = c; pts[5][1] = b;
+			break;
+		case S31:
+			for (int j = 0; j < 4; j++)
+				for (int l = 0; l < 3; l++)
+					pts[j][l] = j == l + 1 ? t : a;
+			break;
+		case S22:
+			/* λ0 = a: one a and two halves among λ1..3; λ0 = h: one
+			 * h and two a's. */
+			for (int j = 0; j < 3; j++)
+				for (int l = 0; l < 3; l++) {
+					pts[j][l] = l == j ? a : h;
+					pts[3 + j][l] = l == j ? h : a;
+				}
+			break;
+		}
+		for (int j = 0; j < m; j++, k++) {
+			for (int l = 0; l < d; l++)
+				q->xi[k * d + l] = pts[j][l];
+			q->w[k] = o[i].w;
+		}
+	}
+	return 0;
+}
+
 int fe_quad_cell(enum mesh_cell_type t, int degree, struct fe_quad *q,
                  char *err, size_t errlen)
 {
@@ -371,7 +465,9 @@ int fe_quad_cell(enum mesh_cell_type t, int degree, struct fe_quad *q,
 			static const double p[] = { 1.0 / 6, 1.0 / 6, 2.0 / 3, 1.0 / 6, 1.0 / 6, 2.0 / 3 };
 			static const double w[] = { 1.0 / 6, 1.0 / 6, 1.0 / 6 };
 			r = table(q, 2, 3, p, w, 2);
-		} else if (degree <= 5) {
+		} else if (degree <= 4) {
+			r = symmetric(q, 2, tri4, sizeof tri4 / sizeof *tri4, 4);
+		} else if (degree == 5) {
 			/* Radon's 7-point rule (1948), degree 5: the centroid and
 			 * two orbits a_± = (6 ± √15)/21 with weights
 			 * (155 ± √15)/2400 (the centroid 9/80). */
@@ -381,6 +477,10 @@ int fe_quad_cell(enum mesh_cell_type t, int degree, struct fe_quad *q,
 			               b, b, 1 - 2 * b, b, b, 1 - 2 * b };
 			double w[] = { 9.0 / 80, wa, wa, wa, wb, wb, wb };
 			r = table(q, 2, 7, p, w, 5);
+		} else if (degree == 6) {
+			r = symmetric(q, 2, tri6, sizeof tri6 / sizeof *tri6, 6);
+		} else if (degree <= 8) {
+			r = symmetric(q, 2, tri8, sizeof tri8 / sizeof *tri8, 8);
 		} else {
 			r = conical(q, 2, degree);
 		}
@@ -395,6 +495,8 @@ int fe_quad_cell(enum mesh_cell_type t, int degree, struct fe_quad *q,
 			double p[] = { a, a, a, b, a, a, a, b, a, a, a, b };
 			double w[] = { 1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24 };
 			r = table(q, 3, 4, p, w, 2);
+		} else if (degree <= 5) {
+			r = symmetric(q, 3, tet5, sizeof tet5 / sizeof *tet5, 5);
 		} else {
 			r = conical(q, 3, degree);
 		}

@@ -76,14 +76,15 @@ struct fe_quad {
 /* The rule for cells of type t exact to degree (0 ≤ degree ≤ FE_QUAD_MAX_DEGREE):
  *   interval: Gauss–Legendre with ⌈(degree+1)/2⌉ points;
  *   triangle: the centroid (degree 1), Strang and Fix's 3 points
- *     (degree 2), Radon's 7 points (degrees 3 to 5), and beyond the
- *     conical product of Gauss–Legendre rules (Stroud 1971, "Approximate
- *     calculation of multiple integrals", the Duffy map) — positive weights;
- *   tetrahedron: the centroid (degree 1), the 4-point rule of Keast
- *     (degree 2), and the conical product beyond;
+ *     (degree 2), Dunavant's 6 points (3, 4), Radon's 7 (5), Dunavant's
+ *     12 (6) and 16 (7, 8), and beyond the conical product of
+ *     Gauss–Legendre rules (Stroud 1971, "Approximate calculation of
+ *     multiple integrals", the Duffy map);
+ *   tetrahedron: the centroid (degree 1), Keast's 4 points (2), the
+ *     14-point rule of degree 5 (3 to 5), and the conical product beyond;
  *   quadrilateral, hexahedron: tensor Gauss–Legendre, exact to degree in
  *     each variable.
- * Returns 0, or -1 with a message. */
+ * Every weight is positive.  Returns 0, or -1 with a message. */
 enum { FE_QUAD_MAX_DEGREE = 40 };
 int fe_quad_cell(enum mesh_cell_type t, int degree, struct fe_quad *q,
                  char *err, size_t errlen);

@@ -329,6 +329,32 @@ static void test_hermite_reproduces(void)
 	}
 }
 
+/* The symmetric rules are the small ones: points per degree, every point
+ * inside the cell. */
+static void test_rule_sizes(void)
+{
+	static const int tri[] = { 1, 1, 3, 6, 6, 7, 12, 16, 16 };
+	static const int tet[] = { 1, 1, 4, 14, 14, 14 };
+
+	for (int p = 0; p <= 8; p++) {
+		struct fe_quad q;
+		CHECK(fe_quad_cell(MESH_TRIANGLE, p, &q, err, sizeof err) == 0);
+		CHECK(q.n == tri[p]);
+		for (int i = 0; i < q.n; i++)
+			CHECK(q.xi[2 * i] > 0 && q.xi[2 * i + 1] > 0 && q.xi[2 * i] + q.xi[2 * i + 1] < 1);
+		fe_quad_free(&q);
+	}
+	for (int p = 0; p <= 5; p++) {
+		struct fe_quad q;
+		CHECK(fe_quad_cell(MESH_TETRAHEDRON, p, &q, err, sizeof err) == 0);
+		CHECK(q.n == tet[p]);
+		for (int i = 0; i < q.n; i++)
+			CHECK(q.xi[3 * i] > 0 && q.xi[3 * i + 1] > 0 && q.xi[3 * i + 2] > 0 &&
+			      q.xi[3 * i] + q.xi[3 * i + 1] + q.xi[3 * i + 2] < 1);
+		fe_quad_free(&q);
+	}
+}
+
 static void test_refusals(void)
 {
 	struct fe_quad q;
@@ -352,6 +378,7 @@ int main(void)
 	test_cell_rules(MESH_TETRAHEDRON, 14);
 	test_cell_rules(MESH_HEXAHEDRON, 8);
 	test_gauss_not_more();
+	test_rule_sizes();
 	for (int t = MESH_INTERVAL; t <= MESH_HEXAHEDRON; t++)
 		test_facet_rules((enum mesh_cell_type)t);
 	test_facet_degree();
