@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "vtu.h"
+#include "fe_space.h"
 #include "mesh_impl.h"
 #include "outfile.h"
 
@@ -225,10 +226,22 @@ static int finish(struct rt_outfile *o, const char *path, char *err, size_t errl
 	return 0;
 }
 
-int vtu_write(const char *path, const struct mesh *m,
-              const struct vtu_field *point, int npoint,
-              const struct vtu_field *cell, int ncell,
-              char *err, size_t errlen)
+/* The points and cells written: a mesh's, or a P2 space's nodes and
+ * quadratic cells. */
+struct grid {
+	int dim;
+	long npts;
+	const double *x;      /* npts × dim */
+	long ncells;
+	int nv;
+	const long *conn;     /* ncells × nv */
+	int type;             /* the VTK cell type */
+};
+
+static int write_grid(const char *path, const struct grid *m,
+                      const struct vtu_field *point, int npoint,
+                      const struct vtu_field *cell, int ncell,
+                      char *err, size_t errlen)
 {
 	struct rt_outfile o;
 	struct b64 b;
@@ -251,17 +264,17 @@ int vtu_write(const char *path, const struct mesh *m,
 	        "header_type=\"UInt64\">\n"
 	        "  <UnstructuredGrid>\n"
 	        "    <Piece NumberOfPoints=\"%ld\" NumberOfCells=\"%ld\">\n",
-	        m->nnodes, m->ncells);
+	        m->npts, m->ncells);
 	fputs("      <PointData>\n", f);
 	for (int i = 0; i < npoint; i++)
-		field_header(f, &point[i], &off, m->nnodes);
+		field_header(f, &point[i], &off, m->npts);
 	fputs("      </PointData>\n      <CellData>\n", f);
 	for (int i = 0; i < ncell; i++)
 		field_header(f, &cell[i], &off, m->ncells);
 	fprintf(f, "      </CellData>\n      <Points>\n"
 	        "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"appended\" "
 	        "offset=\"%llu\"/>\n      </Points>\n      <Cells>\n", (unsigned long long)off);
-	off += encoded((uint64_t)m->nnodes * 24);
+	off += encoded((uint64_t)m->npts * 24);
 	fprintf(f, "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"appended\" "
 	        "offset=\"%llu\"/>\n", (unsigned long long)off);
 	off += encoded((uint64_t)m->ncells * (uint64_t)m->nv * 8);
@@ -275,11 +288,11 @@ int vtu_write(const char *path, const struct mesh *m,
 	b.f = f;
 	b.n = b.nout = 0;
 	for (int i = 0; i < npoint; i++)
-		field_data(&b, &point[i], m->nnodes);
+		field_data(&b, &point[i], m->npts);
 	for (int i = 0; i < ncell; i++)
 		field_data(&b, &cell[i], m->ncells);
-	put_header(&b, (uint64_t)m->nnodes * 24);
-	for (long i = 0; i < m->nnodes; i++) {
+	put_header(&b, (uint64_t)m->npts * 24);
+	for (long i = 0; i < m->npts; i++) {
 		for (int k = 0; k < 3; k++)
 			xyz[k] = k < m->dim ? m->x[i * m->dim + k] : 0;
 		for (int k = 0; k < 3; k++)
@@ -288,7 +301,7 @@ int vtu_write(const char *path, const struct mesh *m,
 	b64_end(&b);
 	put_header(&b, (uint64_t)m->ncells * (uint64_t)m->nv * 8);
 	for (long i = 0; i < m->ncells * m->nv; i++) {
-		int64_t v = m->cells[i];
+		int64_t v = m->conn[i];
 		put_le(&b, &v, 8);
 	}
 	b64_end(&b);
@@ -300,12 +313,48 @@ int vtu_write(const char *path, const struct mesh *m,
 	b64_end(&b);
 	put_header(&b, (uint64_t)m->ncells);
 	for (long i = 0; i < m->ncells; i++) {
-		unsigned char t = (unsigned char)vtk_type(m->type);
+		unsigned char t = (unsigned char)m->type;
 		b64_put(&b, &t, 1);
 	}
 	b64_end(&b);
 	fputs("\n  </AppendedData>\n</VTKFile>\n", f);
 	return finish(&o, path, err, errlen);
+}
+
+int vtu_write(const char *path, const struct mesh *m,
+              const struct vtu_field *point, int npoint,
+              const struct vtu_field *cell, int ncell,
+              char *err, size_t errlen)
+{
+	struct grid g = {
+		m->dim, m->nnodes, m->x, m->ncells, m->nv, m->cells, vtk_type(m->type)
+	};
+	return write_grid(path, &g, point, npoint, cell, ncell, err, errlen);
+}
+
+int vtu_write_space(const char *path, const struct fe_space *s,
+                    const struct vtu_field *point, int npoint,
+                    const struct vtu_field *cell, int ncell,
+                    char *err, size_t errlen)
+{
+	const struct mesh *m = s->mesh;
+	struct grid g = {
+		m->dim, s->nnode, s->node_x, m->ncells, s->nloc, s->cell_nodes, 0
+	};
+
+	switch (s->family) {
+	case FE_P1:
+	case FE_Q1:
+		return vtu_write(path, m, point, npoint, cell, ncell, err, errlen);
+	case FE_P2:
+		/* VTK_QUADRATIC_EDGE, _TRIANGLE, _TETRA: fe_ref.h's order. */
+		g.type = m->type == MESH_INTERVAL ? 21 : m->type == MESH_TRIANGLE ? 22 : 24;
+		return write_grid(path, &g, point, npoint, cell, ncell, err, errlen);
+	default:
+		mesh_errf(err, errlen, "a %s field is written on its mesh (vtu_write): its nodes "
+		          "are not points", fe_family_name(s->family));
+		return -1;
+	}
 }
 
 int vtu_write_pvd(const char *path, int n, const char *const *files,

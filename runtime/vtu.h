@@ -11,9 +11,10 @@
  * then its little-endian Float64 / Int64 / UInt8 values base64-encoded on
  * their own, as VTK's writer does (so the file is valid XML and still
  * read at the speed of binary); offsets count base64 characters from the
- * '_' opening the block, as VTK reads them.  Point data are nodal values: a P2 field is written at the
- * vertices only (its first nnodes nodes, see fe_space.h), a Hermite field
- * by its values w (even nodes).
+ * '_' opening the block, as VTK reads them.  Point data are nodal
+ * values: with vtu_write, a P2 field is written at the vertices only (its first nnodes nodes, see fe_space.h,
+ * stride ncomp), a Hermite field by its values w (stride 2); vtu_write_space
+ * writes a P2 field whole, on quadratic cells.
  *
  * Files are replaced whole (runtime/outfile.h): written under a temporary
  * name and renamed when complete.  Errors (cannot create, disk full) come
@@ -39,6 +40,18 @@ int vtu_write(const char *path, const struct mesh *m,
               const struct vtu_field *point, int npoint,
               const struct vtu_field *cell, int ncell,
               char *err, size_t errlen);
+
+/* Write the nodes and cells of space s (P1, Q1: its mesh, as vtu_write;
+ * P2: every node, edge midpoints included, as a point, and the cells as
+ * VTK_QUADRATIC_EDGE 21, _TRIANGLE 22, _TETRA 24, which ParaView draws
+ * curved), point fields of s->nnode values.  Hermite and P0 spaces are
+ * refused: write them on the mesh with vtu_write.  Returns 0 or −1 with
+ * a message. */
+struct fe_space;
+int vtu_write_space(const char *path, const struct fe_space *s,
+                    const struct vtu_field *point, int npoint,
+                    const struct vtu_field *cell, int ncell,
+                    char *err, size_t errlen);
 
 /* The index of a series: n files (names as written in the .pvd, relative
  * to its folder) at times t.  Rewritten whole at every new file, so that

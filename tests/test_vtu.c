@@ -3,13 +3,15 @@
  * (tags balanced), its counts, and every appended array decoded from its
  * offset to the exact values written (points padded to 3-D, 2-vectors
  * padded with a zero, a strided field, connectivity, offsets, VTK cell
- * types), the block ending where the last array does; the .pvd text;
+ * types), the block ending where the last array does; a P2 space on
+ * quadratic cells; the .pvd text;
  * the error messages (no such folder, a full disk), no temporary left
  * behind.  Files are written in the current directory (tests/run-tests
  * runs each unit test in its own).  Exit status 0 when every check
  * passes, 1 otherwise. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "fe_space.h"
 #include "mesh.h"
 #include "vtu.h"
 
@@ -282,6 +284,63 @@ out:
 	mesh_free(m);
 }
 
+/* A P2 space written whole: its 15 nodes as points, its triangles as
+ * VTK_QUADRATIC_TRIANGLE (22) over the nodes in fe_ref.h's order. */
+static void test_space(void)
+{
+	struct mesh *m = mesh_rectangle(0, 2, 0, 1, 2, 1, MESH_TRIANGLE, err, sizeof err);
+	struct fe_space *s = fe_space_make(m, FE_P2, 1, err, sizeof err), *h;
+	double u[15];
+	struct vtu_field pf = { "u", 1, u, 0 };
+	long len, n;
+	int nc;
+	char type[16], *xml;
+	unsigned char *a;
+
+	CHECK(s && s->nnode == 15);
+	for (int i = 0; i < 15; i++)
+		u[i] = s->node_x[2 * i] * s->node_x[2 * i];
+	CHECK(vtu_write_space("p2.vtu", s, &pf, 1, NULL, 0, err, sizeof err) == 0);
+	xml = slurp("p2.vtu", &len);
+	CHECK(xml && well_formed(xml));
+	if (!xml)
+		goto out;
+	CHECK(strstr(xml, "<Piece NumberOfPoints=\"15\" NumberOfCells=\"4\">") != NULL);
+	a = array(xml, "u", &n, &nc, type);
+	CHECK(a && n == 120);
+	for (int i = 0; a && i < 15; i++)
+		CHECK(f64(a + 8 * i) == u[i]);
+	free(a);
+	a = array(xml, NULL, &n, &nc, type);
+	CHECK(a && n == 360);
+	for (int i = 0; a && i < 15; i++)
+		CHECK(f64(a + 24 * i) == s->node_x[2 * i] && f64(a + 24 * i + 8) == s->node_x[2 * i + 1]);
+	free(a);
+	a = array(xml, "connectivity", &n, &nc, type);
+	CHECK(a && n == 4 * 6 * 8);
+	for (int i = 0; a && i < 24; i++)
+		CHECK(i64(a + 8 * i) == s->cell_nodes[i]);
+	free(a);
+	a = array(xml, "offsets", &n, &nc, type);
+	for (int i = 0; a && i < 4; i++)
+		CHECK(i64(a + 8 * i) == 6 * (i + 1));
+	free(a);
+	a = array(xml, "types", &n, &nc, type);
+	for (int i = 0; a && i < 4; i++)
+		CHECK(a[i] == 22);
+	free(a);
+	free(xml);
+out:
+	fe_space_free(s);
+	mesh_free(m);
+	m = mesh_interval(0, 1, 2, err, sizeof err);
+	h = fe_space_make(m, FE_HERMITE3, 1, err, sizeof err);
+	CHECK(vtu_write_space("h.vtu", h, NULL, 0, NULL, 0, err, sizeof err) == -1);
+	CHECK_STR(err, "a Hermite field is written on its mesh (vtu_write): its nodes are not points");
+	fe_space_free(h);
+	mesh_free(m);
+}
+
 static void test_pvd(void)
 {
 	static const char *const files[] = { "block_0.vtu", "block_1.vtu" };
@@ -327,6 +386,7 @@ int main(void)
 {
 	test_base64();
 	test_vtu();
+	test_space();
 	test_pvd();
 	test_errors();
 	if (failures)
