@@ -135,19 +135,41 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
 		for (int a = 0; a < s->nloc; a++)
 			for (int k = 0; k < ncomp; k++)
 				s->cell_dofs[(c * s->nloc + a) * ncomp + k] = s->cell_nodes[c * s->nloc + a] * ncomp + k;
-	/* Node coordinates: each cell's reference nodes mapped (a node shared
-	 * by cells gets the same point from each). */
+	/* Node coordinates, from the vertices' (the cells' maps are affine
+	 * along edges, so an edge node is its edge's midpoint). */
 	memset(s->node_kind, FE_NODE_VALUE, (size_t)(s->nnode ? s->nnode : 1));
-	{
-		double ref[MAXB * 3];
-		fe_ref_nodes(f, m->type, ref);
+	switch (f) {
+	case FE_P1:
+	case FE_Q1:
+		memcpy(s->node_x, m->x, (size_t)(m->nnodes * d) * sizeof *m->x);
+		break;
+	case FE_HERMITE3:
+		for (long i = 0; i < m->nnodes; i++) {
+			s->node_x[2 * i] = s->node_x[2 * i + 1] = m->x[i];
+			s->node_kind[2 * i + 1] = FE_NODE_DERIV;
+		}
+		break;
+	case FE_P0:
 		for (long c = 0; c < m->ncells; c++)
-			for (int a = 0; a < s->nloc; a++) {
-				long n = s->cell_nodes[c * s->nloc + a];
-				mesh_cell_map(m, c, ref + a * d, s->node_x + n * d, NULL);
-				if (f == FE_HERMITE3 && (a & 1))
-					s->node_kind[n] = FE_NODE_DERIV;
+			for (int k = 0; k < d; k++) {
+				double x = 0;
+				for (int i = 0; i < m->nv; i++)
+					x += m->x[m->cells[c * m->nv + i] * d + k];
+				s->node_x[c * d + k] = x / m->nv;
 			}
+		break;
+	case FE_P2:
+		memcpy(s->node_x, m->x, (size_t)(m->nnodes * d) * sizeof *m->x);
+		for (long c = 0; c < m->ncells; c++)
+			for (int e = 0; e < fe_ref_nedges(m->type); e++) {
+				const int *ev = fe_ref_edge(m->type, e);
+				long n = s->cell_nodes[c * s->nloc + m->nv + e];
+				const double *a = m->x + m->cells[c * m->nv + ev[0]] * d;
+				const double *b = m->x + m->cells[c * m->nv + ev[1]] * d;
+				for (int k = 0; k < d; k++)
+					s->node_x[n * d + k] = 0.5 * (a[k] + b[k]);
+			}
+		break;
 	}
 	return s;
 oom:

@@ -285,42 +285,69 @@ long mesh_orient(struct mesh *m)
 	return -1;
 }
 
-/* A FACETS region of every boundary facet whose vertices all have
- * coordinate `axis` equal to v (the generators place the boundary nodes
- * at exactly the bounds). */
-static int plane_region(struct mesh *m, const char *name, int axis, double v)
+/* The FACETS regions of the sides of a box: names[2k] at coordinate k =
+ * lo[k], names[2k + 1] at hi[k] (the generators place the boundary nodes
+ * at exactly the bounds).  Each node gets a bit per side it lies on; a
+ * facet lies on the sides whose bits all its vertices share — one pass
+ * over the facets for all the sides. */
+static int box_regions(struct mesh *m, const char *const *names, const double *lo,
+                       const double *hi)
 {
-	int nf = mesh_cell_nfacets(m->type), fnv = mesh_cell_facet_nv(m->type);
-	struct mesh_region *r = mesh_add_region(m, name, MESH_REGION_FACETS, 0);
-	long cap = 0;
+	int nf = mesh_cell_nfacets(m->type), fnv = mesh_cell_facet_nv(m->type), d = m->dim;
+	unsigned char *bits = malloc((size_t)m->nnodes);
+	long count[6] = { 0, 0, 0, 0, 0, 0 };
+	struct mesh_region *r[6];
+	int rc = -1;
 
-	if (!r)
+	if (!bits)
 		return -1;
+	for (long i = 0; i < m->nnodes; i++) {
+		bits[i] = 0;
+		for (int k = 0; k < d; k++) {
+			double x = m->x[i * d + k];
+			bits[i] |= (unsigned char)((x == lo[k]) << (2 * k) | (x == hi[k]) << (2 * k + 1));
+		}
+	}
 	for (int pass = 0; pass < 2; pass++) {
-		r->n = 0;
 		for (long c = 0; c < m->ncells; c++)
 			for (int f = 0; f < nf; f++) {
 				const int *fv = mesh_cell_facet(m->type, f);
-				int on = 1;
-				for (int k = 0; k < fnv && on; k++)
-					on = m->x[m->cells[c * m->nv + fv[k]] * m->dim + axis] == v;
-				if (!on)
-					continue;
-				if (pass) {
-					r->cell[r->n] = c;
-					r->facet[r->n] = f;
+				unsigned on = 0xff;
+				for (int k = 0; k < fnv; k++)
+					on &= bits[m->cells[c * m->nv + fv[k]]];
+				for (int side = 0; on && side < 2 * d; side++) {
+					if (!(on & (1u << side)))
+						continue;
+					if (pass) {
+						r[side]->cell[r[side]->n] = c;
+						r[side]->facet[r[side]->n++] = f;
+					} else {
+						count[side]++;
+					}
 				}
-				r->n++;
 			}
-		if (!pass) {
-			cap = r->n ? r->n : 1;
-			r->cell = malloc((size_t)cap * sizeof *r->cell);
-			r->facet = malloc((size_t)cap * sizeof *r->facet);
-			if (!r->cell || !r->facet)
-				return -1;
+		if (pass)
+			break;
+		for (int side = 0; side < 2 * d; side++) {
+			r[side] = mesh_add_region(m, names[side], MESH_REGION_FACETS, 0);
+			if (!r[side])
+				goto out;
+			r[side]->cell = malloc((size_t)(count[side] ? count[side] : 1) * sizeof *r[side]->cell);
+			r[side]->facet = malloc((size_t)(count[side] ? count[side] : 1) * sizeof *r[side]->facet);
+			if (!r[side]->cell || !r[side]->facet)
+				goto out;
 		}
+		/* mesh_add_region may move the array: take the pointers again. */
+		for (int side = 0; side < 2 * d; side++)
+			r[side] = &m->regions[m->nregions - 2 * d + side];
 	}
-	return mesh_region_finish(m, r);
+	for (int side = 0; side < 2 * d; side++)
+		if (mesh_region_finish(m, r[side]))
+			goto out;
+	rc = 0;
+out:
+	free(bits);
+	return rc;
 }
 
 static int check_bounds(const char *what, const char *lo_name, double lo,
@@ -389,8 +416,11 @@ struct mesh *mesh_interval(double a, double b, long n, char *err, size_t errlen)
 		m->cells[2 * i] = i;
 		m->cells[2 * i + 1] = i + 1;
 	}
-	if (plane_region(m, "left", 0, a) || plane_region(m, "right", 0, b))
-		return fail_oom(m, "interval", err, errlen);
+	{
+		static const char *const sides[] = { "left", "right" };
+		if (box_regions(m, sides, &a, &b))
+			return fail_oom(m, "interval", err, errlen);
+	}
 	return m;
 }
 
@@ -432,9 +462,12 @@ struct mesh *mesh_rectangle(double x0, double x1, double y0, double y1,
 				*c++ = p00; *c++ = p11; *c++ = p01;
 			}
 		}
-	if (plane_region(m, "left", 0, x0) || plane_region(m, "right", 0, x1) ||
-	    plane_region(m, "bottom", 1, y0) || plane_region(m, "top", 1, y1))
-		return fail_oom(m, "rectangle", err, errlen);
+	{
+		static const char *const sides[] = { "left", "right", "bottom", "top" };
+		double lo[2] = { x0, y0 }, hi[2] = { x1, y1 };
+		if (box_regions(m, sides, lo, hi))
+			return fail_oom(m, "rectangle", err, errlen);
+	}
 	return m;
 }
 
@@ -497,10 +530,12 @@ struct mesh *mesh_cuboid(double x0, double x1, double y0, double y1,
 		mesh_errf(err, errlen, "cuboid: a degenerate cell (the bounds are too close)");
 		return NULL;
 	}
-	if (plane_region(m, "left", 0, x0) || plane_region(m, "right", 0, x1) ||
-	    plane_region(m, "front", 1, y0) || plane_region(m, "back", 1, y1) ||
-	    plane_region(m, "bottom", 2, z0) || plane_region(m, "top", 2, z1))
-		return fail_oom(m, "cuboid", err, errlen);
+	{
+		static const char *const sides[] = { "left", "right", "front", "back", "bottom", "top" };
+		double lo[3] = { x0, y0, z0 }, hi[3] = { x1, y1, z1 };
+		if (box_regions(m, sides, lo, hi))
+			return fail_oom(m, "cuboid", err, errlen);
+	}
 	return m;
 }
 
@@ -770,9 +805,10 @@ static int build_locator(struct mesh *m)
 		}
 	for (int k = 0; k < d; k++)
 		vol *= fmax(hi[k] - L->lo[k], 1e-300);
-	/* About one cell per bucket: a bucket of side (|box| / ncells)^(1/d),
-	 * at most 2·10^7 buckets in all. */
-	h = pow(vol / (double)(m->ncells ? m->ncells : 1), 1.0 / d);
+	/* About four cells per bucket: a bucket of side (4 |box| /
+	 * ncells)^(1/d) (smaller buckets are entered by more cells each, each
+	 * cell's bounding box covering several), at most 2·10^7 in all. */
+	h = pow(4 * vol / (double)(m->ncells ? m->ncells : 1), 1.0 / d);
 	for (int k = 0; k < d; k++) {
 		double w = hi[k] - L->lo[k];
 		double n = w > 0 && h > 0 ? ceil(w / h) : 1;
