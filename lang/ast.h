@@ -47,6 +47,7 @@ struct ast_expr {
 	struct loc loc;
 	double num;
 	const char *str, *name;
+	const char *label;        /* a plot curve's legend: plot r.u as "..." */
 	enum ast_op op;
 	int primes;
 	struct ast_expr *lhs, *rhs, *cond, *lo, *hi;

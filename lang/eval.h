@@ -40,6 +40,9 @@ struct session {
 	int ninput, input_cap;
 	int quiet;
 	int interactive;             /* REPL: expression statements print */
+	int term_width;              /* REPL: the terminal's columns for :plot
+	                                (0: 80) */
+	int term_color;              /* REPL: :plot may use ANSI colours */
 	int allow_redefine;          /* REPL: names may be defined again */
 	int dump_ir;                 /* print the IR of every run, do not step */
 	int check_only;              /* --check: execute the statements, lowering

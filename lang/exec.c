@@ -355,6 +355,9 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 			ser[i].x = y.run->res->t;
 		}
 	}
+	for (int i = 0; i < n; i++)
+		if (((struct ast_expr *)st->exprs.v[i])->label)
+			ser[i].label = ((struct ast_expr *)st->exprs.v[i])->label;
 	const char *path;
 	if (eval_string(ev, st->path, &path, "the file name"))
 		return -1;
@@ -383,7 +386,7 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 	}
 	if (strcmp(path, "$terminal") == 0) {
 		/* the REPL's :plot */
-		plot_term_write(stdout, &spec, 64, 16);
+		plot_term_write(stdout, &spec, ev->s->term_width > 0 ? ev->s->term_width : 80, 16, ev->s->term_color);
 		return 0;
 	}
 	size_t len = strlen(path);
@@ -468,6 +471,7 @@ static struct ast_expr *rebase(struct eval *ev, struct ast_expr *e)
 		c->lhs = ast_expr_new(ev->a, AST_NAME, e->loc);
 		c->lhs->name = "$run";
 		c->name = e->name;
+		c->label = e->label;
 		return c;
 	case AST_PRIME:
 	case AST_INDEX:

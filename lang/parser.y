@@ -133,6 +133,7 @@ static struct ast_expr *name_expr(struct parse_ctx *ctx, const char *name, struc
 %type <ritem> record_item
 %type <model> model_body
 %type <vec> stmts block items defs names_opt names args_opt args
+%type <expr> plot_item plot_curve
 %type <vec> exprs plot_items run_options run_block records record_items
 %type <vec> rows row dof_decls init_items force_items
 %type <expr> record_to record_every require_opt
@@ -238,12 +239,27 @@ exprs:
 	| exprs ',' expr        { $$ = $1; ast_vec_push(A, &$$, $3); }
 	;
 
-/* plot Y, Y2 vs X: each item is y or the pair (y vs x). */
+/* plot Y, Y2 vs X as "label": each item is y or the pair (y vs x),
+ * optionally named for the legend.  `as` is a word of this clause only,
+ * not a reserved keyword. */
 plot_items:
-	expr                    { $$ = vec1(A, $1); }
-	| expr VS expr          { $$ = vec1(A, ast_pair(A, $1, $3, L(@2))); }
-	| plot_items ',' expr   { $$ = $1; ast_vec_push(A, &$$, $3); }
-	| plot_items ',' expr VS expr { $$ = $1; ast_vec_push(A, &$$, ast_pair(A, $3, $5, L(@4))); }
+	plot_item               { $$ = vec1(A, $1); }
+	| plot_items ',' plot_item { $$ = $1; ast_vec_push(A, &$$, $3); }
+	;
+
+plot_item:
+	plot_curve
+	| plot_curve IDENT STRING {
+		if (strcmp($2, "as") != 0) {
+			diag_error(ctx->diag, loc_of(ctx, &@2), "expected 'as \"label\"', ',' or 'to' after a curve of a plot, not '%s'", $2);
+			YYERROR;
+		}
+		$$ = $1; $$->label = $3; }
+	;
+
+plot_curve:
+	expr                    { $$ = $1; }
+	| expr VS expr          { $$ = ast_pair(A, $1, $3, L(@2)); }
 	;
 
 /* ---- models ---- */

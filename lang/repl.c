@@ -675,6 +675,13 @@ static void command(char *line)
 	else if (strcmp(cmd, ":energy") == 0)
 		energy();
 	else if (strcmp(cmd, ":plot") == 0 && *arg) {
+		/* as wide as the terminal; colours unless NO_COLOR or a dumb
+		 * terminal (https://no-color.org) */
+		int rows = 0, cols = 0;
+		const char *term = getenv("TERM");
+		rl_get_screen_size(&rows, &cols);
+		S->term_width = cols > 0 ? cols - 1 : 80;
+		S->term_color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
 		char *src = arena_printf(S->arena, "plot %s to \"$terminal\"\n", arg);
 		execute(src);
 	} else if (strcmp(cmd, ":load") == 0 && *arg) {

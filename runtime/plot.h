@@ -23,8 +23,9 @@ struct plot_spec {
  * writing failed (errno set). */
 int plot_svg_write(FILE *f, const struct plot_spec *spec);
 
-/* The same drawn in a terminal: cols × rows characters of Unicode
- * braille, ranges labelled (the REPL's :plot). */
-int plot_term_write(FILE *f, const struct plot_spec *spec, int cols, int rows);
+/* The same drawn in a terminal, width columns wide (frame and labels
+ * included) and rows lines high, in Unicode braille with the ranges
+ * labelled (the REPL's :plot); with color, curves in ANSI colours. */
+int plot_term_write(FILE *f, const struct plot_spec *spec, int width, int rows, int color);
 
 #endif

@@ -45,6 +45,11 @@ static const char *const palette[8] = {
 	"#9467bd", "#8c564b", "#e377c2", "#17becf"
 };
 
+/* Dash patterns, cycled with the colours (series s: palette[s % 8],
+ * dashes[s % 4]): curves that lie on top of each other, or that are
+ * printed in grey, stay distinguishable.  NULL is a solid line. */
+static const char *const dashes[4] = { NULL, "8,4", "2,3", "10,3,2,3" };
+
 /* Output context: remembers the first failure so that drawing code need not
  * check every call, and plot_svg_write reports it once at the end. */
 struct out {
@@ -330,7 +335,7 @@ static void axis_label_text(const struct axis *a, double v, char *buf,
  * drawn as a dot instead. */
 struct line {
 	struct out *o;
-	const char *color;
+	const char *color, *dash;
 	int npts, onrow;
 	double fx, fy;      /* first point, until the second arrives */
 	char last[48];      /* last written "x,y", to drop repeated pixels */
@@ -348,8 +353,10 @@ static void line_point(struct line *l, double px, double py)
 		l->fy = py;
 	} else {
 		if (l->npts == 1) {
-			out(l->o, "<polyline stroke=\"%s\" points=\"%s",
-			    l->color, l->last);
+			out(l->o, "<polyline stroke=\"%s\"", l->color);
+			if (l->dash)
+				out(l->o, " stroke-dasharray=\"%s\"", l->dash);
+			out(l->o, " points=\"%s", l->last);
 			l->onrow = 1;
 		}
 		/* Short lines keep the file friendly to diff and editors. */
@@ -372,7 +379,7 @@ static void line_break(struct line *l)
 
 static void draw_series(struct out *o, const struct axis *ax,
                         const struct axis *ay, const struct plot_series *s,
-                        const char *color)
+                        const char *color, const char *dash)
 {
 	struct line l;
 	double width = fabs(ax->p1 - ax->p0);
@@ -383,6 +390,7 @@ static void draw_series(struct out *o, const struct axis *ax,
 	memset(&l, 0, sizeof l);
 	l.o = o;
 	l.color = color;
+	l.dash = dash;
 	if (s->n <= 0 || !s->x || !s->y)
 		return;
 	decimate = s->n > DECIMATE_FACTOR * width;
@@ -578,42 +586,135 @@ static void draw_labels(struct out *o, const struct plot_spec *spec)
 	}
 }
 
-/* Legend box in the top-right corner of the plot area.  Its width is
- * estimated from the label lengths, since SVG 1.1 cannot size a box to its
- * text. */
-static void draw_legend(struct out *o, const struct plot_spec *spec)
+/* The legend: a box of one line per series, w × h user units (its width
+ * estimated from the label lengths, since SVG 1.1 cannot size a box to
+ * its text). */
+static void legend_size(const struct plot_spec *spec, double *w, double *h)
 {
-	double w, h, x, y;
 	size_t len, maxlen = 0;
-	int s;
 
-	for (s = 0; s < spec->nseries; s++) {
+	for (int s = 0; s < spec->nseries; s++) {
 		const char *lab = spec->series[s].label;
 
-		len = lab ? strlen(lab) : 0;
-		if (!lab || !lab[0])
-			len = 9;    /* "series NN" */
+		len = lab && lab[0] ? strlen(lab) : 9;    /* "series NN" */
 		if (len > maxlen)
 			maxlen = len;
 	}
 	if (maxlen > 60)
 		maxlen = 60;
-	w = 40 + 7.0 * (double)maxlen;
-	h = 10 + 18.0 * spec->nseries;
-	x = AREA_X1 - 10 - w;
-	y = AREA_Y0 + 10;
+	*w = 40 + 7.0 * (double)maxlen;
+	*h = 10 + 18.0 * spec->nseries;
+}
+
+/* Does the segment (x0, y0)–(x1, y1) meet the box [bx0, bx1] × [by0, by1]?
+ * (Liang–Barsky clipping: the segment's parameter interval inside each
+ * slab must not be empty.) */
+static int segment_hits(double x0, double y0, double x1, double y1,
+                        double bx0, double by0, double bx1, double by1)
+{
+	double p[4] = { -(x1 - x0), x1 - x0, -(y1 - y0), y1 - y0 };
+	double q[4] = { x0 - bx0, bx1 - x0, y0 - by0, by1 - y0 };
+	double a = 0, b = 1;
+
+	for (int k = 0; k < 4; k++) {
+		if (p[k] == 0) {
+			if (q[k] < 0)
+				return 0;
+		} else {
+			double r = q[k] / p[k];
+
+			if (p[k] < 0 && r > a)
+				a = r;
+			else if (p[k] > 0 && r < b)
+				b = r;
+		}
+	}
+	return a <= b;
+}
+
+/* How much of the data a legend at (x, y) would hide: the number of
+ * drawn segments (and lone points) that meet its box, grown by a few
+ * units so that a curve does not touch the frame either. */
+static long legend_hides(const struct plot_spec *spec, const struct axis *ax,
+                         const struct axis *ay, double x, double y, double w, double h)
+{
+	double bx0 = x - 4, by0 = y - 4, bx1 = x + w + 4, by1 = y + h + 4;
+	long hits = 0;
+
+	for (int s = 0; s < spec->nseries; s++) {
+		const struct plot_series *ser = &spec->series[s];
+		double px = 0, py = 0;
+		int have = 0;
+
+		if (!ser->x || !ser->y)
+			continue;
+		for (int i = 0; i < ser->n; i++) {
+			double u = to_axis(ax, ser->x[i]), v = to_axis(ay, ser->y[i]);
+
+			if (!isfinite(u) || !isfinite(v)) {
+				have = 0;
+				continue;
+			}
+			double qx = to_pixel(ax, u), qy = to_pixel(ay, v);
+
+			if (segment_hits(have ? px : qx, have ? py : qy, qx, qy, bx0, by0, bx1, by1))
+				hits++;
+			px = qx;
+			py = qy;
+			have = 1;
+		}
+	}
+	return hits;
+}
+
+/* Where the legend goes so that it never hides data: the corner of the
+ * plot area whose box meets the fewest curves (top right, top left,
+ * bottom right, bottom left, in this order of preference at equal
+ * count); when every corner would hide some, below the plot, outside
+ * the frame (*below set: the page grows by the legend's height). */
+static void legend_place(const struct plot_spec *spec, const struct axis *ax,
+                         const struct axis *ay, double w, double h,
+                         double *x, double *y, int *below)
+{
+	const double cx[4] = { AREA_X1 - 10 - w, AREA_X0 + 10, AREA_X1 - 10 - w, AREA_X0 + 10 };
+	const double cy[4] = { AREA_Y0 + 10, AREA_Y0 + 10, AREA_Y1 - 10 - h, AREA_Y1 - 10 - h };
+	long best = -1;
+
+	*below = 0;
+	for (int k = 0; k < 4; k++) {
+		long n = legend_hides(spec, ax, ay, cx[k], cy[k], w, h);
+
+		if (best < 0 || n < best) {
+			best = n;
+			*x = cx[k];
+			*y = cy[k];
+		}
+		if (n == 0)
+			return;
+	}
+	*below = 1;
+	*x = AREA_X0;
+	*y = AREA_Y1 + 56;
+}
+
+static void draw_legend(struct out *o, const struct plot_spec *spec, double x, double y,
+                        double w, double h)
+{
 	out(o, "<g class=\"legend\" font-family=\"sans-serif\" "
 	    "font-size=\"12\">\n");
 	out(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 	    "fill=\"white\" fill-opacity=\"0.85\" stroke=\"#808080\"/>\n",
 	    x, y, w, h);
-	for (s = 0; s < spec->nseries; s++) {
+	for (int s = 0; s < spec->nseries; s++) {
 		const char *lab = spec->series[s].label;
 		double ly = y + 14 + 18.0 * s;
 
 		out(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		    "stroke=\"%s\" stroke-width=\"2\"/>\n",
+		    "stroke=\"%s\" stroke-width=\"2\"",
 		    x + 8, ly, x + 30, ly, palette[s % 8]);
+		if (dashes[s % 4])
+			out(o, " stroke-dasharray=\"%s\"", dashes[s % 4]);
+		out(o, "/>\n");
 		out(o, "<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\">", x + 36, ly);
 		if (lab && lab[0])
 			out_text(o, lab);
@@ -628,7 +729,8 @@ static int write_plot(FILE *f, const struct plot_spec *spec)
 {
 	struct out o = { f, 0, 0 };
 	struct axis ax, ay;
-	int s, legend;
+	int s, legend, below = 0, page_h = PAGE_H;
+	double lx = 0, ly = 0, lw = 0, lh = 0;
 
 	memset(&ax, 0, sizeof ax);
 	memset(&ay, 0, sizeof ay);
@@ -654,31 +756,37 @@ static int write_plot(FILE *f, const struct plot_spec *spec)
 	ay.p1 = AREA_Y0;
 	make_ticks(&ax);
 	make_ticks(&ay);
+	legend = spec->nseries > 1 || (spec->nseries == 1 &&
+	         spec->series[0].label && spec->series[0].label[0]);
+	if (legend) {
+		legend_size(spec, &lw, &lh);
+		legend_place(spec, &ax, &ay, lw, lh, &lx, &ly, &below);
+		if (below && ly + lh + 10 > page_h)
+			page_h = (int)ceil(ly + lh + 10);
+	}
 
 	out(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
 	out(&o, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
 	    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-	    PAGE_W, PAGE_H, PAGE_W, PAGE_H);
+	    PAGE_W, page_h, PAGE_W, page_h);
 	if (spec->title && spec->title[0]) {
 		out(&o, "<title>");
 		out_text(&o, spec->title);
 		out(&o, "</title>\n");
 	}
 	out(&o, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
-	    PAGE_W, PAGE_H);
+	    PAGE_W, page_h);
 	draw_axes(&o, &ax, &ay);
 	draw_labels(&o, spec);
 
 	out(&o, "<g fill=\"none\" stroke-width=\"1.5\" "
 	    "stroke-linejoin=\"round\" stroke-linecap=\"round\">\n");
 	for (s = 0; s < spec->nseries; s++)
-		draw_series(&o, &ax, &ay, &spec->series[s], palette[s % 8]);
+		draw_series(&o, &ax, &ay, &spec->series[s], palette[s % 8], dashes[s % 4]);
 	out(&o, "</g>\n");
 
-	legend = spec->nseries > 1 || (spec->nseries == 1 &&
-	         spec->series[0].label && spec->series[0].label[0]);
 	if (legend)
-		draw_legend(&o, spec);
+		draw_legend(&o, spec, lx, ly, lw, lh);
 	out(&o, "</svg>\n");
 
 	/* Buffered data may fail only when flushed (disk full). */

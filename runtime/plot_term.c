@@ -1,6 +1,8 @@
 /* plot_term.c — plots in a terminal with Unicode braille characters (each
  * character a 2×4 grid of dots), with the ranges of both axes labelled:
- * the REPL's :plot. */
+ * the REPL's :plot.  Several curves are told apart by colour (ANSI
+ * escapes, when asked for): a character takes the colour of the curve
+ * with the most dots in it. */
 #include <config.h>
 
 #include "plot.h"
@@ -9,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int plot_term_write(FILE *f, const struct plot_spec *spec, int cols, int rows)
+/* ANSI foreground colours of the curves, cycled: blue, red, green,
+ * yellow, magenta, cyan (the SVG palette's order, as near as 8 colours
+ * go). */
+static const int ansi[6] = { 34, 31, 32, 33, 35, 36 };
+
+int plot_term_write(FILE *f, const struct plot_spec *spec, int width, int rows, int color)
 {
 	double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
 	for (int s = 0; s < spec->nseries; s++)
@@ -32,7 +39,18 @@ int plot_term_write(FILE *f, const struct plot_spec *spec, int cols, int rows)
 		y0 -= 0.5;
 		y1 += 0.5;
 	}
+	char lab[32];
+	snprintf(lab, sizeof lab, "%.4g", y1);
+	int lw = (int)strlen(lab);
+	snprintf(lab, sizeof lab, "%.4g", y0);
+	if ((int)strlen(lab) > lw)
+		lw = (int)strlen(lab);
+	/* the frame takes lw + 2 columns, the dots the rest of the width */
+	int cols = width - lw - 2;
+	if (cols < 16)
+		cols = 16;
 	int W = cols * 2, H = rows * 4;
+	/* dots[] holds 1 + the curve that drew the dot (0: none) */
 	unsigned char *dots = calloc((size_t)W * (size_t)H, 1);
 	if (!dots)
 		return -1;
@@ -52,7 +70,7 @@ int plot_term_write(FILE *f, const struct plot_spec *spec, int cols, int rows)
 			for (int k = 0; k <= steps; k++) {
 				int qx = steps ? px + (cx - px) * k / steps : cx, qy = steps ? py + (cy - py) * k / steps : cy;
 				if (qx >= 0 && qx < W && qy >= 0 && qy < H)
-					dots[qy * W + qx] = 1;
+					dots[qy * W + qx] = (unsigned char)(1 + s % 250);
 			}
 			px = cx;
 			py = cy;
@@ -60,12 +78,6 @@ int plot_term_write(FILE *f, const struct plot_spec *spec, int cols, int rows)
 	}
 	/* braille dot bits: column 0 rows 0-3 = 1, 2, 4, 64; column 1 = 8, 16, 32, 128 */
 	static const int bit[2][4] = { { 1, 2, 4, 64 }, { 8, 16, 32, 128 } };
-	char lab[32];
-	snprintf(lab, sizeof lab, "%.4g", y1);
-	int lw = (int)strlen(lab);
-	snprintf(lab, sizeof lab, "%.4g", y0);
-	if ((int)strlen(lab) > lw)
-		lw = (int)strlen(lab);
 	if (spec->ylabel && *spec->ylabel)
 		fprintf(f, "%*s %s\n", lw, "", spec->ylabel);
 	for (int r = 0; r < rows; r++) {
@@ -76,16 +88,27 @@ int plot_term_write(FILE *f, const struct plot_spec *spec, int cols, int rows)
 		else
 			fprintf(f, "%*s │", lw, "");
 		for (int c = 0; c < cols; c++) {
-			int code = 0;
+			int code = 0, count[6] = { 0 }, best = -1;
 			for (int dx = 0; dx < 2; dx++)
-				for (int dy = 0; dy < 4; dy++)
-					if (dots[(r * 4 + dy) * W + c * 2 + dx])
+				for (int dy = 0; dy < 4; dy++) {
+					int d = dots[(r * 4 + dy) * W + c * 2 + dx];
+					if (d) {
 						code |= bit[dx][dy];
+						count[(d - 1) % 6]++;
+					}
+				}
+			for (int k = 0; k < 6; k++)
+				if (count[k] && (best < 0 || count[k] > count[best]))
+					best = k;
+			if (color && spec->nseries > 1 && best >= 0)
+				fprintf(f, "\033[%dm", ansi[best]);
 			/* U+2800 + code in UTF-8 */
 			int cp = 0x2800 + code;
 			fputc(0xE0 | (cp >> 12), f);
 			fputc(0x80 | ((cp >> 6) & 0x3F), f);
 			fputc(0x80 | (cp & 0x3F), f);
+			if (color && spec->nseries > 1 && best >= 0)
+				fputs("\033[0m", f);
 		}
 		fputc('\n', f);
 	}
@@ -99,8 +122,13 @@ int plot_term_write(FILE *f, const struct plot_spec *spec, int cols, int rows)
 	        ? cols - (int)strlen(xl) - (int)strlen(xr) : 1, "", xr);
 	if (spec->xlabel && *spec->xlabel)
 		fprintf(f, "%*s  %*s%s\n", lw, "", cols / 2, "", spec->xlabel);
-	for (int s = 0; s < spec->nseries && spec->nseries > 1; s++)
-		fprintf(f, "%*s  series %d: %s\n", lw, "", s + 1, spec->series[s].label ? spec->series[s].label : "");
+	for (int s = 0; s < spec->nseries && spec->nseries > 1; s++) {
+		const char *name = spec->series[s].label ? spec->series[s].label : "";
+		if (color)
+			fprintf(f, "%*s  \033[%dm⣿⣿ series %d: %s\033[0m\n", lw, "", ansi[s % 6], s + 1, name);
+		else
+			fprintf(f, "%*s  series %d: %s\n", lw, "", s + 1, name);
+	}
 	free(dots);
 	return ferror(f) ? -1 : 0;
 }

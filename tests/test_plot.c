@@ -91,7 +91,7 @@ static void check_document(const char *svg)
 
 	CHECK(strncmp(svg, "<?xml", 5) == 0 || strncmp(svg, "<svg", 4) == 0);
 	CHECK_HAS(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"");
-	CHECK_HAS(svg, "viewBox=\"0 0 800 500\"");
+	CHECK_HAS(svg, "viewBox=\"0 0 800 ");     /* taller with a legend below */
 	CHECK(count(svg, "</svg>") == 1);
 	CHECK(strcmp(svg + strlen(svg) - 7, "</svg>\n") == 0);
 	CHECK_LACKS(svg, "nan");
@@ -173,8 +173,8 @@ static void test_series_and_legend(void)
 	CHECK_HAS(svg, ">series 3</text>");
 	/* Three distinct colours. */
 	CHECK_HAS(svg, "stroke=\"#1f77b4\" points=");
-	CHECK_HAS(svg, "stroke=\"#d62728\" points=");
-	CHECK_HAS(svg, "stroke=\"#2ca02c\" points=");
+	CHECK_HAS(svg, "stroke=\"#d62728\" stroke-dasharray=\"8,4\" points=");
+	CHECK_HAS(svg, "stroke=\"#2ca02c\" stroke-dasharray=\"2,3\" points=");
 	free(svg);
 
 	/* A NaN breaks the line in two; one series without a label: no
@@ -232,8 +232,50 @@ static void test_palette_cycles(void)
 	check_document(svg);
 	CHECK(count(svg, "<polyline") == 10);
 	CHECK(count(svg, "stroke=\"#1f77b4\" points=") == 2);
-	CHECK(count(svg, "stroke=\"#d62728\" points=") == 2);
-	CHECK(count(svg, "stroke=\"#17becf\" points=") == 1);
+	/* series 1 and 9: red, dashed 8,4; series 7: cyan, dash-dot */
+	CHECK(count(svg, "stroke=\"#d62728\" stroke-dasharray=\"8,4\" points=") == 2);
+	CHECK(count(svg, "stroke=\"#17becf\" stroke-dasharray=\"10,3,2,3\" points=") == 1);
+	free(svg);
+}
+
+/* The legend never hides data: it goes to the corner of the plot area
+ * that no curve crosses, and below the frame when every corner is
+ * crossed (the page then grows by its height). */
+static void test_legend_placement(void)
+{
+	double x[5] = { 0, 1, 2, 3, 4 }, y[5] = { 0, 1, 4, 9, 16 };
+	double xz[400], yz[400];
+	struct plot_series s[2] = { { "a", 5, x, y }, { "b", 5, x, y } };
+	struct plot_spec spec = { NULL, "t", "", 0, 0, 2, s };
+	char *svg;
+
+	/* y = x²: the curve runs through the top-right and bottom-left
+	 * corners; the top-left one (x = 80 + 10) is empty. */
+	svg = render(&spec, NULL);
+	CHECK(svg != NULL);
+	if (!svg)
+		return;
+	check_document(svg);
+	CHECK_HAS(svg, "viewBox=\"0 0 800 500\"");
+	CHECK_HAS(svg, "<rect x=\"90.0\" y=\"50.0\"");
+	free(svg);
+
+	/* A zigzag between the extremes fills every corner: the legend
+	 * goes below the x label (y = 440 + 56) and the page grows. */
+	for (int i = 0; i < 400; i++) {
+		xz[i] = i;
+		yz[i] = i % 2 ? 1 : -1;
+	}
+	s[0].n = s[1].n = 400;
+	s[0].x = s[1].x = xz;
+	s[0].y = s[1].y = yz;
+	svg = render(&spec, NULL);
+	CHECK(svg != NULL);
+	if (!svg)
+		return;
+	check_document(svg);
+	CHECK_HAS(svg, "<rect x=\"80.0\" y=\"496.0\"");
+	CHECK_HAS(svg, "viewBox=\"0 0 800 552\"");   /* 496 + 46 + 10 */
 	free(svg);
 }
 
@@ -533,6 +575,7 @@ static void test_locale(void)
 int main(void)
 {
 	test_series_and_legend();
+	test_legend_placement();
 	test_palette_cycles();
 	test_linear_ticks();
 	test_log_ticks();
