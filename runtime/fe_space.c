@@ -293,7 +293,17 @@ int fe_tab_alloc(struct fe_tab *t, const struct fe_space *s, const struct fe_qua
 	t->normal = malloc(nq * d * sizeof *t->normal);
 	if (second)
 		t->d2phi = malloc(nq * nl * d * d * sizeof *t->d2phi);
-	if (!t->x || !t->wdet || !t->phi || !t->dphi || !t->normal || (second && !t->d2phi)) {
+	t->ref_xi = malloc(nq * d * sizeof *t->ref_xi);
+	t->rphi = malloc(nq * nl * sizeof *t->rphi);
+	t->rdphi = malloc(nq * nl * d * sizeof *t->rdphi);
+	t->rd2phi = malloc(nq * nl * d * d * sizeof *t->rd2phi);
+	t->gphi = malloc(nq * 8 * sizeof *t->gphi);
+	t->gdphi = malloc(nq * 8 * d * sizeof *t->gdphi);
+	t->J = malloc(nq * 9 * sizeof *t->J);
+	t->det = malloc(nq * sizeof *t->det);
+	if (!t->x || !t->wdet || !t->phi || !t->dphi || !t->normal || (second && !t->d2phi) ||
+	    !t->ref_xi || !t->rphi || !t->rdphi || !t->rd2phi || !t->gphi || !t->gdphi ||
+	    !t->J || !t->det) {
 		fe_tab_free(t);
 		mesh_errf(err, errlen, "out of memory for a basis table");
 		return -1;
@@ -309,79 +319,146 @@ void fe_tab_free(struct fe_tab *t)
 	free(t->dphi);
 	free(t->d2phi);
 	free(t->normal);
+	free(t->ref_xi);
+	free(t->rphi);
+	free(t->rdphi);
+	free(t->rd2phi);
+	free(t->gphi);
+	free(t->gdphi);
+	free(t->J);
+	free(t->det);
 	memset(t, 0, sizeof *t);
 }
 
-/* The physical basis at point q of t from the reference one at xi, and
- * the Jacobian J (returned det). */
-static double tab_point(struct fe_tab *t, const struct fe_space *s, long c,
-                        int q, const double *xi, double *J)
+/* The reference and geometric bases at the points of q, unless t holds
+ * them for these points already. */
+static void tab_reference(struct fe_tab *t, const struct fe_space *s, const struct fe_quad *q)
 {
 	const struct mesh *m = s->mesh;
 	int d = m->dim, nl = s->nloc;
-	double rphi[MAXB], rd[MAXB * 3], rd2[MAXB * 9], K[9];
-	double *phi = t->phi + (size_t)q * nl, *dphi = t->dphi + (size_t)q * nl * d;
-	double *d2 = t->d2phi ? t->d2phi + (size_t)q * nl * d * d : NULL;
-	double det = mesh_cell_map(m, c, xi, t->x + (size_t)q * d, J);
+	size_t nx = (size_t)q->n * d;
 
-	if (!(det > 0))
-		return det;
-	fe_ref_eval(s->family, m->type, xi, rphi, rd, d2 ? rd2 : NULL);
-	mesh_inv(d, J, det, K);
-	for (int a = 0; a < nl; a++) {
-		/* The derivative dofs of Hermite carry dw/dξ = h dw/dx. */
-		double sc = s->family == FE_HERMITE3 && (a & 1) ? J[0] : 1;
-		phi[a] = sc * rphi[a];
-		for (int k = 0; k < d; k++) {
-			double g = 0;
-			for (int l = 0; l < d; l++)
-				g += rd[a * d + l] * K[l * d + k];
-			dphi[a * d + k] = sc * g;
-		}
-		if (d2)
-			/* ∂²φ/∂x_k∂x_m = Σ K_lk ∂²φ/∂ξ_l∂ξ_n K_nm, the map affine. */
-			for (int k = 0; k < d; k++)
-				for (int mm = 0; mm < d; mm++) {
-					double g = 0;
-					for (int l = 0; l < d; l++)
-						for (int n = 0; n < d; n++)
-							g += K[l * d + k] * rd2[(a * d + l) * d + n] * K[n * d + mm];
-					d2[(a * d + k) * d + mm] = sc * g;
-				}
+	if (t->ref_valid && !memcmp(t->ref_xi, q->xi, nx * sizeof *q->xi))
+		return;
+	memcpy(t->ref_xi, q->xi, nx * sizeof *q->xi);
+	for (int i = 0; i < q->n; i++) {
+		fe_ref_eval(s->family, m->type, q->xi + i * d, t->rphi + (size_t)i * nl,
+		            t->rdphi + (size_t)i * nl * d, t->rd2phi + (size_t)i * nl * d * d);
+		mesh_cell_basis(m->type, q->xi + i * d, t->gphi + (size_t)i * 8,
+		                t->gdphi + (size_t)i * 8 * d);
 	}
-	return det;
+	t->ref_valid = 1;
+}
+
+/* The Jacobian of cell c at point i from the cached geometric basis;
+ * returns det J. */
+static double tab_jacobian(const struct fe_tab *t, const struct mesh *m, long c, int i, double *J)
+{
+	int d = m->dim;
+	const long *v = m->cells + c * m->nv;
+	const double *gd = t->gdphi + (size_t)i * 8 * d;
+
+	for (int k = 0; k < d * d; k++)
+		J[k] = 0;
+	for (int a = 0; a < m->nv; a++) {
+		const double *p = m->x + v[a] * d;
+		for (int k = 0; k < d; k++)
+			for (int l = 0; l < d; l++)
+				J[k * d + l] += p[k] * gd[a * d + l];
+	}
+	return mesh_det(d, J);
+}
+
+/* Fill the points of t for cell c: the physical points, the basis, its
+ * gradients (and second derivatives), and the Jacobians (J, det per
+ * point into Js, dets).  On simplices the map is affine: J is computed
+ * once.  Returns the index of the first point where det J ≤ 0, or −1. */
+static int tab_fill(struct fe_tab *t, const struct fe_space *s, long c,
+                    const struct fe_quad *q, double *Js, double *dets)
+{
+	const struct mesh *m = s->mesh;
+	int d = m->dim, nl = s->nloc, nq = q->n;
+	int affine = m->type != MESH_QUADRILATERAL && m->type != MESH_HEXAHEDRON;
+	const long *v = m->cells + c * m->nv;
+	double J[9], K[9], det = 0;
+
+	tab_reference(t, s, q);
+	for (int i = 0; i < nq; i++) {
+		const double *rphi = t->rphi + (size_t)i * nl, *rd = t->rdphi + (size_t)i * nl * d;
+		const double *rd2 = t->rd2phi + (size_t)i * nl * d * d, *g = t->gphi + (size_t)i * 8;
+		double *phi = t->phi + (size_t)i * nl, *dphi = t->dphi + (size_t)i * nl * d;
+		double *d2 = t->d2phi ? t->d2phi + (size_t)i * nl * d * d : NULL, *x = t->x + (size_t)i * d;
+		double sc;
+
+		if (i == 0 || !affine) {
+			det = tab_jacobian(t, m, c, i, J);
+			if (!(det > 0)) {
+				dets[i] = det;
+				return i;
+			}
+			mesh_inv(d, J, det, K);
+		}
+		memcpy(Js + i * 9, J, sizeof J);
+		dets[i] = det;
+		for (int k = 0; k < d; k++)
+			x[k] = 0;
+		for (int a = 0; a < m->nv; a++)
+			for (int k = 0; k < d; k++)
+				x[k] += g[a] * m->x[v[a] * d + k];
+		for (int a = 0; a < nl; a++) {
+			/* The derivative dofs of Hermite carry dw/dξ = h dw/dx. */
+			sc = s->family == FE_HERMITE3 && (a & 1) ? J[0] : 1;
+			phi[a] = sc * rphi[a];
+			for (int k = 0; k < d; k++) {
+				double gsum = 0;
+				for (int l = 0; l < d; l++)
+					gsum += rd[a * d + l] * K[l * d + k];
+				dphi[a * d + k] = sc * gsum;
+			}
+			if (d2)
+				/* ∂²φ/∂x_k∂x_m = Σ K_lk ∂²φ/∂ξ_l∂ξ_n K_nm, the map affine. */
+				for (int k = 0; k < d; k++)
+					for (int mm = 0; mm < d; mm++) {
+						double gsum = 0;
+						for (int l = 0; l < d; l++)
+							for (int n = 0; n < d; n++)
+								gsum += K[l * d + k] * rd2[(a * d + l) * d + n] * K[n * d + mm];
+						d2[(a * d + k) * d + mm] = sc * gsum;
+					}
+		}
+	}
+	return -1;
 }
 
 int fe_tab_cell(struct fe_tab *t, const struct fe_space *s, long c,
                 const struct fe_quad *q, char *err, size_t errlen)
 {
-	double J[9];
+	int bad = tab_fill(t, s, c, q, t->J, t->det);
 
-	for (int i = 0; i < q->n; i++) {
-		double det = tab_point(t, s, c, i, q->xi + i * q->dim, J);
-		if (!(det > 0)) {
-			mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", c, det);
-			return -1;
-		}
-		t->wdet[i] = q->w[i] * det;
+	if (bad >= 0) {
+		mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", c, t->det[bad]);
+		return -1;
 	}
+	for (int i = 0; i < q->n; i++)
+		t->wdet[i] = q->w[i] * t->det[i];
 	return 0;
 }
 
 int fe_tab_facet(struct fe_tab *t, const struct fe_space *s, long c, int f,
                  const struct fe_quad *q, char *err, size_t errlen)
 {
-	int d = s->mesh->dim;
-	double J[9], T[6], JT[6];
+	int d = s->mesh->dim, bad;
+	double T[6], JT[6];
 
+	bad = tab_fill(t, s, c, q, t->J, t->det);
+	if (bad >= 0) {
+		mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", c, t->det[bad]);
+		return -1;
+	}
 	fe_ref_facet_tangents(s->mesh->type, f, T);
 	for (int i = 0; i < q->n; i++) {
-		double det = tab_point(t, s, c, i, q->xi + i * q->dim, J), meas;
-		double *nv = t->normal + (size_t)i * d;
-		if (!(det > 0)) {
-			mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", c, det);
-			return -1;
-		}
+		const double *J = t->J + (size_t)i * 9;
+		double *nv = t->normal + (size_t)i * d, meas;
 		for (int k = 0; k < d; k++)
 			for (int j = 0; j < d - 1; j++) {
 				JT[k * (d - 1) + j] = 0;

@@ -73,7 +73,14 @@ struct fe_tab {
 	double *dphi;    /* nq × nloc × dim: physical gradients J^-T ∇_ξ phi */
 	double *d2phi;   /* nq × nloc × dim × dim physical second derivatives,
 	                  * or NULL when not asked (affine cells only) */
-	double *normal;  /* nq × dim: outward unit normal (facets), else NULL */
+	double *normal;  /* nq × dim: outward unit normal (facets; not set
+	                  * by fe_tab_cell) */
+	/* Private: the reference basis and geometric basis at the points of
+	 * the rule last used (its points kept to recognise it), so that a
+	 * loop over cells evaluates them once. */
+	double *ref_xi, *rphi, *rdphi, *rd2phi, *gphi, *gdphi;
+	double *J, *det;  /* per point: the Jacobian (9 values), its det */
+	int ref_valid;
 };
 
 /* Allocate a table for space s and rule q (second: also the second
