@@ -353,6 +353,10 @@ struct ir_run {
 	                           length is not a multiple of dt */
 	struct ir_loc loc, step_loc;
 	enum ir_solver { IR_SOLVER_AUTO, IR_SOLVER_DENSE, IR_SOLVER_BANDED, IR_SOLVER_SPARSE } solver;
+	int solver_auto;        /* solver = auto, settled by the lowering from M,
+	                           C and K: Newton's Jacobian, whose order and
+	                           pattern differ, is stored as its own
+	                           structure calls for */
 	int noutput;
 	struct ir_output *output;
 	size_t memory_limit;    /* bytes the histories may take (0: no limit) */

@@ -1388,6 +1388,7 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	struct ir_model *m = run->model;
 	/* Operators held as entries (above IR_DENSE_MAX dofs): the runtime's
 	 * matrix layer chooses banded or sparse from the structure. */
+	run->solver_auto = run->solver == IR_SOLVER_AUTO;
 	if (run->solver == IR_SOLVER_AUTO && (m->mass.a || !m->mass.nnz)) {
 		int band = 2 * m->kl + m->ku + 1;
 		run->solver = m->damping_kind != IR_DAMP_MODAL && m->ndof >= 16 && 2 * band <= m->ndof

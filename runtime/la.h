@@ -126,6 +126,11 @@ void la_mat_muladd(const struct la_mat *A, double alpha, const double *x, double
 double la_mat_dot(const struct la_mat *A, const double *x, const double *y);
 /* The entry a_ij (0 when not stored). */
 double la_mat_get(const struct la_mat *A, int i, int j);
+/* The index in A->x of a_ij, or -1 when (i, j) is not in A's pattern (a
+ * dense matrix holds every entry; a band those within kl, ku): the slot
+ * that a Jacobian's assembly adds into (binary search in compressed
+ * columns, O(log nnz)). */
+ptrdiff_t la_mat_slot(const struct la_mat *A, int i, int j);
 /* A into the dense column-major n×n array a. */
 void la_mat_to_dense(const struct la_mat *A, double *a);
 /* The largest |a_ij|. */

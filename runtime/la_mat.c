@@ -93,6 +93,22 @@ double la_mat_get(const struct la_mat *A, int i, int j)
 	}
 }
 
+ptrdiff_t la_mat_slot(const struct la_mat *A, int i, int j)
+{
+	if (i < 0 || j < 0 || i >= A->n || j >= A->n)
+		return -1;
+	switch (A->kind) {
+	case LA_MAT_DENSE:
+		return (ptrdiff_t)((size_t)i + (size_t)j * (size_t)A->n);
+	case LA_MAT_BAND:
+		return i - j > A->kl || j - i > A->ku ? -1 : (ptrdiff_t)band_at(A, i, j);
+	case LA_MAT_CSC:
+		return csc_find(A, i, j);
+	default:
+		return -1;
+	}
+}
+
 /* Exact symmetry of the values, a_ij == a_ji for every stored entry. */
 static int is_symmetric(const struct la_mat *A)
 {

@@ -11,7 +11,7 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/step_matrix.c runtime/stepper_newmark.c \
 	runtime/run.c runtime/run.h \
 	runtime/problem.c runtime/problem.h \
-	runtime/newton.c runtime/newton.h \
+	runtime/newton.c runtime/newton.h runtime/jacobian.c runtime/jacobian.h \
 	runtime/stage.c runtime/stage.h \
 	runtime/nlstep.c runtime/nlstep.h \
 	runtime/nl_alpha.c \

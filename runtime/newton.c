@@ -1,6 +1,8 @@
 /* newton.c — Newton iterations x ← x − α J⁻¹ r(x), α halved until the
  * residual decreases (Armijo on ½‖r‖², at most 12 halvings).  The
- * workspace is allocated once per run; an iteration allocates nothing. */
+ * workspace is allocated once per run; an iteration allocates nothing
+ * (but UMFPACK's numeric object, and the LU set up once when a Jacobian
+ * expected positive definite turns out not to be). */
 #include <config.h>
 
 #include "newton.h"
@@ -15,23 +17,102 @@ struct newton {
 	double *J, *r, *dx, *xt, *rt;
 	struct la_factor *f;
 	const double *terms;   /* fn's size of the residual's terms, or NULL */
+	/* the matrix layer (newton_alloc_mat): J is A->x */
+	struct la_mat *A;
+	enum la_backend backend;
+	int spd;               /* Cholesky is still tried on symmetric values */
+	ptrdiff_t *tslot;      /* the slot of a_ji for each slot of a_ij */
+	struct la_solver *chol, *lu, *cur;
 };
 
-struct newton *newton_alloc(int N)
+static struct newton *alloc_vectors(int N)
 {
 	struct newton *nw = calloc(1, sizeof *nw);
 	if (!nw)
 		return NULL;
 	nw->N = N;
-	nw->J = malloc(sizeof(double) * (size_t)N * (size_t)N);
-	nw->r = malloc(sizeof(double) * (size_t)N);
-	nw->dx = malloc(sizeof(double) * (size_t)N);
-	nw->xt = malloc(sizeof(double) * (size_t)N);
-	nw->rt = malloc(sizeof(double) * (size_t)N);
-	nw->f = la_factor_alloc(N, LA_DENSE_GENERAL, 0, 0);
-	if (!nw->J || !nw->r || !nw->dx || !nw->xt || !nw->rt || !nw->f) {
+	nw->r = malloc(sizeof(double) * ((size_t)N + 1));
+	nw->dx = malloc(sizeof(double) * ((size_t)N + 1));
+	nw->xt = malloc(sizeof(double) * ((size_t)N + 1));
+	nw->rt = malloc(sizeof(double) * ((size_t)N + 1));
+	if (!nw->r || !nw->dx || !nw->xt || !nw->rt) {
 		newton_free(nw);
 		return NULL;
+	}
+	return nw;
+}
+
+struct newton *newton_alloc(int N)
+{
+	struct newton *nw = alloc_vectors(N);
+	if (!nw)
+		return NULL;
+	nw->J = malloc(sizeof(double) * (size_t)N * (size_t)N);
+	nw->f = la_factor_alloc(N, LA_DENSE_GENERAL, 0, 0);
+	if (!nw->J || !nw->f) {
+		newton_free(nw);
+		return NULL;
+	}
+	return nw;
+}
+
+/* The backends of the two factorizations a run's solver choice allows:
+ * solver = sparse forces CHOLMOD, which takes only SPD matrices; its LU
+ * counterpart is UMFPACK. */
+static enum la_backend spd_backend(enum la_backend b)
+{
+	return b == LA_UMFPACK ? LA_CHOLMOD : b;
+}
+
+static enum la_backend lu_backend(enum la_backend b)
+{
+	return b == LA_CHOLMOD ? LA_UMFPACK : b;
+}
+
+struct newton *newton_alloc_mat(struct la_mat *A, enum la_backend backend, int spd)
+{
+	struct newton *nw = alloc_vectors(A->n);
+	if (!nw)
+		return NULL;
+	nw->A = A;
+	nw->backend = backend;
+	if (spd) {
+		/* Cholesky needs a symmetric pattern: the transpose of each slot */
+		int *row = malloc((A->nx + 1) * sizeof *row), *col = malloc((A->nx + 1) * sizeof *col);
+		nw->tslot = malloc((A->nx + 1) * sizeof *nw->tslot);
+		if (!row || !col || !nw->tslot) {
+			free(row);
+			free(col);
+			newton_free(nw);
+			return NULL;
+		}
+		la_mat_pattern(A, row, col);
+		for (size_t k = 0; k < A->nx && spd; k++) {
+			nw->tslot[k] = row[k] < 0 ? (ptrdiff_t)k : la_mat_slot(A, col[k], row[k]);
+			spd = nw->tslot[k] >= 0;
+		}
+		free(row);
+		free(col);
+	}
+	if (spd) {
+		/* the values are zero, symmetric, when the analysis is made */
+		memset(A->x, 0, sizeof(double) * A->nx);
+		A->sym = 1;
+		nw->chol = la_solver_alloc(A, spd_backend(backend), LA_SPD);
+		if (!nw->chol) {
+			newton_free(nw);
+			return NULL;
+		}
+		nw->spd = 1;
+	} else {
+		free(nw->tslot);
+		nw->tslot = NULL;
+		A->sym = 0;
+		nw->lu = la_solver_alloc(A, lu_backend(backend), 0);
+		if (!nw->lu) {
+			newton_free(nw);
+			return NULL;
+		}
 	}
 	return nw;
 }
@@ -46,7 +127,61 @@ void newton_free(struct newton *nw)
 	free(nw->xt);
 	free(nw->rt);
 	la_factor_free(nw->f);
+	free(nw->tslot);
+	la_solver_free(nw->chol);
+	la_solver_free(nw->lu);
 	free(nw);
+}
+
+/* The Jacobian's values as fn fills them, and their number. */
+static double *jac(struct newton *nw)
+{
+	return nw->A ? nw->A->x : nw->J;
+}
+
+static size_t jac_size(const struct newton *nw)
+{
+	return nw->A ? nw->A->nx : (size_t)nw->N * (size_t)nw->N;
+}
+
+/* Factor the Jacobian of the last fn call: 0, k > 0 singular, -1 out of
+ * memory.  On the matrix layer: Cholesky while the values are exactly
+ * symmetric and it succeeds, LU otherwise. */
+static int factor(struct newton *nw)
+{
+	if (!nw->A)
+		return la_factor(nw->f, nw->J);
+	struct la_mat *A = nw->A;
+	if (nw->spd) {
+		int sym = 1;
+		for (size_t k = 0; k < A->nx && sym; k++)
+			sym = A->x[k] == A->x[nw->tslot[k]];
+		if (sym) {
+			A->sym = 1;
+			int rc = la_solver_factor(nw->chol, A);
+			if (rc <= 0) {
+				nw->cur = nw->chol;
+				return rc;
+			}
+			/* not positive definite (an energy not convex there): LU
+			 * from now on, a failed Cholesky costing as much as one
+			 * that succeeds */
+			nw->spd = 0;
+		}
+	}
+	A->sym = 0;
+	if (!nw->lu && !(nw->lu = la_solver_alloc(A, lu_backend(nw->backend), 0)))
+		return -1;
+	nw->cur = nw->lu;
+	return la_solver_factor(nw->lu, A);
+}
+
+static void solve(struct newton *nw, double *b)
+{
+	if (nw->A)
+		la_solver_solve(nw->cur, b);
+	else
+		la_solve(nw->f, b);
 }
 
 void newton_set_terms(struct newton *nw, const double *terms)
@@ -85,7 +220,7 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
                  int maxit, struct newton_report *rep)
 {
 	int N = nw->N;
-	size_t NN = (size_t)N * (size_t)N;
+	size_t NN = jac_size(nw);
 	if (!(scale > 0))
 		scale = 1;
 	/* The bound at an iterate: tol times the larger of the caller's scale
@@ -102,8 +237,8 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
 	 * few hundred ulps) but never above 1e-10 relative nor below tol:
 	 * with a loose tol they are the convergence test itself. */
 	double noise = fmax(tol, fmin(1e3 * tol, 1e-10));
-	memset(nw->J, 0, sizeof(double) * NN);
-	fn(ctx, x, nw->r, nw->J);
+	memset(jac(nw), 0, sizeof(double) * NN);
+	fn(ctx, x, nw->r, jac(nw));
 	double res = norm_inf(N, nw->r), terms = nw->terms ? *nw->terms : 0;
 	double bound = tol * fmax(scale, terms);
 	rep->iterations = 0;
@@ -118,10 +253,10 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
 			/* Converged: one more Newton step takes a quadratically
 			 * convergent iteration down to rounding, which is what exact
 			 * energy balances over 10⁴ steps need; kept only if it helps. */
-			if (la_factor(nw->f, nw->J) == 0) {
+			if (factor(nw) == 0) {
 				for (int i = 0; i < N; i++)
 					nw->dx[i] = nw->r[i];
-				la_solve(nw->f, nw->dx);
+				solve(nw, nw->dx);
 				for (int i = 0; i < N; i++)
 					nw->xt[i] = x[i] - nw->dx[i];
 				fn(ctx, nw->xt, nw->rt, NULL);
@@ -134,11 +269,12 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
 			rep->residual = res;
 			return 0;
 		}
-		if (la_factor(nw->f, nw->J) != 0)
-			return -2;
+		int frc = factor(nw);
+		if (frc != 0)
+			return frc < 0 ? -4 : -2;
 		for (int i = 0; i < N; i++)
 			nw->dx[i] = nw->r[i];
-		la_solve(nw->f, nw->dx);
+		solve(nw, nw->dx);
 		/* backtracking: accept the first α with a sufficient decrease */
 		double alpha = 1, rt = INFINITY;
 		int decreased = 0;
@@ -163,8 +299,8 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
 		double dxn = alpha * norm_inf(N, nw->dx), xn = norm_inf(N, x);
 		memcpy(x, nw->xt, sizeof(double) * (size_t)N);
 		rep->iterations = it + 1;
-		memset(nw->J, 0, sizeof(double) * NN);
-		fn(ctx, x, nw->r, nw->J);
+		memset(jac(nw), 0, sizeof(double) * NN);
+		fn(ctx, x, nw->r, jac(nw));
 		res = norm_inf(N, nw->r);
 		terms = nw->terms ? *nw->terms : 0;
 		bound = tol * fmax(scale, terms);

@@ -202,7 +202,7 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		scale = sf;
 	for (int i = 0; i < n; i++)
 		s->c.Ma[i] = x->a[i];
-	double sa = nl_maxabs(n, x->a) * nl_maxabs(n * n, pb->M);
+	double sa = nl_maxabs(n, x->a) * la_mat_maxabs(&pb->Mm);
 	if (sa > scale)
 		scale = sa;
 	if (!(scale > 0))

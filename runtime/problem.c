@@ -250,6 +250,11 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 
 	if (m->kinetic_value && check_quadratic(pb, err))
 		return 3;
+	/* M(u) is evaluated, factored and stepped dense (problem_mass, the
+	 * midpoint rule's (u, p) iteration): refused before the n×n array */
+	if (pb->varmass && n > IR_DENSE_MAX)
+		return fail(err, m->kinetic_loc, "a mass depending on u is handled with dense matrices, limited to %d "
+		            "unknowns (this one has %d)", (int)IR_DENSE_MAX, n);
 	if (pb->varmass) {
 		double *M0 = malloc(sizeof(double) * (size_t)n * (size_t)n);
 		if (!M0)

@@ -33,6 +33,9 @@ struct rt_problem {
 	const double *sigma;        /* m coefficients of σ_j |z_j'| */
 	const double *sigma_u;      /* n coefficients of dry friction μ_i |u_i'| */
 	int varmass;                /* M depends on u (kinetic energy) */
+	int jac_auto;               /* solver = auto: Newton's Jacobian is stored
+	                               and factored as its structure calls for
+	                               (runtime/stage.c), whatever backend says */
 
 	/* VM scratch and outputs, allocated once */
 	double *reg_f, *reg_s, *md;

@@ -619,9 +619,23 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	e->nl = e->type->newton;
 	if (!e->nl)
 		return fail(err, 3, plan->scheme.loc, "scheme %s is not available for this model", plan->scheme.name);
-	if (pb->N > IR_DENSE_MAX || !pb->M || !pb->K)
-		return fail(err, 3, plan->model->loc, "nonlinear models are solved with dense Jacobians, "
-		            "limited to %d unknowns (this one has %d)", (int)IR_DENSE_MAX, pb->N);
+	/* The implicit stage (runtime/stage.c) assembles Newton's Jacobian on
+	 * the matrix layer, of any size (runtime/jacobian.c).  What is still
+	 * dense needs the dense operators, which exist up to IR_DENSE_MAX
+	 * unknowns: the explicit and the impact schemes, a mass depending on
+	 * u, constraints (the consistent acceleration's saddle point). */
+	if (pb->N > IR_DENSE_MAX || !pb->M || !pb->K) {
+		if (!(e->caps & IR_SCHEME_IMPLICIT) || (e->caps & IR_SCHEME_CONTACTS))
+			return fail(err, 3, plan->scheme.loc, "%s solves nonlinear models with dense matrices, limited to %d "
+			            "unknowns (this one has %d): use an implicit scheme such as midpoint",
+			            plan->scheme.name, (int)IR_DENSE_MAX, pb->N);
+		if (pb->varmass)   /* refused by problem_init beyond IR_DENSE_MAX dofs */
+			return fail(err, 3, plan->model->kinetic_loc, "a mass depending on u is handled with dense matrices, "
+			            "limited to %d unknowns (this one has %d)", (int)IR_DENSE_MAX, pb->N);
+		if (pb->nc > 0)
+			return fail(err, 3, plan->model->constraint_loc[0], "constraints on a nonlinear model are handled with "
+			            "dense matrices, limited to %d unknowns (this one has %d)", (int)IR_DENSE_MAX, pb->N);
+	}
 	if (pb->ncontact > 0 && !(e->caps & IR_SCHEME_CONTACTS))
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "
 		            "use paoli_schatzman or moreau_jean", plan->model->name, plan->scheme.name);
@@ -1006,6 +1020,7 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 		r->status = 3;
 		return r;
 	}
+	r->pb.jac_auto = plan->solver == IR_SOLVER_AUTO || plan->solver_auto;
 	r->pb_ok = 1;
 	int n = r->pb.n, nz = r->pb.m;
 	int nc = r->pb.nc;

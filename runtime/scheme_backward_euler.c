@@ -303,7 +303,7 @@ static int be_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		st->x[n + j] = x->zd[j];
 	problem_phi(pb, x->u, x->z, s->c.g);
 	double scale = nl_maxabs(pb->N, s->c.f1), sg = nl_maxabs(pb->N, s->c.g);
-	double sm = nl_maxabs(n, x->v) / tau * nl_maxabs(n * n, pb->M);
+	double sm = nl_maxabs(n, x->v) / tau * la_mat_maxabs(&pb->Mm);
 	scale = fmax(scale, fmax(sg, sm));
 	if (!(scale > 0))
 		scale = 1;

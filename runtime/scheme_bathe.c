@@ -278,7 +278,7 @@ static int bn_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	problem_psi(pb, x->v, x->zd, s->gpsi0);
 	problem_phi(pb, x->u, x->z, s->c.g);
 	double scale = fmax(fmax(nl_maxabs(pb->N, s->c.f1), nl_maxabs(pb->N, s->c.g)),
-	                    nl_maxabs(n, x->a) * nl_maxabs(n * n, pb->M));
+	                    nl_maxabs(n, x->a) * la_mat_maxabs(&pb->Mm));
 	if (!(scale > 0))
 		scale = 1;
 	memcpy(s->u0, x->u, sizeof(double) * (size_t)n);

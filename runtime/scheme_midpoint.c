@@ -445,7 +445,7 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	double scale = fmax(nl_maxabs(pb->N, s->c.f1), nl_maxabs(pb->N, s->c.g));
 	/* the terms of the inertia 2M(y − vᵏ⁻¹)/τ are of the order of M v/τ:
 	 * their rounding bounds the attainable residual */
-	scale = fmax(scale, 2 * nl_maxabs(n, x->v) / tau * nl_maxabs(n * n, pb->M));
+	scale = fmax(scale, 2 * nl_maxabs(n, x->v) / tau * la_mat_maxabs(&pb->Mm));
 	if (!(scale > 0))
 		scale = 1;
 	int iters;

@@ -90,7 +90,7 @@ static double scale_of(struct staggered *s, struct rt_state *x, double tau)
 	struct rt_problem *pb = s->pb;
 	problem_phi(pb, x->u, x->z, s->c.g);
 	double sc = fmax(nl_maxabs(pb->N, s->c.fm), nl_maxabs(pb->N, s->c.g));
-	sc = fmax(sc, 2 * nl_maxabs(pb->n, x->v) / tau * nl_maxabs(pb->n * pb->n, pb->M));
+	sc = fmax(sc, 2 * nl_maxabs(pb->n, x->v) / tau * la_mat_maxabs(&pb->Mm));
 	return sc > 0 ? sc : 1;
 }
 

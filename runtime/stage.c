@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "stage.h"
+#include "jacobian.h"
 #include "la.h"
 #include "newton.h"
 
@@ -11,6 +12,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Whether the stage's Jacobian is assembled in the matrix layer rather
+ * than as a dense N×N array.  The dense path (LU by dgetrf) stays for
+ * small models (up to LA_SMALL_N unknowns) under solver = auto, where it is
+ * what the results were measured with, for solver = dense, and for what
+ * only it implements:
+ * a mass depending on u (the midpoint rule's own (u, p) iteration) and
+ * formulation = ggl (its μ columns, stage_ggl). */
+static int stage_sparse(const struct rt_problem *pb)
+{
+	if (pb->varmass)
+		return 0;
+	if (pb->jac_auto || pb->backend == LA_AUTO)
+		return !(pb->N + pb->nc <= LA_SMALL_N && pb->M);
+	return pb->backend != LA_LAPACK_DENSE;
+}
+
+/* The stage's Newton solver: on the matrix layer (s->jac) when
+ * stage_sparse says so, dense otherwise.  Cholesky is tried when the
+ * Jacobian can be symmetric positive definite: no constraint rows (the
+ * saddle point is indefinite) and no soft-thresholding rows (scaled
+ * rows are not symmetric); a symmetric Jacobian of a convex energy
+ * (the midpoint rule on the Fermi–Pasta–Ulam chain: 2M/τ + τ/2 ∇²Φ) is. */
+static struct newton *stage_newton(struct stage *s)
+{
+	struct rt_problem *pb = s->pb;
+	if (!stage_sparse(pb))
+		return newton_alloc(s->NT);
+	static const enum la_mat_kind kind_of[] = {
+		[LA_AUTO] = LA_MAT_AUTO, [LA_LAPACK_DENSE] = LA_MAT_DENSE, [LA_LAPACK_BAND] = LA_MAT_BAND,
+		[LA_CHOLMOD] = LA_MAT_CSC, [LA_UMFPACK] = LA_MAT_CSC
+	};
+	enum la_backend b = pb->jac_auto ? LA_AUTO : pb->backend;
+	s->jac = calloc(1, sizeof *s->jac);
+	if (!s->jac || jacobian_init(s->jac, pb, s->nc, kind_of[b]))
+		return NULL;
+	int spd = s->nc == 0;
+	for (int i = 0; i < pb->n && pb->sigma_u; i++)
+		spd &= !(pb->sigma_u[i] > 0);
+	for (int j = 0; j < pb->m && pb->sigma; j++)
+		spd &= !(pb->sigma[j] > 0);
+	return newton_alloc_mat(&s->jac->A, b, spd);
+}
 
 int stage_alloc(struct stage *s, struct rt_problem *pb)
 {
@@ -43,19 +87,20 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->gq = calloc(N, sizeof(double));
 	s->xiu = calloc(N, sizeof(double));
 	s->pcu = calloc(N, sizeof(double));
-	s->nw = newton_alloc(s->NT);
+	s->nw = stage_newton(s);
 	s->cval = calloc((size_t)s->nc + 1, sizeof(double));
 	s->Gs = calloc((size_t)s->nc * (size_t)s->n + 1, sizeof(double));
 	s->Ge = calloc((size_t)s->nc * (size_t)s->n + 1, sizeof(double));
 	s->uend = calloc((size_t)s->n + 1, sizeof(double));
 	s->cw = calloc((size_t)s->nc + 1, sizeof(double));
+	s->cwe = calloc((size_t)s->nc + 1, sizeof(double));
 	s->shift = calloc((size_t)s->n + 1, sizeof(double));
 	s->solve_u = s->solve_z = 1;
 	s->wu = 1;
 	s->tol = 1e-13;
 	s->maxit = 25;
 	if (!s->e || !s->x || !s->u || !s->v || !s->z || !s->zd || !s->gphi || !s->gpsi || !s->xi ||
-	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->xiu || !s->pcu || !s->nw || !s->cval || !s->Gs || !s->Ge || !s->uend || !s->cw || !s->shift) {
+	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->xiu || !s->pcu || !s->nw || !s->cval || !s->Gs || !s->Ge || !s->uend || !s->cw || !s->cwe || !s->shift) {
 		stage_free(s);
 		return -1;
 	}
@@ -67,11 +112,15 @@ void stage_free(struct stage *s)
 	free(s->e); free(s->x); free(s->u); free(s->v); free(s->z); free(s->zd);
 	free(s->gphi); free(s->gpsi); free(s->xi); free(s->Mi); free(s->cr); free(s->cc);
 	free(s->ccpsi); free(s->ue); free(s->ze); free(s->pc); free(s->rbuf); free(s->gq); free(s->xiu); free(s->pcu);
-	free(s->cval); free(s->Gs); free(s->Ge); free(s->uend); free(s->cw); free(s->shift);
+	free(s->cval); free(s->Gs); free(s->Ge); free(s->uend); free(s->cw); free(s->cwe); free(s->shift);
 	free(s->Gm); free(s->Pv); free(s->ct); free(s->ctt); free(s->Gt); free(s->cwv); free(s->vend); free(s->ve0); free(s->hu);
 	free(s->ccu);
 	newton_free(s->nw);
 	s->nw = NULL;
+	if (s->jac)
+		jacobian_free(s->jac);
+	free(s->jac);
+	s->jac = NULL;
 }
 
 /* soft thresholding S_λ(x) = sign(x) max(|x| − λ, 0) */
@@ -145,6 +194,36 @@ static void ggl_rows(struct stage *s, const double *y, double *R, double *J)
 			}
 		}
 	}
+}
+
+/* The Jacobian of the energies and the inertia on the matrix layer, as
+ * the dense block of residual() below: J += diag(cr) (∇²Φ cc + ∇²Ψ ccψ)
+ * + cm M, identity rows for a frozen block. */
+static void jac_values(struct stage *s, double *J)
+{
+	struct rt_problem *pb = s->pb;
+	int n = s->n, m = s->m;
+	for (int i = 0; i < n; i++) {
+		s->cr[i] = s->solve_u ? s->wu : 0;
+		s->cc[i] = s->solve_u ? s->cu : 0;
+		s->ccpsi[i] = s->solve_u ? s->cv : 0;
+	}
+	for (int j = 0; j < m; j++) {
+		s->cr[n + j] = s->solve_z ? 1 : 0;
+		s->cc[n + j] = s->solve_z ? s->cz : 0;
+		s->ccpsi[n + j] = s->solve_z ? s->czd : 0;
+	}
+	jacobian_add_phi(s->jac, pb, s->cr, s->cc, J);
+	jacobian_add_psi(s->jac, pb, s->cr, s->ccpsi, J);
+	if (s->solve_u) {
+		jacobian_add_mass(s->jac, pb, s->cm, J);
+	} else {
+		for (int i = 0; i < n; i++)
+			J[s->jac->diag[i]] = 1;
+	}
+	if (!s->solve_z)
+		for (int j = 0; j < m; j++)
+			J[s->jac->diag[n + j]] = 1;
 }
 
 static int residual(void *ctx, const double *x, double *R, double *J)
@@ -241,7 +320,10 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 	if (s->solve_u) {
 		for (int i = 0; i < n; i++)
 			s->ue[i] = (s->in0 ? s->in0[i] : 0) + s->cm * y[i];
-		la_gemv(n, pb->M, s->ue, s->Mi);
+		if (s->jac)
+			la_mat_mul(&pb->Mm, s->ue, s->Mi);
+		else
+			la_gemv(n, pb->M, s->ue, s->Mi);
 		for (int i = 0; i < n; i++) {
 			R[i] = s->Mi[i] + s->wu * (s->gphi[i] + s->gpsi[i]) + s->e[i];
 			s->mag = fmax(s->mag, fabs(s->Mi[i]) + fabs(s->wu * s->gphi[i]) + fabs(s->wu * s->gpsi[i]) +
@@ -258,7 +340,9 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 			s->mag = fmax(s->mag, fabs(s->gphi[n + j]) + fabs(s->gpsi[n + j]) + fabs(s->e[n + j]));
 	}
 
-	if (J) {
+	if (J && s->jac) {
+		jac_values(s, J);
+	} else if (J) {
 		for (int i = 0; i < n; i++) {
 			s->cr[i] = s->solve_u ? s->wu : 0;
 			s->cc[i] = s->solve_u ? s->cu : 0;
@@ -301,7 +385,10 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 					f += s->Gs[k + (size_t)i * nc] * lam[k];
 				R[i] += s->wu * f;
 			}
-			if (J) {
+			if (J && s->jac) {
+				jacobian_add_constraint_hess(s->jac, pb, lam, s->wu * s->cu, J);
+				jacobian_add_gt(s->jac, pb, s->wu, J);
+			} else if (J) {
 				problem_add_constraint_hess(pb, lam, s->wu * s->cu, J, N);
 				for (int k = 0; k < nc; k++)
 					for (int i = 0; i < n; i++)
@@ -314,16 +401,23 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 			problem_constraints(pb, s->tc, s->uend, s->cval, s->Ge);
 			for (int k = 0; k < nc; k++) {
 				R[NS + k] = s->cval[k] * s->cw[k];
-				if (J)
+				if (J && !s->jac)
 					for (int i = 0; i < n; i++)
 						J[NS + k + (size_t)i * N] = s->Ge[k + (size_t)i * nc] * s->cw[k] * s->cue;
+			}
+			if (J && s->jac) {
+				for (int k = 0; k < nc; k++)
+					s->cwe[k] = s->cw[k] * s->cue;
+				jacobian_add_g(s->jac, pb, s->cwe, J);
 			}
 			if (s->ggl)
 				ggl_rows(s, y, R, J);
 		} else {
 			for (int k = 0; k < N - NS; k++) {
 				R[NS + k] = x[NS + k];
-				if (J)
+				if (J && s->jac)
+					J[s->jac->diag[NS + k]] = 1;
+				else if (J)
 					J[NS + k + (size_t)(NS + k) * N] = 1;
 			}
 		}
@@ -339,7 +433,7 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 		}
 		double c = s->pcu[i] > 0 ? s->pcu[i] : 1;
 		if (J) {
-			double dii = J[i + (size_t)i * N];
+			double dii = s->jac ? J[s->jac->diag[i]] : J[i + (size_t)i * N];
 			c = fabs(dii) > 1e-300 && s->cv > 0 ? s->cv / fabs(dii) : 1;
 			s->pcu[i] = c;
 		}
@@ -347,7 +441,12 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 		int sliding = fabs(q) > c * mu;
 		s->xiu[i] = -R[i] / s->wu;
 		R[i] = s->v[i] - soft(q, c * mu);
-		if (J) {
+		if (J && s->jac) {
+			if (sliding)
+				jacobian_scale_row(s->jac, i, c, J);
+			else
+				jacobian_unit_row(s->jac, i, s->cv > 0 ? s->cv : 1, J);
+		} else if (J) {
 			if (sliding) {
 				for (int k = 0; k < N; k++)
 					J[i + (size_t)k * N] *= c;
@@ -369,7 +468,7 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 		 * solutions, so residual-only calls reuse the last Jacobian's */
 		double c = s->pc[j] > 0 ? s->pc[j] : 1;
 		if (J) {
-			double djj = J[r + (size_t)r * N];
+			double djj = s->jac ? J[s->jac->diag[r]] : J[r + (size_t)r * N];
 			c = fabs(djj) > 1e-300 ? s->czd / fabs(djj) : 1;
 			s->pc[j] = c;
 		}
@@ -377,7 +476,12 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 		int plastic = fabs(q) > c * sg;
 		s->xi[j] = -R[r];
 		R[r] = s->zd[j] - soft(q, c * sg);
-		if (J) {
+		if (J && s->jac) {
+			if (plastic)
+				jacobian_scale_row(s->jac, r, c, J);
+			else
+				jacobian_unit_row(s->jac, r, s->czd, J);
+		} else if (J) {
 			if (plastic) {
 				for (int k = 0; k < N; k++)
 					J[r + (size_t)k * N] *= c;
@@ -465,14 +569,22 @@ int stage_ggl(struct stage *s)
 	s->hu = calloc((size_t)NS * (size_t)NS + 1, sizeof(double));
 	s->ccu = calloc((size_t)NS + 1, sizeof(double));
 	newton_free(s->nw);
+	s->nw = NULL;
+	/* the μ columns are built dense (ggl_rows): the dense Jacobian,
+	 * which run.c allows only where the dense operators exist */
+	if (s->jac) {
+		jacobian_free(s->jac);
+		free(s->jac);
+		s->jac = NULL;
+	}
 	s->NT = NS + 2 * nc;
-	s->nw = newton_alloc(s->NT);
+	if (s->pb->M)
+		s->nw = newton_alloc(s->NT);
 	if (!s->Gm || !s->Pv || !s->Gt || !s->ct || !s->ctt || !s->cwv || !s->vend || !s->ve0 || !s->hu || !s->ccu || !s->nw)
 		return -1;
 	for (int i = 0; i < n; i++)
 		s->ccu[i] = 1;
-	for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
-		s->ms = fmax(s->ms, fabs(s->pb->M[i]));
+	s->ms = la_mat_maxabs(&s->pb->Mm);
 	s->ggl = 1;
 	return 0;
 }
@@ -573,6 +685,9 @@ int stage_failure(const struct stage *s, int rc, struct rt_error *err)
 	int it = rep->iterations;
 	if (rc == -2)
 		snprintf(err->msg, sizeof err->msg, "the Jacobian of the step is singular");
+	else if (rc == -4)
+		snprintf(err->msg, sizeof err->msg, "out of memory for the factorization of the step's Jacobian "
+		         "(%d unknowns)", s->NT);
 	else if (rc == -3)
 		snprintf(err->msg, sizeof err->msg, "Newton diverged: the equation of %s is %s at %s = %.3g "
 		         "after %d iteration%s", name, isnan(rep->residual) ? "NaN" : "infinite", name, value, it,

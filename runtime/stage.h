@@ -17,6 +17,8 @@
 #include "problem.h"
 #include "newton.h"
 
+struct jacobian;
+
 struct stage {
 	struct rt_problem *pb;
 	int n, m, N;
@@ -54,6 +56,7 @@ struct stage {
 	double cue, tc, tf;
 	double *cval, *Gs, *Ge, *uend;
 	double *cw;           /* nc: the weight of each constraint row */
+	double *cwe;          /* nc: cw·cue, the rows of G in the Jacobian */
 	/* formulation = ggl (stage_ggl): nc more unknowns μ after λ.  The
 	 * positions move by G(ū, tf)ᵀμ, ū = u0 + cu y the stage's index-3
 	 * position: u = ū + (cu/cue) G(ū)ᵀμ, u_end = ue0 + cue y + G(ū)ᵀμ;
@@ -68,6 +71,9 @@ struct stage {
 	double *vend, *hu;    /* n; N × N: ∂R/∂u, for the μ columns */
 	double *ccu;          /* N: 1 on u, 0 on z (the columns of hu) */
 	struct newton *nw;
+	/* the Jacobian on the matrix layer (runtime/jacobian.h), or NULL: a
+	 * dense one, N×N in newton's workspace */
+	struct jacobian *jac;
 	struct newton_report rep;   /* of the last solve */
 	double tol;
 	int maxit;
