@@ -109,7 +109,7 @@ static int refuse_multipliers(struct rt_problem *pb, const char *scheme, double 
 static void *al_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
 	const struct alpha_params *q = par;
-	if (refuse_multipliers(pb, opt->scheme, q->beta, q->gamma, opt->ggl && pb->nc > 0, err))
+	if (refuse_multipliers(pb, opt->scheme, q->beta, q->gamma, opt->ggl && pb->nc > 0, err) || opt->check_only)
 		return NULL;
 	struct alpha *s = calloc(1, sizeof *s);
 	if (!s)

@@ -12,6 +12,89 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The slot of entry (i, j) in the compressed columns of A (rows sorted). */
+static size_t csc_slot(const struct la_mat *A, int i, int j)
+{
+	int lo = A->p[j], hi = A->p[j + 1] - 1;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (A->i[mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (size_t)lo;
+}
+
+/* The pattern of [M Gᵀ; G 0] at order n + nc in compressed columns: M's
+ * entries with their values (the mass is constant here), G's from the
+ * model's gradient pattern (problem_constraint_grad), whose values
+ * nl_acceleration fills at each call.  O(nnz(M) + nnz(G)) memory: a chain
+ * of 10⁵ masses with two constraints is 3·10⁵ entries, where the dense
+ * saddle point was 80 GB. */
+static int saddle_alloc(struct nl_common *c)
+{
+	struct rt_problem *pb = c->pb;
+	int n = pb->n, nc = pb->nc, nt = n + nc;
+	const int *gk, *gi;
+	const double *gv;
+	int ng = problem_constraint_grad(pb, &gk, &gi, &gv, NULL);
+	size_t nm = pb->Mm.nx, ne = nm + 2 * (size_t)ng;
+	int *row = malloc(sizeof(int) * (ne + 1)), *col = malloc(sizeof(int) * (ne + 1));
+	double *val = calloc(ne + 1, sizeof(double));
+	c->gslot = malloc(sizeof(size_t) * (2 * (size_t)ng + 1));
+	int rc = -1;
+	if (row && col && val && c->gslot) {
+		la_mat_pattern(&pb->Mm, row, col);
+		size_t e = 0;
+		for (size_t k = 0; k < nm; k++)
+			if (row[k] >= 0) {
+				double x = la_mat_get(&pb->Mm, row[k], col[k]);
+				row[e] = row[k];
+				col[e] = col[k];
+				val[e++] = x;
+			}
+		for (int q = 0; q < ng; q++) {
+			row[e] = n + gk[q];
+			col[e++] = gi[q];
+			row[e] = gi[q];
+			col[e++] = n + gk[q];
+		}
+		rc = la_mat_triplets(&c->Sx, LA_MAT_CSC, nt, e, row, col, val);
+		for (int q = 0; q < ng && !rc; q++) {
+			c->gslot[2 * q] = csc_slot(&c->Sx, n + gk[q], gi[q]);
+			c->gslot[2 * q + 1] = csc_slot(&c->Sx, gi[q], n + gk[q]);
+		}
+		/* UMFPACK: the saddle point is indefinite */
+		if (!rc && !(c->sx = la_solver_alloc(&c->Sx, LA_UMFPACK, 0)))
+			rc = -1;
+	}
+	free(row);
+	free(col);
+	free(val);
+	return rc;
+}
+
+/* The sparse counterpart of the dense solve in nl_acceleration: G's
+ * values from the last problem_constraints into Sx, rhs := Sx⁻¹ rhs.
+ * Returns la_solver_factor's status. */
+static int saddle_solve(struct nl_common *c)
+{
+	const int *gk, *gi;
+	const double *gv;
+	int ng = problem_constraint_grad(c->pb, &gk, &gi, &gv, NULL);
+	for (int q = 0; q < 2 * ng; q++)
+		c->Sx.x[c->gslot[q]] = 0;
+	for (int q = 0; q < ng; q++) {
+		c->Sx.x[c->gslot[2 * q]] += gv[q];
+		c->Sx.x[c->gslot[2 * q + 1]] += gv[q];
+	}
+	int info = la_solver_factor(c->sx, &c->Sx);
+	if (info == 0)
+		la_solver_solve(c->sx, c->rhs);
+	return info;
+}
+
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 {
 	memset(c, 0, sizeof *c);
@@ -36,13 +119,17 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 	}
 	if (pb->nc) {
 		size_t nt = (size_t)(pb->n + pb->nc);
-		c->sf = la_factor_alloc((int)nt, LA_DENSE_GENERAL, 0, 0);
-		c->S = calloc(nt * nt, sizeof(double));
-		c->Gd = calloc((size_t)pb->nc * n + 1, sizeof(double));
 		c->rhs = calloc(nt, sizeof(double));
 		c->ct = calloc((size_t)pb->nc, sizeof(double));
 		c->ctt = calloc((size_t)pb->nc, sizeof(double));
-		if (!c->sf || !c->S || !c->Gd || !c->rhs || !c->ct || !c->ctt)
+		if (!c->rhs || !c->ct || !c->ctt)
+			return -1;
+		if (nt > LA_SMALL_N && !pb->varmass)
+			return saddle_alloc(c);
+		c->sf = la_factor_alloc((int)nt, LA_DENSE_GENERAL, 0, 0);
+		c->S = calloc(nt * nt, sizeof(double));
+		c->Gd = calloc((size_t)pb->nc * n + 1, sizeof(double));
+		if (!c->sf || !c->S || !c->Gd)
 			return -1;
 	}
 	return 0;
@@ -53,6 +140,9 @@ void nl_common_free(struct nl_common *c)
 	free(c->f0); free(c->f1); free(c->fm); free(c->g); free(c->gu); free(c->Ma); free(c->Mu);
 	la_factor_free(c->mf);
 	la_factor_free(c->sf);
+	la_solver_free(c->sx);
+	la_mat_free(&c->Sx);
+	free(c->gslot);
 	free(c->S);
 	free(c->Gd);
 	free(c->rhs);
@@ -115,16 +205,18 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		/* [M Gᵀ; G 0] [a; λ] = [f − F; −vᵀ∇²c v − 2∂ₜG v − ∂ₜₜc]: the
 		 * acceleration that keeps d²c/dt² = 0 */
 		int nc = pb->nc, nt = n + nc;
-		problem_constraints(pb, t, s->u, NULL, c->Gd);
-		memset(c->S, 0, sizeof(double) * (size_t)nt * (size_t)nt);
-		for (int j = 0; j < n; j++)
-			for (int i = 0; i < n; i++)
-				c->S[i + (size_t)j * nt] = la_mat_get(&pb->Mm, i, j);
-		for (int k = 0; k < nc; k++)
-			for (int i = 0; i < n; i++) {
-				c->S[i + (size_t)(n + k) * nt] = c->Gd[k + (size_t)i * nc];
-				c->S[n + k + (size_t)i * nt] = c->Gd[k + (size_t)i * nc];
-			}
+		problem_constraints(pb, t, s->u, NULL, c->sx ? NULL : c->Gd);
+		if (!c->sx) {
+			memset(c->S, 0, sizeof(double) * (size_t)nt * (size_t)nt);
+			for (int j = 0; j < n; j++)
+				for (int i = 0; i < n; i++)
+					c->S[i + (size_t)j * nt] = la_mat_get(&pb->Mm, i, j);
+			for (int k = 0; k < nc; k++)
+				for (int i = 0; i < n; i++) {
+					c->S[i + (size_t)(n + k) * nt] = c->Gd[k + (size_t)i * nc];
+					c->S[n + k + (size_t)i * nt] = c->Gd[k + (size_t)i * nc];
+				}
+		}
 		for (int i = 0; i < n; i++)
 			c->rhs[i] = s->a[i];
 		/* vᵀ H_k v from the Hessian entries of the last evaluation */
@@ -136,7 +228,7 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 			c->rhs[n + m->hk[q]] -= s->v[m->hi[q]] * h[q] * s->v[m->hj[q]];
 		/* a moving constraint adds 2 ∂ₜG v + ∂ₜₜc (G already in S: Gd
 		 * is free to take ∂ₜG) */
-		if (m->constraint_moving) {
+		if (m->constraint_moving && !c->sx) {
 			problem_constraint_rates(pb, c->ct, c->ctt, c->Gd);
 			for (int k = 0; k < nc; k++) {
 				double gtv = 0;
@@ -144,9 +236,20 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 					gtv += c->Gd[k + (size_t)i * nc] * s->v[i];
 				c->rhs[n + k] -= 2 * gtv + c->ctt[k];
 			}
+		} else if (m->constraint_moving) {
+			/* ∂ₜG v on G's pattern */
+			const int *gk, *gi;
+			const double *gv, *gt;
+			int ng = problem_constraint_grad(pb, &gk, &gi, &gv, &gt);
+			problem_constraint_rates(pb, c->ct, c->ctt, NULL);
+			for (int k = 0; k < nc; k++)
+				c->rhs[n + k] -= c->ctt[k];
+			for (int q = 0; q < ng; q++)
+				c->rhs[n + gk[q]] -= 2 * gt[q] * s->v[gi[q]];
 		}
-		if (la_factor(c->sf, c->S) == 0) {
-			la_solve(c->sf, c->rhs);
+		if (c->sx ? saddle_solve(c) == 0 : la_factor(c->sf, c->S) == 0) {
+			if (!c->sx)
+				la_solve(c->sf, c->rhs);
 			for (int i = 0; i < n; i++)
 				s->a[i] = c->rhs[i];
 			for (int k = 0; k < nc; k++)

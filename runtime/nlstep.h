@@ -23,6 +23,10 @@ struct nl_options {
 	double contact_tol;  /* frictional contact solver: relative change of the
 	                        impulses (0: the default) */
 	int contact_maxit;   /* its sweeps (0: the default) */
+	int check_only;      /* the refusals only: alloc returns NULL with no
+	                        message when the stepper would take the model
+	                        (the linear path asks, without the Newton
+	                        stepper's dense storage) */
 };
 
 /* The Newton path of a scheme family (struct scheme_type, scheme.h). */
@@ -51,9 +55,15 @@ struct nl_common {
 	double *Ma;               /* n */
 	struct la_factor *mf;     /* M factored (constant mass) */
 	double *Mu;               /* n×n for M(u) */
-	/* with constraints: the saddle-point matrix [M Gᵀ; G 0] */
+	/* with constraints: the saddle-point matrix [M Gᵀ; G 0], dense
+	 * (S, sf) up to LA_SMALL_N unknowns, beyond in the matrix layer (Sx,
+	 * factored by UMFPACK: sx) with G's entries at the slots gslot (2
+	 * per gradient entry: G, then Gᵀ) */
 	struct la_factor *sf;
 	double *S, *Gd, *rhs;
+	struct la_mat Sx;
+	struct la_solver *sx;
+	size_t *gslot;
 	double *ct, *ctt;          /* nc: ∂c/∂t, ∂²c/∂t² of moving constraints */
 };
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb);

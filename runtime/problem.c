@@ -600,14 +600,30 @@ void problem_constraint_rates(struct rt_problem *pb, double *ct, double *ctt, do
 	if (!m->constraint_moving) {
 		memset(ct, 0, sizeof(double) * (size_t)nc);
 		memset(ctt, 0, sizeof(double) * (size_t)nc);
-		memset(Gt, 0, sizeof(double) * (size_t)nc * (size_t)n);
+		if (Gt)
+			memset(Gt, 0, sizeof(double) * (size_t)nc * (size_t)n);
 		return;
 	}
 	memcpy(ct, o, sizeof(double) * (size_t)nc);
 	memcpy(ctt, o + nc, sizeof(double) * (size_t)nc);
+	if (!Gt)
+		return;
 	memset(Gt, 0, sizeof(double) * (size_t)nc * (size_t)n);
 	for (int q = 0; q < m->ngrad; q++)
 		Gt[m->gk[q] + (size_t)m->gi[q] * nc] += o[2 * nc + q];
+}
+
+int problem_constraint_grad(const struct rt_problem *pb, const int **gk, const int **gi, const double **val,
+                            const double **gt)
+{
+	const struct ir_model *m = pb->ir;
+	int nc = m->nconstraint;
+	*gk = m->gk;
+	*gi = m->gi;
+	*val = pb->out_c + nc;
+	if (gt)
+		*gt = m->constraint_moving ? pb->out_c + nc + m->ngrad + m->nhess + 2 * nc : NULL;
+	return m->ngrad;
 }
 
 void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, double coef, double *J, int ld)

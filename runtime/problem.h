@@ -102,8 +102,16 @@ int problem_nterm(const struct rt_problem *pb);
  * J[i + j ld] += coef Σ_k λ_k ∂²c_k/∂u_i∂u_j. */
 void problem_constraints(struct rt_problem *pb, double t, const double *u, double *c, double *Gd);
 void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, double coef, double *J, int ld);
+/* G of the last problem_constraints as ngrad triplets (constraint gk[q],
+ * dof gi[q], value val[q]; duplicates add): the pattern is the model's,
+ * fixed whatever u, so a sparse G (and the saddle points built from it)
+ * costs O(entries), never nc × n.  With Gt, ∂G/∂t on the same pattern
+ * (moving constraints; zeros for fixed ones).  Returns ngrad. */
+int problem_constraint_grad(const struct rt_problem *pb, const int **gk, const int **gi, const double **val,
+                            const double **gt);
 /* For moving constraints, from the last problem_constraints: ∂c/∂t and
- * ∂²c/∂t² (nc each) and ∂G/∂t (nc × n); zeros for fixed ones. */
+ * ∂²c/∂t² (nc each) and ∂G/∂t (nc × n; Gt may be NULL); zeros for fixed
+ * ones. */
 void problem_constraint_rates(struct rt_problem *pb, double *ct, double *ctt, double *Gt);
 /* The contacts' gaps φ(u) (ncontact) and their gradients G (ncontact × n,
  * column-major), either may be NULL; then J += coef Σ_k μ_k ∇²φ_k from

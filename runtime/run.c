@@ -278,7 +278,8 @@ struct engine {
 	double f_t;          /* during a step: its end time, whose load is f */
 	int f_ready;         /* f holds the load at f_t */
 	/* linear constraints B u = G(t) on the linear path */
-	double *B, *Bs, *zero, *lamprev;
+	int *bk, *bi;            /* B as triplets (rt_system) */
+	double *bv, *zero, *lamprev;
 	double *lamh, *crate;    /* λ^{k−½} of halfstep_work; scratch for G̈ */
 	/* nonlinear */
 	const struct scheme_newton *nl;
@@ -308,7 +309,7 @@ static void sys_load(void *ctx, double t, double *f)
 static void sys_constraint_rhs(void *ctx, double t, double *g)
 {
 	struct engine *e = ctx;
-	problem_constraints(e->pb, t, e->zero, g, e->Bs);
+	problem_constraints(e->pb, t, e->zero, g, NULL);
 	for (int k = 0; k < e->pb->nc; k++)
 		g[k] = -g[k];
 }
@@ -318,8 +319,8 @@ static void sys_constraint_gdd(void *ctx, double t, double *g)
 {
 	struct engine *e = ctx;
 	int nc = e->pb->nc;
-	problem_constraints(e->pb, t, e->zero, g, e->Bs);
-	problem_constraint_rates(e->pb, e->crate, g, e->crate + nc);
+	problem_constraints(e->pb, t, e->zero, g, NULL);
+	problem_constraint_rates(e->pb, e->crate, g, NULL);
 	for (int k = 0; k < nc; k++)
 		g[k] = -g[k];
 }
@@ -372,12 +373,10 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 	 * path: −Δu·Bᵀλᵏ (backward Euler), −Δu·Bᵀ(λᵏ⁻¹ + λᵏ)/2 (Newmark),
 	 * −Δu·Bᵀλ^{k−½} (the midpoint rules, whose force acts at the half
 	 * step: halfstep_work) */
-	for (int k = 0; k < pb->nc && pb->ir->constraint_moving; k++) {
-		double bdu = 0;
-		for (int i = 0; i < n; i++)
-			bdu += e->B[k + (size_t)i * pb->nc] * (x->u[i] - uprev[i]);
-		w -= bdu * (e->lin->halfstep_work ? e->lamh[k]
-		                                  : endpoint ? x->lam[k] : 0.5 * (e->lamprev[k] + x->lam[k]));
+	for (int q = 0; q < e->sys.nb && pb->ir->constraint_moving; q++) {
+		int k = e->bk[q], i = e->bi[q];
+		w -= e->bv[q] * (x->u[i] - uprev[i]) *
+		     (e->lin->halfstep_work ? e->lamh[k] : endpoint ? x->lam[k] : 0.5 * (e->lamprev[k] + x->lam[k]));
 	}
 	*dW = w;
 	*dD = d;
@@ -506,7 +505,7 @@ static void engine_free(struct engine *e)
 	if (e->nst)
 		e->nl->free(e->nst);
 	free(e->f); free(e->fprev); free(e->tmp); free(e->tmp2);
-	free(e->B); free(e->Bs); free(e->zero); free(e->lamprev); free(e->lamh); free(e->crate);
+	free(e->bk); free(e->bi); free(e->bv); free(e->zero); free(e->lamprev); free(e->lamh); free(e->crate);
 	for (int k = 0; e->save && k <= e->halvings; k++)
 		free(e->save[k]);
 	free(e->save);
@@ -551,36 +550,54 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	 * (an explicit one does so on the linear path only) */
 	if (e->lin && pb->nc && (e->caps & IR_SCHEME_CONSTRAINTS)) {
 		const struct scheme_newton *nl = e->type->newton;
-		struct nl_options opt = { plan->tolerance, plan->max_iterations, 0, 0, plan->scheme.name, 0, 0 };
+		struct nl_options opt = { plan->tolerance, plan->max_iterations, 0, 0, plan->scheme.name, 0, 0, 1 };
 		if (scheme_refuse_model(e->type, e->caps, pb, err)) {
 			err->loc = plan->scheme.loc;
 			return 3;
 		}
+		/* check_only: the refusals, not the Newton stepper's storage
+		 * (dense up to its size limit, which a large linear model
+		 * exceeds); a stepper that ignores it is allocated and freed */
 		void *st = nl ? nl->alloc(pb, e->par, &opt, err) : NULL;
-		if (!st) {
+		if (!nl || err->msg[0]) {
 			if (!err->msg[0])
 				snprintf(err->msg, sizeof err->msg, "out of memory for the step");
 			if (!err->loc.file)
 				err->loc = plan->scheme.loc;
 			return 3;
 		}
-		nl->free(st);
+		if (st)
+			nl->free(st);
 	}
 	if (e->lin && pb->nc) {
 		int nc = pb->nc;
-		e->B = calloc((size_t)nc * (size_t)n, sizeof(double));
-		e->Bs = calloc((size_t)nc * (size_t)n, sizeof(double));
 		e->zero = calloc((size_t)n + 1, sizeof(double));
 		e->lamprev = calloc((size_t)nc, sizeof(double));
-		if (!e->B || !e->Bs || !e->zero || !e->lamprev)
+		if (!e->zero || !e->lamprev)
 			return fail(err, 3, plan->loc, "out of memory");
-		problem_constraints(pb, plan->t0, e->zero, e->lamprev, e->B);
+		/* B's entries, constant for linear constraints: copied, as the
+		 * problem's evaluation buffer is overwritten at every G(t) */
+		problem_constraints(pb, plan->t0, e->zero, e->lamprev, NULL);
+		const int *gk, *gi;
+		const double *gv;
+		int nb = problem_constraint_grad(pb, &gk, &gi, &gv, NULL);
+		e->bk = malloc(sizeof(int) * ((size_t)nb + 1));
+		e->bi = malloc(sizeof(int) * ((size_t)nb + 1));
+		e->bv = malloc(sizeof(double) * ((size_t)nb + 1));
+		if (!e->bk || !e->bi || !e->bv)
+			return fail(err, 3, plan->loc, "out of memory");
+		memcpy(e->bk, gk, sizeof(int) * (size_t)nb);
+		memcpy(e->bi, gi, sizeof(int) * (size_t)nb);
+		memcpy(e->bv, gv, sizeof(double) * (size_t)nb);
 		e->sys.nc = nc;
-		e->sys.B = e->B;
+		e->sys.nb = nb;
+		e->sys.bk = e->bk;
+		e->sys.bi = e->bi;
+		e->sys.bv = e->bv;
 		e->sys.gfun = sys_constraint_rhs;
 		e->sys.lam = x->lam;
 		e->lamh = calloc((size_t)nc, sizeof(double));
-		e->crate = calloc((size_t)nc * (size_t)(n + 1), sizeof(double));
+		e->crate = calloc((size_t)nc + 1, sizeof(double));
 		if (!e->lamh || !e->crate)
 			return fail(err, 3, plan->loc, "out of memory");
 		e->sys.gddfun = sys_constraint_gdd;
@@ -664,7 +681,7 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	                   !(plan->ggl && pb->nc > 0 && pb->ir->constraint_moving);
 	struct nl_options opt = { plan->tolerance, plan->max_iterations, plan->regularized && pb->nc > 0,
 	                          plan->ggl && pb->nc > 0, plan->scheme.name, plan->contact_tolerance,
-	                          plan->contact_iterations };
+	                          plan->contact_iterations, 0 };
 	e->nst = e->nl->alloc(pb, e->par, &opt, err);
 	if (!e->nst) {
 		if (!err->msg[0])

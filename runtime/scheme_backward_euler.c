@@ -205,6 +205,8 @@ static void be_free(void *p)
 static void *be_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
 	(void)par;
+	if (opt->check_only)
+		return NULL;
 	struct euler *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;

@@ -233,6 +233,8 @@ static void start_vector(int n, double *x)
 
 static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
+	if (opt->check_only)
+		return nl_generalized_alpha.alloc(pb, par, opt, err);
 	struct central *s = calloc(1, sizeof *s);
 	if (!s)
 		return nl_refuse(err, "out of memory for the step");

@@ -238,6 +238,8 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 		return nl_refuse(err, "internal variables together with a mass depending on u "
 		                      "are not supported");
 	}
+	if (opt->check_only)
+		return NULL;
 	struct midpoint *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;

@@ -62,6 +62,8 @@ static void *sg_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 		                      "Psi1(u') + Psi2(z'), and this one couples the rates of dofs and "
 		                      "internal variables: use midpoint or discrete_gradient");
 	}
+	if (opt->check_only)
+		return NULL;
 	struct staggered *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;

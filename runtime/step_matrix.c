@@ -39,26 +39,24 @@ void step_matrix_free(struct step_matrix *sm)
 	free(sm);
 }
 
-/* The blocks of B (nc × n, dense column-major in sys) at order n + nc:
- * Bᵀ in the upper right (transpose nonzero), B in the lower left. */
+/* The blocks of B (sys's triplets) at order n + nc: Bᵀ in the upper
+ * right (transpose nonzero), B in the lower left.  Zero entries are
+ * dropped, as the dense B's were. */
 static int constraint_blocks(struct step_matrix *sm, enum la_mat_kind kind)
 {
 	const struct rt_system *sys = sm->sys;
-	int n = sys->n, nc = sys->nc;
-	size_t nb = 0, k = 0;
-	for (size_t q = 0; q < (size_t)nc * (size_t)n; q++)
-		nb += sys->B[q] != 0;
+	int n = sys->n;
+	size_t nb = (size_t)sys->nb, k = 0;
 	int *r = malloc(sizeof(int) * (nb + 1)), *c = malloc(sizeof(int) * (nb + 1));
 	double *v = malloc(sizeof(double) * (nb + 1));
 	int rc = -1;
 	if (r && c && v) {
-		for (int i = 0; i < n; i++)
-			for (int q = 0; q < nc; q++)
-				if (sys->B[q + (size_t)i * nc] != 0) {
-					r[k] = n + q;
-					c[k] = i;
-					v[k++] = sys->B[q + (size_t)i * nc];
-				}
+		for (size_t q = 0; q < nb; q++)
+			if (sys->bv[q] != 0) {
+				r[k] = n + sys->bk[q];
+				c[k] = sys->bi[q];
+				v[k++] = sys->bv[q];
+			}
 		rc = la_mat_triplets(&sm->b, kind, sm->nt, k, r, c, v);
 		if (!rc)
 			rc = la_mat_triplets(&sm->bt, kind, sm->nt, k, c, r, v);
@@ -152,12 +150,10 @@ void step_solve_saddle(struct step_matrix *sm, double t, const double *ut, doubl
 	int n = sys->n, nc = sys->nc;
 	double *g = rhs + n;
 	sys->gfun(sys->load_ctx, t, g);
-	for (int k = 0; k < nc; k++) {
-		double bu = 0;
-		for (int i = 0; i < n; i++)
-			bu += sys->B[k + (size_t)i * nc] * ut[i];
-		g[k] = sm->bscale * (g[k] - bu) / c;
-	}
+	for (int q = 0; q < sys->nb; q++)
+		g[sys->bk[q]] -= sys->bv[q] * ut[sys->bi[q]];
+	for (int k = 0; k < nc; k++)
+		g[k] = sm->bscale * g[k] / c;
 	la_solver_solve(sm->f, rhs);
 	for (int k = 0; k < nc; k++)
 		sys->lam[k] = sm->bscale * g[k];

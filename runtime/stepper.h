@@ -24,12 +24,14 @@ struct rt_system {
 	void (*load)(void *ctx, double t, double *f);
 	void *load_ctx;
 	/* Linear constraints B u = G(t) (formulation index3), nc = 0 when
-	 * none: B is nc×n column-major (B[k + i nc]), gfun(load_ctx, t, g)
+	 * none: B as nb triplets (row bk[q] < nc, dof bi[q], value bv[q];
+	 * duplicates add), never nc × n, gfun(load_ctx, t, g)
 	 * gives G(t), and lam (nc) holds the multipliers, λᵏ⁻¹ on entry to a
 	 * step and λᵏ after it.  The step then solves the saddle-point system
 	 * [S wBᵀ; B 0] of its step matrix S, factored once per step size. */
-	int nc;
-	const double *B;
+	int nc, nb;
+	const int *bk, *bi;
+	const double *bv;
 	void (*gfun)(void *ctx, double t, double *g);
 	double *lam;
 	/* With constraints, also: gddfun gives G̈(t) (the midpoint rule's

@@ -159,9 +159,8 @@ static int nm_step(void *p, double t, double tau, double *u, double *v, double *
 	if (sys->nc) {
 		/* (1−α_f)Bᵀλᵏ is in the step matrix; α_f Bᵀλᵏ⁻¹ goes right, as
 		 * the Newton path's α-weighted constraint force */
-		for (int k = 0; k < sys->nc && af != 0; k++)
-			for (int i = 0; i < n; i++)
-				s->rhs[i] -= af * sys->B[k + (size_t)i * sys->nc] * sys->lam[k];
+		for (int q = 0; q < sys->nb && af != 0; q++)
+			s->rhs[sys->bi[q]] -= af * sys->bv[q] * sys->lam[sys->bk[q]];
 		if (b != 0)
 			step_solve_saddle(s->f, t, s->ut, b * tau * tau, s->rhs);
 		else {
