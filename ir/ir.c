@@ -277,8 +277,8 @@ void ir_prog_add_output(struct ir_prog *p, int reg)
 
 /* The folding evaluation of ir_eval_const and ir_eval_index into the
  * scratch r (p->n doubles); index NULL: a program without INDEX. */
-static int eval_fold(const struct ir_prog *p, const double *index, const double *u, const double *v,
-                     const double *z, const double *zd, double *r, double *out)
+static int eval_fold(const struct ir_prog *p, const double *index, const double *data, const double *u,
+                     const double *v, const double *z, const double *zd, double *r, double *out)
 {
 	for (int i = 0; i < p->n; i++) {
 		const struct ir_insn *in = &p->insn[i];
@@ -288,6 +288,11 @@ static int eval_fold(const struct ir_prog *p, const double *index, const double 
 			if (!index)
 				return -1;
 			r[i] = *index;
+			break;
+		case IR_DATA:
+			if (!data)
+				return -1;
+			r[i] = data[in->a];
 			break;
 		case IR_DOF: r[i] = u ? u[in->a] : 0; break;
 		case IR_VEL: r[i] = v ? v[in->a] : 0; break;
@@ -312,14 +317,19 @@ int ir_eval_const(const struct ir_prog *p, const double *u, const double *v, con
 	double *r = malloc(sizeof(double) * (size_t)(p->n + 1));
 	if (!r)
 		return -1;
-	int rc = eval_fold(p, NULL, u, v, z, zd, r, out);
+	int rc = eval_fold(p, NULL, NULL, u, v, z, zd, r, out);
 	free(r);
 	return rc;
 }
 
 int ir_eval_index(const struct ir_prog *p, double index, double *scratch, double *out)
 {
-	return eval_fold(p, &index, NULL, NULL, NULL, NULL, scratch, out);
+	return eval_fold(p, &index, NULL, NULL, NULL, NULL, NULL, scratch, out);
+}
+
+int ir_eval_instance(const struct ir_prog *p, double index, const double *data, double *scratch, double *out)
+{
+	return eval_fold(p, &index, data, NULL, NULL, NULL, NULL, scratch, out);
 }
 
 /* Dead-code elimination: keep the instructions the outputs need, in
@@ -411,7 +421,7 @@ void ir_dump_prog(FILE *f, const struct ir_prog *p, const char *indent)
 			break;
 		case IR_TIME: case IR_INDEX:
 			break;
-		case IR_DOF: case IR_VEL: case IR_ACC: case IR_INT: case IR_INTVEL:
+		case IR_DOF: case IR_VEL: case IR_ACC: case IR_INT: case IR_INTVEL: case IR_DATA:
 			fprintf(f, "[%d]", in->a);
 			break;
 		case IR_TABLE:
@@ -480,6 +490,8 @@ static void dump_func(FILE *f, const char *what, const struct ir_func *fn)
 		        k->nonsmooth ? ", nonsmooth" : "");
 		for (int s = 0; s < k->nslot; s++)
 			fprintf(f, " %s[%ld%+ld i]", ir_op_name[k->kind[s]], k->base[s], k->stride[s]);
+		if (k->ndata > 0)
+			fprintf(f, "; %d data per instance", k->ndata);
 		fprintf(f, "; outputs value, %d gradient entries, %d Hessian entries:", k->nslot, k->nnz);
 		for (int e = 0; e < k->nnz; e++)
 			fprintf(f, " (%d,%d)", k->row[e] + 1, k->col[e] + 1);

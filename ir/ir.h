@@ -125,6 +125,13 @@ struct ir_func {
  * (a 0-based dof or internal-variable index).  Sums use the affine form;
  * a table (element connectivity) is the same contract for meshes.
  *
+ * Per-instance data: constants that vary with the instance but are not
+ * unknowns (a parameter vector c[i] read in the body, an element's node
+ * coordinates or quadrature weights) are a row-major array of
+ * (hi - lo + 1) x ndata doubles; instance k's row is data + k ndata and
+ * the opcode DATA with a = j reads its column j (the VM's vm_input.data
+ * points at the row).  Data are constant: no derivative flows through them.
+ *
  * Outputs, as for ir_func: the value, the nslot partial derivatives in the
  * slots (0 for slots of kinds not differentiated), then the nnz Hessian
  * entries (row[k], col[k]) in local slots, both triangles.  The runtime
@@ -137,6 +144,8 @@ struct ir_kernel {
 	enum ir_op *kind;            /* nslot */
 	long *base, *stride;         /* nslot: the affine gather map */
 	const int *map;              /* NULL, or (hi - lo + 1) x nslot indices */
+	int ndata;                   /* doubles of per-instance data per instance */
+	const double *data;          /* NULL when ndata == 0, else (hi - lo + 1) x ndata */
 	int nnz;
 	int *row, *col;
 	int quadratic;               /* Hessian independent of the state (it may
@@ -384,6 +393,9 @@ int ir_eval_const(const struct ir_prog *p, const double *u, const double *v, con
  * a caller's scratch of p->n doubles (no allocation); -1 when it depends
  * on t or a table. */
 int ir_eval_index(const struct ir_prog *p, double index, double *scratch, double *out);
+/* The same with the instance's row of per-instance data (DATA reads
+ * data[a]; NULL: a program without DATA, else -1). */
+int ir_eval_instance(const struct ir_prog *p, double index, const double *data, double *scratch, double *out);
 /* A copy of a program (instructions and outputs). */
 struct ir_prog *ir_prog_copy(struct arena *a, const struct ir_prog *p);
 

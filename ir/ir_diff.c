@@ -182,7 +182,7 @@ static void back(struct sweep *s, int i, int g)
 static int is_input(enum ir_op op)
 {
 	return op == IR_CONST || op == IR_TIME || op == IR_DOF || op == IR_VEL || op == IR_ACC ||
-	       op == IR_INT || op == IR_INTVEL || op == IR_INDEX;
+	       op == IR_INT || op == IR_INTVEL || op == IR_INDEX || op == IR_DATA;
 }
 
 static int cmp_desc(const void *x, const void *y)

@@ -113,6 +113,30 @@ int eval_model_input(struct eval *ev, enum ir_op op, long base, long stride, str
 	return ir_emit_input(ev->prog, op, s, ir_loc_of(loc));
 }
 
+int eval_kernel_data(struct eval *ev, const double *v, long n, long a, long b, struct loc loc)
+{
+	struct kern_build *kb = ev->kern;
+	long lo = a * kb->lo + b, hi = a * kb->hi + b;
+	if (lo < 1 || lo > n || hi < 1 || hi > n)
+		return -1;
+	size_t ninst = (size_t)(kb->hi - kb->lo + 1);
+	double *col = arena_alloc(ev->a, sizeof *col * ninst);
+	for (size_t k = 0; k < ninst; k++)
+		col[k] = v[a * (kb->lo + (long)k) + b - 1];
+	int j = 0;
+	while (j < kb->ndata && memcmp(kb->data[j], col, sizeof *col * ninst) != 0)
+		j++;
+	if (j == kb->ndata) {
+		if (j == kb->dcap) {
+			int cap = kb->dcap ? 2 * kb->dcap : 4;
+			kb->data = arena_grow(ev->a, kb->data, sizeof *kb->data * (size_t)j, sizeof *kb->data * (size_t)cap);
+			kb->dcap = cap;
+		}
+		kb->data[kb->ndata++] = col;
+	}
+	return ir_emit_input(ev->prog, IR_DATA, j, ir_loc_of(loc));
+}
+
 /* Whether register r is a i + b with whole a, b in the kernel being built
  * (i its INDEX): sums, differences, negations and products by constants. */
 static int affine_in_index(const struct ir_prog *p, int index, int r, long *a, long *b, int depth)
@@ -852,6 +876,27 @@ static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 			out->kind = VAL_NUM;
 			out->reg = eval_model_input(ev, g->internal ? IR_INT : IR_DOF, g->first + i - 1, 0, e->loc);
 			return out->reg < 0 ? -1 : 0;
+		}
+	}
+	/* c[a i + b] of a vector of constants in a kernel: a column of
+	 * per-instance data, not n constants in the body */
+	if (ev->kern && e->lhs->kind == AST_NAME) {
+		struct binding *b = scope_lookup(ev->scope, e->lhs->name);
+		if (b && b->kind == B_VALUE && b->val.kind == VAL_MAT && b->val.frozen && is_vector(&b->val)) {
+			struct value iv;
+			long ca, cb;
+			double k;
+			if (eval_expr(ev, e->rhs, &iv))
+				return -1;
+			if (iv.kind != VAL_NUM)
+				return -1;
+			if (!ir_is_const(ev->prog, iv.reg, &k)) {
+				if (!affine_in_index(ev->prog, ev->kern->index_reg, iv.reg, &ca, &cb, 0))
+					return -1;
+				out->kind = VAL_NUM;
+				out->reg = eval_kernel_data(ev, b->val.km, (long)b->val.rows * b->val.cols, ca, cb, e->loc);
+				return out->reg < 0 ? -1 : 0;
+			}
 		}
 	}
 	if (eval_expr(ev, e->lhs, &base))

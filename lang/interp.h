@@ -69,6 +69,10 @@ struct kern_build {
 	int nslot, cap;
 	enum ir_op *kind;
 	long *base, *stride;
+	/* per-instance data: column j holds hi - lo + 1 values (instance k at
+	 * [k]), read by DATA j; a parameter vector c[a i + b] is one column */
+	int ndata, dcap;
+	double **data;
 };
 
 enum { KERN_MAX_SLOTS = 64 };   /* beyond: unrolled (a body over whole vectors) */
@@ -96,6 +100,11 @@ struct eval {
  * ACC, INT, INTVEL): a slot of the kernel being built, else the global
  * input (stride 0).  -1 with no message when the kernel has too many slots. */
 int eval_model_input(struct eval *ev, enum ir_op op, long base, long stride, struct loc loc);
+/* The DATA input of the kernel being built reading v[a i + b − 1] (v of n
+ * constants, 1-based as written) at each instance: a column of per-instance
+ * data, shared with an identical one.  -1 with no message when an index
+ * falls outside 1..n or memory runs out. */
+int eval_kernel_data(struct eval *ev, const double *v, long n, long a, long b, struct loc loc);
 
 /* Scopes. */
 struct scope *scope_new(struct arena *a, struct scope *parent);

@@ -219,6 +219,16 @@ static int derive_kernel(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *
 	memcpy(k->base, kb->base, sizeof *k->base * (size_t)ns);
 	memcpy(k->stride, kb->stride, sizeof *k->stride * (size_t)ns);
 	k->map = NULL;
+	k->ndata = kb->ndata;
+	k->data = NULL;
+	if (kb->ndata > 0) {
+		size_t ninst = (size_t)(kb->hi - kb->lo + 1);
+		double *d = arena_alloc(ev->a, sizeof *d * ninst * (size_t)kb->ndata);
+		for (size_t i = 0; i < ninst; i++)
+			for (int j = 0; j < kb->ndata; j++)
+				d[i * (size_t)kb->ndata + (size_t)j] = kb->data[j][i];
+		k->data = d;
+	}
 	k->nnz = nnz;
 	k->row = arena_alloc(ev->a, sizeof(int) * (size_t)(nnz + 1));
 	k->col = arena_alloc(ev->a, sizeof(int) * (size_t)(nnz + 1));
@@ -249,6 +259,12 @@ static int slots_only(const struct kern_build *kb, unsigned long long allowed)
 	return 1;
 }
 
+/* Instance i's row of k's per-instance data, NULL when it has none. */
+static const double *kernel_data(const struct ir_kernel *k, long i)
+{
+	return k->data ? k->data + (size_t)(i - k->lo) * (size_t)k->ndata : NULL;
+}
+
 /* A kinetic kernel is a constant mass when it is ½ vᵀ H v exactly: its
  * Hessian constant (checked by derive_kernel) and its value and gradient 0
  * at v = 0 for every instance (with no u slot, T is a polynomial of
@@ -260,7 +276,7 @@ static int kinetic_form(const struct ir_kernel *k)
 	double *o = malloc(sizeof(double) * (size_t)(k->prog->nout + 1));
 	int ok = r && o && k->quadratic;
 	for (long i = k->lo; i <= k->hi && ok; i++) {
-		if (ir_eval_index(k->prog, (double)i, r, o)) {
+		if (ir_eval_instance(k->prog, (double)i, kernel_data(k, i), r, o)) {
 			ok = 0;
 			break;
 		}
@@ -284,6 +300,39 @@ static int add_fric(struct kern_list *kl, const struct kern_fric *fr, int n)
 	}
 	memcpy(kl->fric + kl->nfric, fr, sizeof *fr * (size_t)n);
 	kl->nfric += n;
+	return 0;
+}
+
+/* Keep the data columns the compacted program p still reads, renumbered
+ * in order of first use (DATA's a), as kb's columns. -1 when out of memory. */
+static int keep_data(struct ir_prog *p, struct kern_build *kb)
+{
+	if (kb->ndata == 0)
+		return 0;
+	int *map = malloc(sizeof(int) * (size_t)kb->ndata);
+	double **col = malloc(sizeof *col * (size_t)kb->ndata);
+	if (!map || !col) {
+		free(map);
+		free(col);
+		return -1;
+	}
+	int nd = 0;
+	for (int j = 0; j < kb->ndata; j++)
+		map[j] = -1;
+	for (int q = 0; q < p->n; q++) {
+		struct ir_insn *x = &p->insn[q];
+		if (x->op != IR_DATA)
+			continue;
+		if (map[x->a] < 0) {
+			col[nd] = kb->data[x->a];
+			map[x->a] = nd++;
+		}
+		x->a = map[x->a];
+	}
+	memcpy(kb->data, col, sizeof *col * (size_t)nd);
+	kb->ndata = nd;
+	free(map);
+	free(col);
 	return 0;
 }
 
@@ -350,6 +399,8 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 	}
 	if (ns == 0)
 		return 0;
+	if (keep_data(p, &kb))
+		return -1;
 	kb.nslot = ns;
 	memcpy(kb.kind, kind, sizeof *kind * (size_t)ns);
 	memcpy(kb.base, base, sizeof *base * (size_t)ns);
@@ -658,7 +709,7 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, str
 	if (rc > 0 && trip_reserve(ev, t, (long long)(k->hi - k->lo + 1) * k->nnz))
 		rc = -1;
 	for (long i = k->lo; i <= k->hi && rc == 1; i++) {
-		if (ir_eval_index(k->prog, (double)i, r, o)) {
+		if (ir_eval_instance(k->prog, (double)i, kernel_data(k, i), r, o)) {
 			rc = 0;
 			break;
 		}

@@ -62,7 +62,8 @@ static void run(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct 
 		w->loc[s] = (is_second(k->kind[s]) ? y : x)[gather_index(k, s, i)];
 	struct vm_input in = *in0;
 	in.u = in.v = in.z = in.zd = w->loc;
-	vm_eval_at(k->prog, w->reg, &in, (double)i, w->out);
+	const double *row = k->data ? k->data + (size_t)(i - k->lo) * (size_t)k->ndata : NULL;
+	vm_eval_instance(k->prog, w->reg, &in, (double)i, row, w->out);
 }
 
 double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,

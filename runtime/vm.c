@@ -15,6 +15,12 @@ void vm_eval(const struct ir_prog *p, double *r, const struct vm_input *in, doub
 
 void vm_eval_at(const struct ir_prog *p, double *r, const struct vm_input *in, double index, double *out)
 {
+	vm_eval_instance(p, r, in, index, NULL, out);
+}
+
+void vm_eval_instance(const struct ir_prog *p, double *r, const struct vm_input *in, double index,
+                      const double *data, double *out)
+{
 	const struct ir_insn *code = p->insn;
 	for (int i = 0; i < p->n; i++) {
 		const struct ir_insn *x = &code[i];
@@ -28,6 +34,7 @@ void vm_eval_at(const struct ir_prog *p, double *r, const struct vm_input *in, d
 		case IR_INT: r[i] = in->z[x->a]; continue;
 		case IR_INTVEL: r[i] = in->zd[x->a]; continue;
 		case IR_INDEX: r[i] = index; continue;
+		case IR_DATA: r[i] = data[x->a]; continue;
 		case IR_TABLE: {
 			const struct ir_table *tb = &in->table[x->c];
 			r[i] = table_eval(tb->n, tb->x, tb->y, r[x->a], in->table_hint ? &in->table_hint[x->c] : NULL);

@@ -17,5 +17,9 @@ struct vm_input {
 void vm_eval(const struct ir_prog *p, double *reg, const struct vm_input *in, double *out);
 /* The same for a kernel's instance: INDEX reads `index` (the sum's i). */
 void vm_eval_at(const struct ir_prog *p, double *reg, const struct vm_input *in, double index, double *out);
+/* The same with the instance's row of per-instance data: DATA reads
+ * data[a] (struct ir_kernel). */
+void vm_eval_instance(const struct ir_prog *p, double *reg, const struct vm_input *in, double index,
+                      const double *data, double *out);
 
 #endif
