@@ -15,6 +15,7 @@
 #include "repl.h"
 #include "run.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -54,6 +55,8 @@ static void on_sigint(int sig)
 }
 
 /* ---- completion ---- */
+
+static char *generator_any(const char *text, int state);
 
 /* Words that are names to the parser but mean something in context: the
  * constants, and the options and values of a run (lower.c). */
@@ -104,7 +107,118 @@ static const struct command_info {
 };
 enum { NCOMMAND = sizeof command_table / sizeof command_table[0] };
 
+/* Completion by context (rl_line_buffer before the word): after `with`
+ * only schemes (the families, then the schemes the session defines);
+ * after `r.` for a run r only its histories (dofs and internal
+ * variables, energies, multipliers, recorded columns), the names that
+ * `print r` lists.  Both lists come from the registries and the run
+ * itself, so they cannot drift. */
+enum { CTX_ANY, CTX_SCHEME, CTX_RUN };
+static int context;
+static const struct run_value *context_run;
+
+/* The word of the line that ends at byte end (skipping blanks back). */
+static const char *word_before(const char *line, int end, char *buf, size_t size)
+{
+	int e = end;
+	while (e > 0 && (line[e - 1] == ' ' || line[e - 1] == '\t'))
+		e--;
+	int b = e;
+	while (b > 0 && (isalnum((unsigned char)line[b - 1]) || line[b - 1] == '_'))
+		b--;
+	size_t n = (size_t)(e - b) < size - 1 ? (size_t)(e - b) : size - 1;
+	memcpy(buf, line + b, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void find_context(int start)
+{
+	char w[64];
+	context = CTX_ANY;
+	context_run = NULL;
+	if (start > 0 && rl_line_buffer[start - 1] == '.') {
+		word_before(rl_line_buffer, start - 1, w, sizeof w);
+		for (struct binding *b = S->globals->head; b; b = b->next)
+			if (strcmp(b->name, w) == 0) {
+				if (b->kind == B_VALUE && b->val.kind == VAL_RUN && b->val.run && b->val.run->res) {
+					context = CTX_RUN;
+					context_run = b->val.run;
+				}
+				break;
+			}
+		return;
+	}
+	if (strcmp(word_before(rl_line_buffer, start, w, sizeof w), "with") == 0)
+		context = CTX_SCHEME;
+}
+
+/* The i-th history name of run rv (NULL past the last); names of a
+ * vector dof once, without their index. */
+static const char *run_word(const struct run_value *rv, int i, char *buf, size_t size)
+{
+	const struct ir_model *m = rv->plan->model;
+	const struct rt_result *r = rv->res;
+	for (int pass = 0; pass < 2; pass++) {
+		int n = pass ? m->nint : m->ndof;
+		for (int k = 0; k < n; k++) {
+			const char *name = (pass ? m->intvar : m->dof)[k].name;
+			const char *prev = k ? (pass ? m->intvar : m->dof)[k - 1].name : NULL;
+			size_t base = strcspn(name, "[");
+			if (prev && strcspn(prev, "[") == base && strncmp(prev, name, base) == 0)
+				continue;
+			if (i-- == 0) {
+				snprintf(buf, size, "%.*s", (int)base, name);
+				return buf;
+			}
+		}
+	}
+	if (i < RT_NENERGY)
+		return rt_energy_name[i];
+	i -= RT_NENERGY;
+	if (r->nlam && i-- == 0)
+		return "lambda";
+	if (i-- == 0)
+		return "t";
+	return i < r->ncol ? r->col_name[i] : NULL;
+}
+
 static char *generator(const char *text, int state)
+{
+	if (context == CTX_SCHEME) {
+		static int k;
+		static struct binding *sb;
+		size_t len = strlen(text);
+		if (!state) {
+			k = 0;
+			sb = S->globals->head;
+		}
+		while (k < IR_NFAMILY)
+			if (strncmp(ir_family_info[k++].name, text, len) == 0)
+				return strdup(ir_family_info[k - 1].name);
+		while (sb) {
+			struct binding *x = sb;
+			sb = sb->next;
+			if (x->kind == B_SCHEME && strncmp(x->name, text, len) == 0)
+				return strdup(x->name);
+		}
+		return NULL;
+	}
+	if (context == CTX_RUN) {
+		static int k;
+		char buf[128];
+		const char *w;
+		if (!state)
+			k = 0;
+		while ((w = run_word(context_run, k++, buf, sizeof buf)))
+			if (strncmp(w, text, strlen(text)) == 0)
+				return strdup(w);
+		return NULL;
+	}
+	return generator_any(text, state);
+}
+
+static char *generator_any(const char *text, int state)
 {
 	static int phase, i;
 	static struct binding *b;
@@ -160,9 +274,11 @@ static char *generator(const char *text, int state)
 
 static char **complete(const char *text, int start, int end)
 {
-	(void)start;
 	(void)end;
 	rl_attempted_completion_over = 1;   /* no file names */
+	find_context(start);
+	/* a history is followed by (T) or an operator, not a blank */
+	rl_completion_append_character = context == CTX_RUN ? '\0' : ' ';
 	return rl_completion_matches(text, generator);
 }
 
