@@ -12,6 +12,7 @@
 #include "interp.h"
 #include "mtx.h"
 #include "outfile.h"
+#include "scheme.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -66,22 +67,10 @@ static int family_args(struct eval *ev, struct ast_expr *e, int fam, struct ir_s
 			return -1;
 	}
 	out->family = (enum ir_family)fam;
-	struct loc loc = e->loc;
-	const double *p = out->p;
-	if (fam == IR_NEWMARK) {
-		if (p[0] < 0 || p[0] > 0.5)
-			return eval_error(ev, loc, "newmark: beta must lie in [0, 1/2], got %g", p[0]);
-		if (p[1] < 0 || p[1] > 1)
-			return eval_error(ev, loc, "newmark: gamma must lie in [0, 1], got %g", p[1]);
-	}
-	if (fam == IR_GENERALIZED_ALPHA && (p[2] < 0 || p[3] < 0))
-		return eval_error(ev, loc, "generalized_alpha: beta and gamma must be non-negative, got %g and %g",
-		                  p[2], p[3]);
-	if (fam == IR_GENERALIZED_ALPHA && (!(p[0] < 1) || p[1] < 0 || !(p[1] < 1)))
-		return eval_error(ev, loc, "generalized_alpha: alpha_m must be below 1 and alpha_f in [0, 1), got %g and %g",
-		                  p[0], p[1]);
-	if (fam == IR_STAGGERED_MIDPOINT && p[0] != 0 && p[0] != 1)
-		return eval_error(ev, loc, "staggered_midpoint: symmetric is true or false");
+	/* the ranges are the family's own (runtime/scheme_*.c) */
+	char msg[256];
+	if (scheme_check_params(out->family, out->p, msg, sizeof msg))
+		return eval_error(ev, e->loc, "%s", msg);
 	return 0;
 }
 

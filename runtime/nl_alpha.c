@@ -406,6 +406,38 @@ static void generalized_alpha_params(const double *p, void *par)
 	*(struct alpha_params *)par = (struct alpha_params){ p[0], p[1], p[2], p[3] };
 }
 
+/* Newmark's weights: uᵏ takes (½ − β) and β of the two accelerations,
+ * vᵏ (1 − γ) and γ, each pair in [0, 1] */
+static int newmark_check(const double *p, char *msg, size_t size)
+{
+	if (p[0] < 0 || p[0] > 0.5) {
+		snprintf(msg, size, "newmark: beta must lie in [0, 1/2], got %g", p[0]);
+		return -1;
+	}
+	if (p[1] < 0 || p[1] > 1) {
+		snprintf(msg, size, "newmark: gamma must lie in [0, 1], got %g", p[1]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The step matrix of M a_{k−α_m} + C v_{k−α_f} + K u_{k−α_f} weighs the
+ * step's end by 1 − α_m and 1 − α_f, which must be positive, and α_f < 0
+ * would extrapolate the forces beyond tₖ (Chung and Hulbert 1993). */
+static int generalized_alpha_check(const double *p, char *msg, size_t size)
+{
+	if (p[2] < 0 || p[3] < 0) {
+		snprintf(msg, size, "generalized_alpha: beta and gamma must be non-negative, got %g and %g", p[2], p[3]);
+		return -1;
+	}
+	if (!(p[0] < 1) || p[1] < 0 || !(p[1] < 1)) {
+		snprintf(msg, size, "generalized_alpha: alpha_m must be below 1 and alpha_f in [0, 1), got %g and %g",
+		         p[0], p[1]);
+		return -1;
+	}
+	return 0;
+}
+
 /* β = 0 is explicit (and cannot hold constraints); the undamped scheme
  * is stable only for β ≥ γ/2 (Hughes 1987, §9.1), and a linear step
  * with constraints needs the step matrix to hold K (β > 0) */
@@ -431,6 +463,7 @@ const struct scheme_type scheme_newmark = {
 	.family = IR_NEWMARK,
 	.params_size = sizeof(struct alpha_params),
 	.params = newmark_params,
+	.check_params = newmark_check,
 	.caps = alpha_caps,
 	.critical = newmark_critical,
 	.who = "the Newmark family",
@@ -442,6 +475,7 @@ const struct scheme_type scheme_generalized_alpha = {
 	.family = IR_GENERALIZED_ALPHA,
 	.params_size = sizeof(struct alpha_params),
 	.params = generalized_alpha_params,
+	.check_params = generalized_alpha_check,
 	.caps = alpha_caps,
 	.who = "the Newmark family",
 	.linear = &step_generalized_alpha,

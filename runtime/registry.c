@@ -23,6 +23,12 @@ const struct scheme_type *scheme_of(enum ir_family family)
 	return (unsigned)family < IR_NFAMILY ? registry[family] : NULL;
 }
 
+int scheme_check_params(enum ir_family family, const double *p, char *msg, size_t size)
+{
+	const struct scheme_type *t = scheme_of(family);
+	return t && t->check_params ? t->check_params(p, msg, size) : 0;
+}
+
 unsigned scheme_caps(const struct scheme_type *t, const void *par)
 {
 	unsigned caps = ir_family_info[t->family].caps;

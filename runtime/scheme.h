@@ -23,6 +23,12 @@ struct scheme_type {
 	 * ir_families.def); params NULL when it has none. */
 	size_t params_size;
 	void (*params)(const double *p, void *par);
+	/* Whether the values p a script gave (in the order of
+	 * ir_families.def) lie in the family's range: 0, or -1 with the
+	 * message in msg (size bytes), which the front end reports at the
+	 * scheme before anything runs (scheme_check_params).  NULL: any
+	 * values. */
+	int (*check_params)(const double *p, char *msg, size_t size);
 	/* The capabilities for these parameters, from those of the family
 	 * (ir_family_info[].caps); NULL keeps them. */
 	unsigned (*caps)(const void *par, unsigned caps);
@@ -46,6 +52,10 @@ struct scheme_type {
 
 /* The family's type (schemes.def), NULL when it has none. */
 const struct scheme_type *scheme_of(enum ir_family family);
+/* The family's check of the values p (t->check_params): 0 when they are
+ * in range (or it has no check, or no type), else -1 with the message in
+ * msg. */
+int scheme_check_params(enum ir_family family, const double *p, char *msg, size_t size);
 /* Its capabilities for parameters par (filled by t->params). */
 unsigned scheme_caps(const struct scheme_type *t, const void *par);
 /* A copy of the family's parameters in its own struct, from the IR's

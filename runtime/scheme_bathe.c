@@ -50,13 +50,14 @@ static void bathe_params(const double *p, void *par)
 	((struct bathe_params *)par)->gamma = p[0];
 }
 
-static int bad_gamma(double gamma, struct rt_error *err)
+/* second order and stable for every γ in (0, 1); γ = 0 or 1 leaves one
+ * sub-step of zero length, whose weights c₁..c₃ divide by zero */
+static int bathe_check(const double *p, char *msg, size_t size)
 {
-	if (gamma > 0 && gamma < 1)
+	if (p[0] > 0 && p[0] < 1)
 		return 0;
-	snprintf(err->msg, sizeof err->msg, "bathe(gamma = %g): gamma must lie in (0, 1)", gamma);
-	err->code = 3;
-	return 1;
+	snprintf(msg, size, "bathe(gamma = %g): gamma must lie in (0, 1)", p[0]);
+	return -1;
 }
 
 /* the backward difference's weights c₁, c₂, c₃ */
@@ -89,9 +90,7 @@ static void bl_free(void *p)
 
 static void *bl_alloc(const struct rt_system *sys, const void *par, struct rt_error *err)
 {
-	double gamma = ((const struct bathe_params *)par)->gamma;
-	if (bad_gamma(gamma, err))
-		return NULL;
+	double gamma = ((const struct bathe_params *)par)->gamma;   /* in (0, 1): bathe_check */
 	int n = sys->n;
 	struct bathe_lin *s = calloc(1, sizeof *s);
 	if (!s)
@@ -217,9 +216,7 @@ static void bn_free(void *p)
 
 static void *bn_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
-	double gamma = ((const struct bathe_params *)par)->gamma;
-	if (bad_gamma(gamma, err))
-		return NULL;
+	double gamma = ((const struct bathe_params *)par)->gamma;   /* in (0, 1): bathe_check */
 	struct bathe_nl *s = calloc(1, sizeof *s);
 	if (!s)
 		return nl_refuse(err, "out of memory for the step");
@@ -328,6 +325,7 @@ const struct scheme_type scheme_bathe = {
 	.family = IR_BATHE,
 	.params_size = sizeof(struct bathe_params),
 	.params = bathe_params,
+	.check_params = bathe_check,
 	.linear = &bathe_linear,
 	.newton = &bathe_newton,
 };

@@ -127,10 +127,7 @@ struct moreau_params {
 
 static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
-	double theta = ((const struct moreau_params *)par)->theta;
-	if (!(theta > 0 && theta <= 1)) {
-		return nl_refuse(err, "moreau_jean(theta = %g): theta must lie in (0, 1]", theta);
-	}
+	double theta = ((const struct moreau_params *)par)->theta;   /* in (0, 1]: moreau_check */
 	if (pb->nc > 0 && pb->ir->constraint_moving) {
 		return nl_refuse(err, "moreau_jean does not support moving constraints (c depending on t)");
 	}
@@ -573,9 +570,21 @@ static void moreau_params(const double *p, void *par)
 	((struct moreau_params *)par)->theta = p[0];
 }
 
+/* θ weighs the step's end in the θ-method on the forces (Acary &
+ * Brogliato 2008, §7.2): θ = 0 is explicit, θ > 1 extrapolates beyond
+ * the step */
+static int moreau_check(const double *p, char *msg, size_t size)
+{
+	if (p[0] > 0 && p[0] <= 1)
+		return 0;
+	snprintf(msg, size, "moreau_jean(theta = %g): theta must lie in (0, 1]", p[0]);
+	return -1;
+}
+
 const struct scheme_type scheme_moreau_jean = {
 	.family = IR_MOREAU_JEAN,
 	.params_size = sizeof(struct moreau_params),
 	.params = moreau_params,
+	.check_params = moreau_check,
 	.newton = &nl_moreau_jean,
 };

@@ -51,6 +51,14 @@ struct staggered_params {
 	int symmetric;
 };
 
+static int staggered_check(const double *p, char *msg, size_t size)
+{
+	if (p[0] == 0 || p[0] == 1)
+		return 0;
+	snprintf(msg, size, "staggered_midpoint: symmetric is true or false");
+	return -1;
+}
+
 static void *sg_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
 	if (pb->ir->dissipation_coupled) {
@@ -226,6 +234,7 @@ const struct scheme_type scheme_staggered_midpoint = {
 	.family = IR_STAGGERED_MIDPOINT,
 	.params_size = sizeof(struct staggered_params),
 	.params = staggered_params,
+	.check_params = staggered_check,
 	.linear = &step_midpoint,
 	.newton = &nl_staggered_midpoint,
 };
