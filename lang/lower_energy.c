@@ -336,11 +336,21 @@ static int keep_data(struct ir_prog *p, struct kern_build *kb)
 	return 0;
 }
 
-/* Lower sum e (negated when sign < 0) of an energy once, as a kernel
+/* r times scale, in p (r itself when scale is 1). */
+static int scaled(struct ir_prog *p, int r, double scale, struct ir_loc loc)
+{
+	if (scale == 1)
+		return r;
+	if (scale == -1)
+		return ir_emit(p, IR_NEG, r, 0, 0, loc);
+	return ir_emit(p, IR_MUL, ir_emit_const(p, scale, loc), r, 0, loc);
+}
+
+/* Lower sum e (times the constant scale) of an energy once, as a kernel
  * appended to kl: 1 when done, 0 when the sum is to be unrolled (its body
  * is not a kernel of this energy: then unrolling reports what is wrong
  * with it, or handles what kernels do not), -1 when out of memory. */
-static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, int sign, enum energy_kind ek,
+static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, double scale, enum energy_kind ek,
                       int term, struct kern_list *kl)
 {
 	long lo, hi;
@@ -374,7 +384,7 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 	ev->quiet--;
 	if (!ok)
 		return 0;
-	int r = sign < 0 ? ir_emit(p, IR_NEG, v.reg, 0, 0, ir_loc_of(e->loc)) : v.reg;
+	int r = v.reg;
 	/* keep the slots the value reads: x[i]' evaluates x[i] first */
 	ir_prog_add_output(p, r);
 	ir_prog_compact(p);
@@ -416,13 +426,13 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 		struct term_list tl = { 0 }, st = { 0 };
 		int smooth = -1, rc = terms(p, r, &tl, &st);
 		for (int q = 0; q < tl.n && rc == 0; q++) {
-			int j, isdof = 0;
-			double c = tl.sg[q] > 0 ? one_homogeneous(p, tl.t[q], &j, &isdof) : 0;
+			int j, isdof = 0, sg = scale < 0 ? -tl.sg[q] : tl.sg[q];
+			double c = sg > 0 ? fabs(scale) * one_homogeneous(p, tl.t[q], &j, &isdof) : 0;
 			if (c > 0 && nfr < KERN_MAX_SLOTS) {
 				fr[nfr++] = (struct kern_fric){ isdof, term, kb.base[j], kb.stride[j], kb.lo, kb.hi, c };
 				continue;
 			}
-			int tr = tl.sg[q] > 0 ? tl.t[q] : ir_emit(p, IR_NEG, tl.t[q], 0, 0, ir_loc_of(e->loc));
+			int tr = scaled(p, tl.t[q], sg > 0 ? fabs(scale) : -fabs(scale), ir_loc_of(e->loc));
 			smooth = smooth < 0 ? tr : ir_emit(p, IR_ADD, smooth, tr, 0, ir_loc_of(e->loc));
 		}
 		free(tl.t);
@@ -438,6 +448,8 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 			return 1;
 		}
 		r = smooth;
+	} else {
+		r = scaled(p, r, scale, ir_loc_of(e->loc));
 	}
 	enum ir_op k1 = IR_DOF, k2 = IR_INT;
 	if (ek == EN_POTENTIAL) {
@@ -478,7 +490,8 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 	return 1;
 }
 
-/* Whether a sum stands among the terms of e's top-level sum. */
+/* Whether a sum stands among the terms of e's top-level sum, possibly
+ * under factors (c*sum(...), sum(...)/c, 0.5*(sum(...) + sum(...))). */
 static int has_sum_term(const struct ast_expr *e)
 {
 	while (e) {
@@ -486,9 +499,11 @@ static int has_sum_term(const struct ast_expr *e)
 			return 1;
 		if (e->kind == AST_UNARY && e->op == AST_OP_NEG) {
 			e = e->lhs;
-		} else if (e->kind == AST_BINARY && (e->op == AST_OP_ADD || e->op == AST_OP_SUB)) {
+		} else if (e->kind == AST_BINARY && (e->op == AST_OP_ADD || e->op == AST_OP_SUB || e->op == AST_OP_MUL)) {
 			if (has_sum_term(e->rhs))
 				return 1;
+			e = e->lhs;
+		} else if (e->kind == AST_BINARY && e->op == AST_OP_DIV) {
 			e = e->lhs;
 		} else {
 			return 0;
@@ -497,19 +512,45 @@ static int has_sum_term(const struct ast_expr *e)
 	return 0;
 }
 
-/* Lower the terms of e's top-level sum with a sign: sums as kernels into
- * kl where they can be, the rest added into *acc (a register, -1 for
- * none) of ev->prog.  -1 on error (reported). */
-static int energy_terms(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, int sign, enum energy_kind ek,
+/* The value of e when it is a finite nonzero constant (no state, no t):
+ * 1 with *k, else 0, with no message (e is evaluated again where it is
+ * not a factor of kernels). */
+static int constant_factor(struct eval *ev, struct ast_expr *e, double *k)
+{
+	struct ir_prog *saved = ev->prog;
+	struct value v;
+	ev->prog = ir_prog_new(ev->a);
+	ev->quiet++;
+	int ok = eval_expr(ev, e, &v) == 0 && v.kind == VAL_NUM && ir_is_const(ev->prog, v.reg, k) && isfinite(*k) &&
+	         *k != 0;
+	ev->quiet--;
+	ev->prog = saved;
+	return ok;
+}
+
+/* Lower the terms of e's top-level sum times the constant scale: sums as
+ * kernels into kl where they can be (also under constant factors: c*sum
+ * is a kernel of c times the body), the rest added into *acc (a register,
+ * -1 for none) of ev->prog.  -1 on error (reported). */
+static int energy_terms(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, double scale, enum energy_kind ek,
                         int term, const char *what, struct kern_list *kl, int *acc)
 {
 	if (e->kind == AST_UNARY && e->op == AST_OP_NEG)
-		return energy_terms(ev, w, e->lhs, -sign, ek, term, what, kl, acc);
+		return energy_terms(ev, w, e->lhs, -scale, ek, term, what, kl, acc);
 	if (e->kind == AST_BINARY && (e->op == AST_OP_ADD || e->op == AST_OP_SUB) && has_sum_term(e))
-		return energy_terms(ev, w, e->lhs, sign, ek, term, what, kl, acc) ||
-		       energy_terms(ev, w, e->rhs, e->op == AST_OP_SUB ? -sign : sign, ek, term, what, kl, acc) ? -1 : 0;
+		return energy_terms(ev, w, e->lhs, scale, ek, term, what, kl, acc) ||
+		       energy_terms(ev, w, e->rhs, e->op == AST_OP_SUB ? -scale : scale, ek, term, what, kl, acc) ? -1 : 0;
+	if (e->kind == AST_BINARY && (e->op == AST_OP_MUL || e->op == AST_OP_DIV) && has_sum_term(e)) {
+		/* a constant factor of sums: c*S, S*c, S/c */
+		int right = e->op == AST_OP_MUL && has_sum_term(e->rhs) && !has_sum_term(e->lhs);
+		int left = has_sum_term(e->lhs) && !has_sum_term(e->rhs);
+		double k;
+		if ((right || left) && constant_factor(ev, right ? e->lhs : e->rhs, &k))
+			return energy_terms(ev, w, right ? e->rhs : e->lhs, e->op == AST_OP_DIV ? scale / k : scale * k, ek,
+			                    term, what, kl, acc);
+	}
 	if (e->kind == AST_SUM) {
-		int rc = try_kernel(ev, w, e, sign, ek, term, kl);
+		int rc = try_kernel(ev, w, e, scale, ek, term, kl);
 		if (rc < 0)
 			return eval_error(ev, e->loc, "out of memory lowering this sum");
 		if (rc > 0)
@@ -520,7 +561,7 @@ static int energy_terms(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 		return -1;
 	if (v.kind != VAL_NUM)
 		return eval_error(ev, e->loc, "%s must be a number, not %s", what, value_kind_name(&v));
-	int r = sign < 0 ? ir_emit(ev->prog, IR_NEG, v.reg, 0, 0, ir_loc_of(e->loc)) : v.reg;
+	int r = scaled(ev->prog, v.reg, scale, ir_loc_of(e->loc));
 	*acc = *acc < 0 ? r : ir_emit(ev->prog, IR_ADD, *acc, r, 0, ir_loc_of(e->loc));
 	return 0;
 }
