@@ -12,7 +12,9 @@
 #   BENCH_LOWER_SIZES  terms of the lowered energy [10000 100000 1000000]
 #   BENCH_FPU_SIZES    the FPU chain's sizes [1000 10000 100000 1000000]
 #   BENCH_FPU_STEPS    two step counts; time per step is the difference of
-#                      their times over the difference of the counts [1 6]
+#                      their times over the difference of the counts [1 6];
+#                      below n = 10^5 the difference is multiplied by
+#                      10^5/n, so that every size steps about as long
 #   BENCH_RUNS         runs per figure, the median shown [3] (a run that
 #                      fails is not repeated)
 #   BENCH_TIMEOUT      CPU seconds before a run is stopped [60]
@@ -167,26 +169,30 @@ part_lower() {
 
 part_fpu() {
 	set -- $FPU_STEPS
-	s1=$1 s2=$2
+	s1=$1 d=$(($2 - $1))
 	echo
-	echo "Fermi-Pasta-Ulam chain (bench/fpu.dyn) under midpoint; time per step = (cpu($s2 steps) - cpu($s1)) / $((s2 - s1))."
+	echo "Fermi-Pasta-Ulam chain (bench/fpu.dyn) under midpoint; time per step = (cpu(s2 steps) - cpu($s1)) / (s2 - $s1),"
+	echo "s2 - $s1 = $d times max(1, 10^5/n)."
 	echo "Target: the time per step grows at most as n^1.1 from 10^3 to 10^6."
-	printf '%-6s %10s %10s %12s %8s %s\n' n "cpu($s1)" "cpu($s2)" "ms per step" MB status
+	printf '%-6s %6s %10s %10s %12s %8s %s\n' n s2 "cpu($s1)" "cpu(s2)" "ms per step" MB status
 	fit=
 	for n in $FPU_SIZES; do
+		# a step of a small chain takes a millisecond: more of them, so
+		# that the difference is not the noise of a process's start
+		s2=$(awk "BEGIN { k = 100000 / $n; if (k < 1) k = 1; printf \"%d\", $s1 + $d * k }")
 		measure "fpu.dyn n=$n steps=$s1" "$RUNS" "$DYN" -q -o "$out/dyn" --set n="$n" --set steps="$s1" "$srcdir/bench/fpu.dyn"
 		a=$C
 		if [ -n "$STATUS" ]; then
-			printf '%-6s %10s %10s %12s %8s %s\n' "$(sci "$n")" "$a" - - "$MB" "$STATUS"
+			printf '%-6s %6s %10s %10s %12s %8s %s\n' "$(sci "$n")" "$s2" "$a" - - "$MB" "$STATUS"
 			continue
 		fi
 		measure "fpu.dyn n=$n steps=$s2" "$RUNS" "$DYN" -q -o "$out/dyn" --set n="$n" --set steps="$s2" "$srcdir/bench/fpu.dyn"
 		if [ -n "$STATUS" ]; then
-			printf '%-6s %10s %10s %12s %8s %s\n' "$(sci "$n")" "$a" "$C" - "$MB" "$STATUS"
+			printf '%-6s %6s %10s %10s %12s %8s %s\n' "$(sci "$n")" "$s2" "$a" "$C" - "$MB" "$STATUS"
 			continue
 		fi
 		per=$(awk "BEGIN { printf \"%.3f\", ($C - $a) / ($s2 - $s1) * 1000 }")
-		printf '%-6s %10s %10s %12s %8s\n' "$(sci "$n")" "$a" "$C" "$per" "$MB"
+		printf '%-6s %6s %10s %10s %12s %8s\n' "$(sci "$n")" "$s2" "$a" "$C" "$per" "$MB"
 		fit="$fit $n $per"
 	done
 	# the exponent p of a step's time ~ n^p: least squares on the logs
