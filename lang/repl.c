@@ -562,14 +562,14 @@ static void eig(const char *name)
 	if (!m)
 		return;
 	int n = m->ndof;
-	if (n > IR_DENSE_MAX || !m->mass.a) {
-		printf("model %s is too large for :eig (%d dofs)\n", name, n);
-		return;
-	}
-	double *w2 = malloc(sizeof(double) * (size_t)n), *phi = malloc(sizeof(double) * (size_t)n * (size_t)n);
+	/* all the modes of a small model; the lowest 10 of a large one
+	 * (ARPACK, rt_modes) */
+	int kmax = n + m->nint > RT_MODES_DENSE_MAX ? 10 : 0;
+	double *w2 = malloc(sizeof(double) * (size_t)n);
+	double *phi = malloc(sizeof(double) * (size_t)n * (size_t)(kmax ? kmax : n));
 	struct rt_error err;
 	int nm = 0;
-	if (!w2 || !phi || rt_modes(m, w2, phi, &nm, &err)) {
+	if (!w2 || !phi || rt_modes(m, kmax, w2, phi, &nm, &err)) {
 		printf("%s\n", w2 && phi ? err.msg : "out of memory");
 		free(w2);
 		free(phi);

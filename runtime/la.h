@@ -186,4 +186,22 @@ const char *la_backend_name(enum la_backend b);
  * reverse Cuthill-McKee ordering (may be NULL). */
 enum la_backend la_backend_choose(const struct la_mat *A, unsigned flags, int *bandwidth);
 
+/* ---- Large eigenproblems ---- */
+
+/* The products of a shift-invert Lanczos iteration for K φ = λ M φ. */
+struct la_eigs_ops {
+	void *ctx;
+	/* y := M x */
+	void (*mmul)(void *ctx, const double *x, double *y);
+	/* b := (K − σM)⁻¹ b, on the constraints' tangent space when there
+	 * are constraints; non-zero on failure */
+	int (*solve)(void *ctx, double *b);
+};
+/* The nev eigenvalues nearest sigma (ascending) into lam and their
+ * M-orthonormal vectors (n × nev, columns; may be NULL) into phi, by
+ * ARPACK (dsaupd/dseupd, mode 3, tolerance: machine precision).
+ * Returns 0; -1 out of memory or a failed solve, -2 nev outside
+ * 1..n−1, -3 ARPACK's error, -4 no convergence. */
+int la_eigs(int n, int nev, double sigma, const struct la_eigs_ops *ops, double *lam, double *phi);
+
 #endif

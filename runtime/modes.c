@@ -110,18 +110,189 @@ static int project_constraints(struct rt_problem *pb, const struct ir_model *m, 
 	return r;
 }
 
-int rt_modes(const struct ir_model *m, double *w2, double *phi, int *nmodes, struct rt_error *err)
+/* The shift-invert operator of the large path: S = [K − σM Gᵀ; G 0]
+ * (no G without constraints) factored once, M in the matrix layer. */
+struct shift_op {
+	const struct la_mat *M;
+	struct la_solver *f;
+	int n, nt;
+	double *b;          /* nt */
+};
+
+static void op_mmul(void *ctx, const double *x, double *y)
+{
+	struct shift_op *o = ctx;
+	la_mat_mul(o->M, x, y);
+}
+
+static int op_solve(void *ctx, double *b)
+{
+	struct shift_op *o = ctx;
+	memcpy(o->b, b, sizeof(double) * (size_t)o->n);
+	for (int k = o->n; k < o->nt; k++)
+		o->b[k] = 0;
+	la_solver_solve(o->f, o->b);
+	memcpy(b, o->b, sizeof(double) * (size_t)o->n);
+	return 0;
+}
+
+/* The lowest k modes of a large model by shift-invert Lanczos (la_eigs,
+ * ARPACK), no n × n array: K from the stiffness operator (a quadratic
+ * potential is folded there), the constraints' geometric stiffness
+ * Σ λ_k ∇²c_k from the Hessian entries of the model, and with
+ * constraints the saddle point [K − σM Gᵀ; G 0], whose solutions lie on
+ * the tangent space.  σ = 0 when K is positive definite (Cholesky
+ * succeeds); otherwise σ = −10⁻⁸ of the largest K_ii/M_ii, which lets a
+ * singular K (rigid-body modes, ω = 0) be factored by LU.  The modes are
+ * then the k nearest σ: the lowest for K ≥ 0. */
+static int modes_large(struct rt_problem *pb, int k, double *w2, double *phi, struct rt_error *err)
+{
+	const struct ir_model *m = pb->ir;
+	int n = pb->n, nc = pb->nc, nt = n + nc, rc = -1;
+	const int *gk = NULL, *gi = NULL;
+	const double *gv = NULL;
+	int ng = 0;
+	double *lam = NULL, *buf = NULL;
+	if (nc) {
+		/* the multipliers at the initial state (sparse saddle point) */
+		struct nl_common c;
+		buf = calloc(4 * (size_t)n + (size_t)nc + 1, sizeof(double));
+		if (!buf || nl_common_alloc(&c, pb)) {
+			free(buf);
+			nl_common_free(&c);
+			snprintf(err->msg, sizeof err->msg, "out of memory");
+			return -1;
+		}
+		double *a = buf, *zz = a + n, *zd = zz + n;
+		lam = zd + n;
+		struct rt_state x = { m->u0, m->v0, a, zz, zd, lam };
+		nl_acceleration(&c, 0, &x);
+		nl_common_free(&c);
+		problem_constraints(pb, 0, m->u0, NULL, NULL);
+		ng = problem_constraint_grad(pb, &gk, &gi, &gv, NULL);
+	}
+	size_t nk = pb->Km.nx, nm = pb->Mm.nx;
+	size_t ne = nk + nm + (size_t)(nc ? m->nhess : 0) + 2 * (size_t)ng;
+	int *row = malloc(sizeof(int) * (ne + 1)), *col = malloc(sizeof(int) * (ne + 1));
+	int *mr = malloc(sizeof(int) * (nm + 1)), *mc = malloc(sizeof(int) * (nm + 1));
+	double *val = malloc(sizeof(double) * (ne + 1));
+	struct shift_op op = { &pb->Mm, NULL, n, nt, calloc((size_t)nt + 1, sizeof(double)) };
+	struct la_mat S;
+	memset(&S, 0, sizeof S);
+	if (!row || !col || !mr || !mc || !val || !op.b) {
+		snprintf(err->msg, sizeof err->msg, "out of memory");
+		goto out;
+	}
+	la_mat_pattern(&pb->Mm, mr, mc);
+	double ratio = 0;
+	for (size_t e = 0; e < nm; e++)
+		if (mr[e] >= 0 && mr[e] == mc[e]) {
+			double mi = la_mat_get(&pb->Mm, mr[e], mr[e]), ki = la_mat_get(&pb->Km, mr[e], mr[e]);
+			if (mi > 0 && ki / mi > ratio)
+				ratio = ki / mi;
+		}
+	for (int attempt = 0; attempt < 2; attempt++) {
+		double sigma = attempt == 0 ? 0 : -1e-8 * (ratio > 0 ? ratio : 1);
+		size_t e = 0;
+		la_mat_pattern(&pb->Km, row, col);
+		for (size_t q = 0; q < nk; q++)
+			if (row[q] >= 0) {
+				val[e] = la_mat_get(&pb->Km, row[q], col[q]);
+				row[e] = row[q];
+				col[e++] = col[q];
+			}
+		for (size_t q = 0; q < nm && sigma != 0; q++)
+			if (mr[q] >= 0) {
+				row[e] = mr[q];
+				col[e] = mc[q];
+				val[e++] = -sigma * la_mat_get(&pb->Mm, mr[q], mc[q]);
+			}
+		if (nc) {
+			const double *h = pb->out_c + nc + m->ngrad;
+			for (int q = 0; q < m->nhess; q++) {
+				row[e] = m->hi[q];
+				col[e] = m->hj[q];
+				val[e++] = lam[m->hk[q]] * h[q];
+			}
+			for (int q = 0; q < ng; q++) {
+				row[e] = n + gk[q];
+				col[e] = gi[q];
+				val[e++] = gv[q];
+				row[e] = gi[q];
+				col[e] = n + gk[q];
+				val[e++] = gv[q];
+			}
+		}
+		la_mat_free(&S);
+		la_solver_free(op.f);
+		op.f = NULL;
+		int spd = attempt == 0 && nc == 0;
+		if (la_mat_triplets(&S, LA_MAT_AUTO, nt, e, row, col, val) ||
+		    !(op.f = la_solver_alloc(&S, spd ? LA_AUTO : LA_UMFPACK, spd ? LA_SPD : 0))) {
+			snprintf(err->msg, sizeof err->msg, "out of memory");
+			goto out;
+		}
+		int info = la_solver_factor(op.f, &S);
+		if (info < 0) {
+			snprintf(err->msg, sizeof err->msg, "out of memory");
+			goto out;
+		}
+		if (info > 0 && attempt == 0)
+			continue;
+		if (info > 0) {
+			snprintf(err->msg, sizeof err->msg, "K - sigma M is singular for model %s (%s)", m->name,
+			         nc ? "dependent constraints at the initial state?" : "sigma an eigenvalue");
+			goto out;
+		}
+		struct la_eigs_ops ops = { &op, op_mmul, op_solve };
+		int r = la_eigs(n, k, sigma, &ops, w2, phi);
+		if (r == 0)
+			rc = 0;
+		else
+			snprintf(err->msg, sizeof err->msg, "the eigenproblem K phi = w^2 M phi failed (ARPACK: %s)",
+			         r == -4 ? "no convergence" : r == -1 ? "out of memory" : "error");
+		break;
+	}
+out:
+	la_mat_free(&S);
+	la_solver_free(op.f);
+	free(op.b);
+	free(row);
+	free(col);
+	free(mr);
+	free(mc);
+	free(val);
+	free(buf);
+	return rc;
+}
+
+int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *nmodes, struct rt_error *err)
 {
 	memset(err, 0, sizeof *err);
 	*nmodes = 0;
-	/* the model's operators and energies, stored densely: no run, no
-	 * scheme (the frequencies are the model's) */
+	/* the model's operators and energies: no run, no scheme (the
+	 * frequencies are the model's) */
 	struct rt_problem pb;
 	if (problem_init(&pb, m, 0, err)) {
 		problem_free(&pb);
 		return -1;
 	}
 	int n = pb.n, N = pb.N;
+	if (N > RT_MODES_DENSE_MAX && kmax > 0) {
+		int rc = -1;
+		if (pb.varmass || pb.m > 0 || m->potential || m->contact.n)
+			snprintf(err->msg, sizeof err->msg, "the modes of model %s (%d unknowns) need the dense "
+			         "eigen-analysis, up to %d: beyond, only models whose stiffness and mass are "
+			         "constant operators (no nonlinear potential, M(u) or internal variables)",
+			         m->name, N, (int)RT_MODES_DENSE_MAX);
+		else if (kmax >= n - pb.nc)
+			snprintf(err->msg, sizeof err->msg, "model %s has %d modes: ARPACK computes fewer than all "
+			         "of a large model", m->name, n - pb.nc);
+		else if ((rc = modes_large(&pb, kmax, w2, phi, err)) == 0)
+			*nmodes = kmax;
+		problem_free(&pb);
+		return rc;
+	}
 	if (N > IR_DENSE_MAX || !pb.M) {
 		snprintf(err->msg, sizeof err->msg, "the eigen-analysis is dense (LAPACK dsygvd): up to %d unknowns, "
 		         "model %s has %d", (int)IR_DENSE_MAX, m->name, N);
@@ -133,8 +304,12 @@ int rt_modes(const struct ir_model *m, double *w2, double *phi, int *nmodes, str
 	double *M = calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	double *Z = calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	double *q = calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double *full = phi && kmax > 0 && kmax < n ? calloc((size_t)n * (size_t)n + 1, sizeof(double)) : NULL;
+	double *out = full ? full : phi;
 	int rc = -1;
-	if (J && K && M && Z && q) {
+	if (phi && kmax > 0 && kmax < n && !full) {
+		snprintf(err->msg, sizeof err->msg, "out of memory");
+	} else if (J && K && M && Z && q) {
 		problem_phi(&pb, m->u0, m->z0, NULL);
 		problem_add_hess_phi(&pb, NULL, NULL, J, N);
 		for (int j = 0; j < n; j++)
@@ -144,20 +319,22 @@ int rt_modes(const struct ir_model *m, double *w2, double *phi, int *nmodes, str
 		int r = n;
 		if (pb.nc > 0)
 			r = project_constraints(&pb, m, K, M, Z, err);
-		int info = r < 0 ? 0 : la_sygv(r, K, M, w2, pb.nc > 0 ? q : phi);
+		int info = r < 0 ? 0 : la_sygv(r, K, M, w2, pb.nc > 0 ? q : out);
 		if (r < 0) {
 			/* err says why */
 		} else if (info == 0) {
 			rc = 0;
-			*nmodes = r;
+			*nmodes = kmax > 0 && kmax < r ? kmax : r;
 			/* φ = Z q: the shapes in the dofs (n rows, r columns) */
 			for (int k = 0; k < r && pb.nc > 0 && phi; k++)
 				for (int i = 0; i < n; i++) {
 					double s = 0;
 					for (int l = 0; l < r; l++)
 						s += Z[i + (size_t)l * n] * q[l + (size_t)k * r];
-					phi[i + (size_t)k * n] = s;
+					out[i + (size_t)k * n] = s;
 				}
+			if (full)
+				memcpy(phi, full, sizeof(double) * (size_t)n * (size_t)*nmodes);
 		} else {
 			snprintf(err->msg, sizeof err->msg, "the eigenproblem K phi = w^2 M phi failed (%s)",
 			         info > 0 ? "the mass is not positive definite" : "no convergence");
@@ -170,6 +347,7 @@ int rt_modes(const struct ir_model *m, double *w2, double *phi, int *nmodes, str
 	free(M);
 	free(Z);
 	free(q);
+	free(full);
 	problem_free(&pb);
 	return rc;
 }

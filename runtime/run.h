@@ -64,10 +64,15 @@ void rt_resume(struct rt_stepper_run *r);
 /* Where a run is: returns 1 when it has reached its end time. */
 int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep);
 
-/* Natural frequencies ω² (ascending) and M-normalised mode shapes (n×n
- * room, columns; may be NULL) of a model linearised at its initial state;
- * *nmodes receives their number, n less the number of constraints. */
-int rt_modes(const struct ir_model *m, double *w2, double *phi, int *nmodes, struct rt_error *err);
+/* Natural frequencies ω² (ascending) and M-normalised mode shapes
+ * (columns; may be NULL) of a model linearised at its initial state: all
+ * of them (kmax <= 0; n×n room for phi) or the lowest kmax (n×kmax
+ * room); w2 has n room in both cases.  *nmodes receives their number (all: n less
+ * the number of constraints).  Up to RT_MODES_DENSE_MAX unknowns by
+ * LAPACK (dsygvd), beyond by ARPACK's shift-invert Lanczos on the sparse
+ * operators (lowest kmax only, constant operators only). */
+enum { RT_MODES_DENSE_MAX = 500 };
+int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *nmodes, struct rt_error *err);
 
 /* Set from a signal handler: the run in progress stops after its current
  * step with status 128 + rt_signal (130 when rt_signal is 0: SIGINT), its

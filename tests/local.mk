@@ -12,7 +12,7 @@
 # `make check T=PATTERN` runs the tests whose file (or golden GROUP/CASE)
 # name contains PATTERN.
 RT_LIBS = runtime/libdynrt.a ir/libdynir.a $(LIBS)
-check_PROGRAMS += tests/test_la tests/test_plot tests/test_table tests/test_fmt tests/test_mtx tests/test_spectrum tests/test_kernel tests/test_fe tests/test_mesh tests/test_gmsh tests/test_vtu tests/test_newton tests/ptyrun
+check_PROGRAMS += tests/test_la tests/test_plot tests/test_table tests/test_fmt tests/test_mtx tests/test_spectrum tests/test_kernel tests/test_fe tests/test_mesh tests/test_gmsh tests/test_vtu tests/test_newton tests/test_eigs tests/ptyrun
 tests_ptyrun_LDADD = -lutil
 tests_test_la_LDADD = $(RT_LIBS)
 tests_test_plot_LDADD = $(RT_LIBS)
@@ -26,6 +26,7 @@ tests_test_mesh_LDADD = $(RT_LIBS)
 tests_test_gmsh_LDADD = $(RT_LIBS)
 tests_test_vtu_LDADD = $(RT_LIBS)
 tests_test_newton_LDADD = $(RT_LIBS)
+tests_test_eigs_LDADD = $(RT_LIBS)
 
 # Whole folders: every .test, .dyn, .csv and .sh in them ships.
 EXTRA_DIST += tests/run-tests tests/setup tests/numdiff tests/golden tests/verify tests/shell tests/data examples
