@@ -20,8 +20,8 @@ send let r = run osc with ch\t(0.5) from 0 to 1 step 0.1\n
 expect dyn> 
 send print r.st\t(1) > 0\n
 expect 1\r\n
-send print r.lab\t
-send \x03
+send print r.lab\t\n
+expect error
 expect dyn> 
 send :quit\n
 exit 0
