@@ -34,7 +34,7 @@ const char *const builtin_names[] = {
 	"exp", "log", "log10", "sqrt", "abs", "sign", "floor", "ceil", "atan2",
 	"hypot", "mod", "min", "max", "diag", "eye", "zeros", "ones",
 	"transpose", "table", "mtx", "maxabs", "matrix", "vector", "spectral_radius",
-	"argmax", "argmin", "rms", "mean", "crossings", "period", "length", "spectrum", NULL
+	"argmax", "argmin", "rms", "mean", "crossings", "period", "length", "spectrum", "modes", NULL
 };
 
 int builtin_exists(const char *name)
@@ -445,6 +445,90 @@ static int spectrum_call(struct eval *ev, struct ast_expr *call, struct value *o
 	return 0;
 }
 
+/* modes(MODEL, k): the lowest k modes of a model linearised at its
+ * initial state (runtime/modes.c: dsygvd up to RT_MODES_DENSE_MAX
+ * unknowns, ARPACK beyond), with their participation along the support
+ * direction d (every dof along 1 without a support: a rigid translation
+ * of the whole model). */
+static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
+{
+	if (positional(ev, call, "modes"))
+		return -1;
+	if (call->args.n != 2)
+		return arity_error(ev, call, "modes", "2 arguments (model, k)");
+	struct ast_expr *me = arg(call, 0);
+	if (me->kind != AST_NAME)
+		return eval_error(ev, me->loc, "modes: the first argument must be the name of a model");
+	long k;
+	if (eval_int(ev, arg(call, 1), &k, "the number of modes"))
+		return -1;
+	struct eval sub = *ev;
+	struct ir_model *m = NULL;
+	if (lower_model_named(&sub, me->name, me->loc, &m))
+		return -1;
+	int n = m->ndof, nmax = n - m->nconstraint;
+	if (k < 1 || k > nmax)
+		return eval_error(ev, arg(call, 1)->loc, "modes: k must be between 1 and %d (the modes of model %s), "
+		                  "not %ld", nmax, m->name, k);
+	struct modes_value *mv = arena_alloc(ev->a, sizeof *mv);
+	memset(mv, 0, sizeof *mv);
+	mv->n = n;
+	mv->k = (int)k;
+	mv->model = m->name;
+	double *w2 = malloc(sizeof(double) * (size_t)n), *phi = malloc(sizeof(double) * (size_t)n * (size_t)k);
+	double *d = malloc(sizeof(double) * (size_t)n);
+	struct rt_error err;
+	int nm = 0, rc = -1;
+	if (!w2 || !phi || !d) {
+		eval_error(ev, call->loc, "modes: out of memory");
+	} else if (rt_modes(m, (int)k, w2, phi, &nm, &err) || nm < k) {
+		eval_error(ev, call->loc, "modes: %s", err.msg[0] ? err.msg : "fewer modes than asked");
+	} else {
+		for (int i = 0; i < n; i++)
+			d[i] = m->support ? m->support_dir[i] : 1;
+		/* a shape's sign is arbitrary: its largest entry made positive */
+		for (int j = 0; j < k; j++) {
+			double *p = phi + (size_t)j * n, big = 0;
+			for (int i = 0; i < n; i++)
+				if (fabs(p[i]) > fabs(big))
+					big = p[i];
+			for (int i = 0; i < n && big < 0; i++)
+				p[i] = -p[i];
+		}
+		double *c[7];
+		for (int f = 0; f < 6; f++)
+			c[f] = arena_alloc(ev->a, sizeof(double) * (size_t)k);
+		c[6] = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)k);
+		mv->omega = c[0], mv->f = c[1], mv->period = c[2], mv->gamma = c[3], mv->meff = c[4], mv->share = c[5];
+		mv->phi = c[6];
+		memcpy(mv->phi, phi, sizeof(double) * (size_t)n * (size_t)k);
+		if (rt_modal_mass(m, (int)k, phi, d, mv->gamma, mv->meff, &mv->total, &err)) {
+			eval_error(ev, call->loc, "modes: %s", err.msg);
+		} else {
+			double cum = 0;
+			rc = 0;
+			for (int j = 0; j < k; j++) {
+				if (w2[j] < 0)
+					rc = eval_error(ev, call->loc, "modes: mode %d of model %s has omega^2 = %g < 0: the initial "
+					                "state is not a stable equilibrium", j + 1, m->name, w2[j]);
+				mv->omega[j] = sqrt(w2[j] > 0 ? w2[j] : 0);
+				mv->f[j] = mv->omega[j] / (2 * M_PI);
+				mv->period[j] = mv->omega[j] > 0 ? 2 * M_PI / mv->omega[j] : INFINITY;
+				cum += mv->meff[j];
+				mv->share[j] = mv->total > 0 ? cum / mv->total : 0;
+			}
+		}
+	}
+	free(w2);
+	free(phi);
+	free(d);
+	if (rc)
+		return -1;
+	out->kind = VAL_MODES;
+	out->modes = mv;
+	return 0;
+}
+
 int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struct value *out, int *status)
 {
 	memset(out, 0, sizeof *out);
@@ -574,6 +658,10 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 	}
 	if (strcmp(name, "spectrum") == 0) {
 		*status = spectrum_call(ev, call, out);
+		return 0;
+	}
+	if (strcmp(name, "modes") == 0) {
+		*status = modes_call(ev, call, out);
 		return 0;
 	}
 	if (strcmp(name, "table") == 0) {

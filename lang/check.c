@@ -262,6 +262,12 @@ static void expr1(struct checker *c, struct ast_expr *e)
 				}
 				return;
 			}
+			/* modes(MODEL, k): the first argument names a model */
+			if (strcmp(n, "modes") == 0 && e->args.n > 0 && !lookup(c->scope, n)) {
+				for (int i = 1; i < e->args.n; i++)
+					expr(c, ((struct ast_arg *)e->args.v[i])->value);
+				return;
+			}
 			/* spectrum(ACCEL, ...): the acceleration is a function of t */
 			if (strcmp(n, "spectrum") == 0 && e->args.n > 0 && !lookup(c->scope, n)) {
 				int saved = c->in_model;

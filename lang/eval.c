@@ -274,6 +274,7 @@ const char *value_kind_name(const struct value *v)
 	case VAL_HIST: return "a history";
 	case VAL_SYMBOL: return "a name";
 	case VAL_SPECTRUM: return "a spectrum";
+	case VAL_MODES: return "modes";
 	case VAL_DRY: return "a run's result";
 	}
 	return "a value";
@@ -1032,6 +1033,35 @@ static int spectrum_field(struct eval *ev, struct ast_expr *e, const struct spec
 	return eval_error(ev, e->loc, "a spectrum has no field '%s' (fields: period, sd, psv, psa)", e->name);
 }
 
+/* m.omega, m.f, m.period, m.gamma, m.meff, m.share (row vectors, one
+ * entry per mode) and m.phi (n × k, the shapes as columns) of modes(). */
+static int modes_field(struct eval *ev, struct ast_expr *e, const struct modes_value *mv, struct value *out)
+{
+	static const char *const names[] = { "omega", "f", "period", "gamma", "meff", "share" };
+	const double *col[] = { mv->omega, mv->f, mv->period, mv->gamma, mv->meff, mv->share };
+	for (int f = 0; f < 6; f++) {
+		if (strcmp(e->name, names[f]) != 0)
+			continue;
+		*out = value_mat(ev, 1, mv->k);
+		for (int i = 0; i < mv->k; i++)
+			out->m[i] = ir_emit_const(ev->prog, col[f][i], ir_loc_of(e->loc));
+		return 0;
+	}
+	if (strcmp(e->name, "total") == 0) {
+		*out = value_num(ev, mv->total, e->loc);
+		return 0;
+	}
+	if (strcmp(e->name, "phi") == 0) {
+		*out = value_mat(ev, mv->n, mv->k);
+		for (int i = 0; i < mv->n; i++)
+			for (int j = 0; j < mv->k; j++)
+				out->m[i * mv->k + j] = ir_emit_const(ev->prog, mv->phi[i + (size_t)j * mv->n], ir_loc_of(e->loc));
+		return 0;
+	}
+	return eval_error(ev, e->loc, "modes have no field '%s' (fields: omega, f, period, phi, gamma, meff, share, "
+	                  "total)", e->name);
+}
+
 /* The cases of eval_expr with values on the stack, kept out of its frame:
  * expressions nest as deep as they are long (1 + 1 + ... is left-deep), so
  * eval_expr's own frame must stay small. */
@@ -1043,6 +1073,8 @@ static int eval_field(struct eval *ev, struct ast_expr *e, struct value *out)
 		return -1;
 	if (base.kind == VAL_SPECTRUM)
 		return spectrum_field(ev, e, base.spec, out);
+	if (base.kind == VAL_MODES)
+		return modes_field(ev, e, base.modes, out);
 	if (base.kind != VAL_RUN)
 		return eval_error(ev, e->loc, "only runs and spectra have fields (r.u, s.psa); this is %s",
 		                  value_kind_name(&base));

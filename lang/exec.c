@@ -72,6 +72,21 @@ static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc
 	case VAL_DRY:
 		fputs("<not computed>", f);
 		return 0;
+	case VAL_MODES: {
+		/* a table, one mode a row (code_aster's CALC_MODES listing) */
+		const struct modes_value *mv = v->modes;
+		value_format_num(mv->total, buf);
+		fprintf(f, "<modes of %s, %d of %d dofs, total mass %s>\n  %-5s %-24s %-24s %-24s %-24s %-24s %s",
+		        mv->model, mv->k, mv->n, buf, "mode", "omega", "f", "period", "gamma", "meff", "share");
+		for (int j = 0; j < mv->k; j++) {
+			char c[6][32];
+			const double x[6] = { mv->omega[j], mv->f[j], mv->period[j], mv->gamma[j], mv->meff[j], mv->share[j] };
+			for (int q = 0; q < 6; q++)
+				value_format_num(x[q], c[q]);
+			fprintf(f, "\n  %-5d %-24s %-24s %-24s %-24s %-24s %s", j + 1, c[0], c[1], c[2], c[3], c[4], c[5]);
+		}
+		return 0;
+	}
 	case VAL_SPECTRUM: {
 		/* a table, one period a row */
 		const struct spectrum_value *sp = v->spec;

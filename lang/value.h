@@ -18,6 +18,7 @@ enum value_kind {
 	VAL_HIST,     /* run, hist: a whole history, for plot */
 	VAL_SYMBOL,   /* str: a bare name in an option value (formulation = ggl) */
 	VAL_SPECTRUM, /* spec: spectrum(ACCEL, periods, xi) */
+	VAL_MODES,    /* modes: modes(MODEL, k) */
 	VAL_DRY       /* --check: a value computed from a run's results,
 	                 which a check does not compute (see session.dry_hit) */
 };
@@ -28,6 +29,17 @@ struct spectrum_value {
 	int n;
 	double xi;
 	double *period, *sd, *psv, *psa;
+};
+
+/* The lowest k modes of a model (runtime/modes.c): ω (rad/s), f (Hz),
+ * periods, the M-normalised shapes (n × k, columns), participation
+ * factors and effective masses along the support direction (all dofs
+ * along 1 without a support), their cumulated share of the total mass. */
+struct modes_value {
+	int n, k;
+	const char *model;
+	double total;
+	double *omega, *f, *period, *gamma, *meff, *share, *phi;
 };
 
 /* A finished run, as the language sees it. */
@@ -60,6 +72,7 @@ struct value {
 	struct run_value *run;
 	struct series_ref ser;
 	struct spectrum_value *spec;
+	struct modes_value *modes;
 };
 
 /* Shortest decimal form that reads back to the same double (C locale). */

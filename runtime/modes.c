@@ -351,3 +351,43 @@ int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *n
 	problem_free(&pb);
 	return rc;
 }
+
+int rt_modal_mass(const struct ir_model *m, int k, const double *phi, const double *d, double *gamma, double *meff,
+                  double *total, struct rt_error *err)
+{
+	memset(err, 0, sizeof *err);
+	struct rt_problem pb;
+	if (problem_init(&pb, m, 0, err)) {
+		problem_free(&pb);
+		return -1;
+	}
+	int n = pb.n, rc = -1;
+	double *Md = calloc((size_t)n + 1, sizeof(double));
+	if (!Md) {
+		snprintf(err->msg, sizeof err->msg, "out of memory");
+	} else {
+		/* M d: the constant operator, or M(u₀) d as the momentum of the
+		 * velocity d (the mass the modes were computed with) */
+		if (pb.varmass)
+			problem_kinetic(&pb, m->u0, d, Md, NULL);
+		else
+			la_mat_mul(&pb.Mm, d, Md);
+		double t = 0;
+		for (int i = 0; i < n; i++)
+			t += d[i] * Md[i];
+		*total = t;
+		/* Γ_j = φ_jᵀ M d / φ_jᵀ M φ_j with φ_jᵀ M φ_j = 1, the effective
+		 * mass Γ_j² (code_aster's MASS_EFFE_D*, OpenSees' modalProperties) */
+		for (int j = 0; j < k; j++) {
+			double g = 0;
+			for (int i = 0; i < n; i++)
+				g += phi[i + (size_t)j * n] * Md[i];
+			gamma[j] = g;
+			meff[j] = g * g;
+		}
+		rc = 0;
+	}
+	free(Md);
+	problem_free(&pb);
+	return rc;
+}

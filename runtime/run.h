@@ -73,6 +73,11 @@ int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep);
  * operators (lowest kmax only, constant operators only). */
 enum { RT_MODES_DENSE_MAX = 500 };
 int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *nmodes, struct rt_error *err);
+/* For k M-normalised modes phi (n × k) of model m and a direction d (n):
+ * the participation factors Γ_j = φ_jᵀ M d, the effective masses Γ_j²
+ * and the total mass dᵀ M d (M at the initial state). */
+int rt_modal_mass(const struct ir_model *m, int k, const double *phi, const double *d, double *gamma, double *meff,
+                  double *total, struct rt_error *err);
 
 /* Set from a signal handler: the run in progress stops after its current
  * step with status 128 + rt_signal (130 when rt_signal is 0: SIGINT), its
