@@ -144,9 +144,23 @@ static void pop(struct checker *c)
 	c->scope = c->scope->parent;
 }
 
+/* An undefined name, with the closest name that would do in its place
+ * (names.c): a model for a model; any name in scope or built in for a
+ * name or a function. */
 static void undefined(struct checker *c, struct loc loc, const char *what, const char *name)
 {
-	diag_error(c->d, loc, "undefined %s '%s'", what, name);
+	const char *best = NULL;
+	int bd = 0, model = strcmp(what, "model") == 0;
+	for (struct cscope *s = c->scope; s; s = s->parent)
+		for (struct cname *n = s->head; n; n = n->next)
+			if (!model || n->kind == B_MODEL)
+				name_consider(name, n->name, &best, &bd);
+	for (int i = 0; !model && builtin_names[i]; i++)
+		name_consider(name, builtin_names[i], &best, &bd);
+	if (best)
+		diag_error(c->d, loc, "undefined %s '%s'; did you mean '%s'?", what, name, best);
+	else
+		diag_error(c->d, loc, "undefined %s '%s'", what, name);
 	c->errors++;
 }
 

@@ -91,8 +91,12 @@ static int resolve_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme 
 			return family_args(ev, e, f, out);
 		char list[1024];
 		size_t n = 0;
-		for (int i = 0; i < IR_NFAMILY; i++)
+		const char *cand[IR_NFAMILY + 64];
+		int nc = 0;
+		for (int i = 0; i < IR_NFAMILY; i++) {
 			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", ir_family_info[i].name);
+			cand[nc++] = ir_family_info[i].name;
+		}
 		/* then the declared schemes, alphabetically */
 		const char *prev = "";
 		for (;;) {
@@ -103,8 +107,13 @@ static int resolve_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme 
 			if (!next || n >= sizeof list - 64)
 				break;
 			n += (size_t)snprintf(list + n, sizeof list - n, ", %s", next);
+			if (nc < (int)(sizeof cand / sizeof cand[0]))
+				cand[nc++] = next;
 			prev = next;
 		}
+		const char *close = name_closest(name, cand, nc);
+		if (close)
+			return eval_error(ev, callee->loc, "unknown scheme '%s'; did you mean '%s'?", name, close);
 		return eval_error(ev, callee->loc, "unknown scheme '%s' (schemes: %s)", name, list);
 	}
 	if (b->kind != B_SCHEME)

@@ -158,20 +158,28 @@ static int distance(const char *a, const char *b)
 	return d[n][m];
 }
 
+void name_consider(const char *name, const char *cand, const char **best, int *bd)
+{
+	/* a typo, not another word: at most one edit in four characters,
+	 * none in a name of one character (every other one is an edit away) */
+	size_t len = strlen(name), clen = strlen(cand);
+	int limit = len < 2 ? 0 : (int)len / 4 + 1;
+	/* the distance is at least the difference of the lengths: most
+	 * candidates of a large scope are refused without the table */
+	if ((clen > len ? clen - len : len - clen) > (size_t)limit || strcmp(name, cand) == 0)
+		return;
+	int dd = distance(name, cand);
+	if (dd <= limit && (!*best || dd < *bd)) {
+		*best = cand;
+		*bd = dd;
+	}
+}
+
 const char *name_closest(const char *name, const char *const *cand, int n)
 {
 	const char *best = NULL;
 	int bd = 0;
-	/* a typo, not another word: at most one edit in four characters,
-	 * none in a name of one character (every other one is an edit away) */
-	size_t len = strlen(name);
-	int limit = len < 2 ? 0 : (int)len / 4 + 1;
-	for (int i = 0; i < n; i++) {
-		int dd = distance(name, cand[i]);
-		if (dd <= limit && (!best || dd < bd)) {
-			best = cand[i];
-			bd = dd;
-		}
-	}
+	for (int i = 0; i < n; i++)
+		name_consider(name, cand[i], &best, &bd);
 	return best;
 }

@@ -38,5 +38,8 @@ void *name_index_find(struct name_index *ix, void *head, const char *name);
 /* The candidate closest to a misspelt name (a few edits away, for a
  * "did you mean" note), or NULL when none is close. */
 const char *name_closest(const char *name, const char *const *cand, int n);
+/* The same one candidate at a time: *best (NULL at first, *bd its
+ * distance) becomes cand when cand is closer to name. */
+void name_consider(const char *name, const char *cand, const char **best, int *bd);
 
 #endif

@@ -40,6 +40,19 @@ struct parse_ctx {
 	size_t tree_start;  /* arena_used() when the parse began */
 	int too_large;      /* the tree passed PARSE_MAX_TREE: the parse stops */
 	int first_line;     /* the line number of the text's first line */
+	/* the parser's view of the tokens (parser.y, next_token): the open
+	 * braces' places (the innermost PARSE_MAX_BRACES; nbrace counts them
+	 * all), for a missing '}' reported at its '{'; the current
+	 * statement's token count and its first token's text when a name,
+	 * for "did you mean" on a misspelt keyword; and, after such an
+	 * error, skip: the tokens up to the end of the statement, its block
+	 * included, are dropped (one error for `modle a { ... }`) */
+	struct loc braces[64];
+	int nbrace;
+	int ntok;
+	const char *lead;
+	struct loc lead_loc;
+	int skip, skip_base;
 };
 
 /* Parse text (len bytes, any content) as the named file.  Returns the

@@ -23,6 +23,7 @@ struct parse_ctx;
 %code {
 #include <string.h>
 #include "arena.h"
+#include "names.h"
 #include "parse.h"
 
 int yylex(YYSTYPE *lval, YYLTYPE *lloc, void *scanner);
@@ -38,6 +39,40 @@ static struct loc loc_of(const struct parse_ctx *c, const YYLTYPE *l)
 		loc.len = l->last_column - l->first_column;
 	return loc;
 }
+
+/* The scanner's tokens as the parser sees them: the open braces and the
+ * current statement's first token are noted for the messages of
+ * yyreport_syntax_error, and after a misspelt keyword (ctx->skip) the rest
+ * of its statement, a block included, is dropped up to the end of line
+ * that closes it, so that the block's contents raise no errors of their
+ * own. */
+static int next_token(YYSTYPE *lval, YYLTYPE *lloc, void *scanner, struct parse_ctx *ctx)
+{
+	for (;;) {
+		int prev = ctx->last;
+		int t = yylex(lval, lloc, scanner);
+		if (prev == 0 || prev == NEWLINE || prev == '{' || prev == '}') {
+			ctx->ntok = 0;
+			ctx->lead = t == IDENT ? lval->str : NULL;
+			ctx->lead_loc = loc_of(ctx, lloc);
+		}
+		ctx->ntok++;
+		if (t == '{') {
+			if (ctx->nbrace < (int)(sizeof ctx->braces / sizeof ctx->braces[0]))
+				ctx->braces[ctx->nbrace] = loc_of(ctx, lloc);
+			ctx->nbrace++;
+		} else if (t == '}' && ctx->nbrace > 0) {
+			ctx->nbrace--;
+		}
+		if (!ctx->skip || t == 0)
+			return t;
+		if (t == NEWLINE && ctx->nbrace <= ctx->skip_base) {
+			ctx->skip = 0;
+			return t;
+		}
+	}
+}
+#define yylex(lval, lloc, scanner) next_token(lval, lloc, scanner, ctx)
 
 static struct ast_vec vec1(struct arena *a, void *p)
 {
@@ -498,15 +533,71 @@ static const char *token_text(yysymbol_kind_t sym, char *buf, size_t size)
 	return s;
 }
 
+/* The words that start a statement, and those that start a model item
+ * (dyn(5), STATEMENTS and MODELS), for "did you mean". */
+static const char *const stmt_words[] = {
+	"param", "let", "function", "for", "model", "scheme", "print", "check", "plot", "import", "run",
+};
+static const char *const item_words[] = {
+	"dof", "internal", "kinetic", "potential", "dissipation", "constraint", "contact", "param",
+	"mass", "damping", "stiffness", "force", "support", "init",
+};
+#define NWORDS(w) ((int)(sizeof w / sizeof w[0]))
+
+/* A name where a model item must start: the closest item, or the list. */
+static void report_item(struct parse_ctx *ctx)
+{
+	const char *close = name_closest(ctx->lead, item_words, NWORDS(item_words));
+	if (close) {
+		diag_error(ctx->diag, ctx->lead_loc, "unknown model item '%s'; did you mean '%s'?", ctx->lead, close);
+		return;
+	}
+	char list[256];
+	int len = 0;
+	for (int i = 0; i < NWORDS(item_words); i++)
+		len += snprintf(list + len, sizeof list - (size_t)len, "%s%s", i ? ", " : "", item_words[i]);
+	diag_error(ctx->diag, ctx->lead_loc, "unknown model item '%s' (items: %s)", ctx->lead, list);
+}
+
 /* Syntax errors name what was found and, when there are few, what was
  * expected.  A token the scanner already reported (BADTOKEN) is not
- * reported again. */
+ * reported again.  Three cases say more: the end of the text inside a
+ * block is reported at the '{' left open; a name where a model item
+ * starts names the items; a statement whose first word is a name a typo
+ * away from a keyword, followed by something no expression continues
+ * with (`modle a {`), is that keyword misspelt, reported once for the
+ * whole statement. */
 static int yyreport_syntax_error(const yypcontext_t *pc, void *scanner, struct parse_ctx *ctx)
 {
 	(void)scanner;
 	yysymbol_kind_t found = yypcontext_token(pc);
 	if (found == YYSYMBOL_BADTOKEN || ctx->too_large)
 		return 0;
+	if (found == YYSYMBOL_YYEOF && ctx->nbrace > 0) {
+		int k = ctx->nbrace - 1;
+		int max = (int)(sizeof ctx->braces / sizeof ctx->braces[0]);
+		diag_error(ctx->diag, ctx->braces[k < max ? k : max - 1], "this '{' is never closed: '}' missing");
+		return 0;
+	}
+	yysymbol_kind_t all[YYNTOKENS];
+	int nall = yypcontext_expected_tokens(pc, all, YYNTOKENS);
+	if (found == YYSYMBOL_IDENT && ctx->ntok == 1 && ctx->lead) {
+		for (int i = 0; i < nall; i++)
+			if (all[i] == YYSYMBOL_DOF) {
+				report_item(ctx);
+				return 0;
+			}
+	}
+	if (ctx->ntok == 2 && ctx->lead) {
+		const char *close = name_closest(ctx->lead, stmt_words, NWORDS(stmt_words));
+		if (close) {
+			diag_error(ctx->diag, ctx->lead_loc, "unknown statement '%s'; did you mean '%s'?", ctx->lead, close);
+			/* the lookahead, already read, may be the block's '{' */
+			ctx->skip = ctx->last != NEWLINE;
+			ctx->skip_base = ctx->nbrace - (ctx->last == '{');
+			return 0;
+		}
+	}
 	enum { MAXEXP = 5 };
 	yysymbol_kind_t expected[MAXEXP];
 	int n = yypcontext_expected_tokens(pc, expected, MAXEXP);
