@@ -13,7 +13,7 @@
  * acceleration (β = 1/4, γ = 1/2), τ = 1e-3, to T1 = STEPS·1e-3 on dyn's
  * grid (dyn(5), "The time grid": t_k = k τ computed from k, t_N = T1).
  *
- * The arithmetic is that of dyn's linear path (runtime/stepper_newmark.c,
+ * The arithmetic is that of dyn's linear path (runtime/scheme_newmark.c,
  * nm_step, with α_m = α_f = 0), operation for operation:
  *
  *   ũ = uᵏ⁻¹ + τvᵏ⁻¹ + τ²(½−β)aᵏ⁻¹,   ṽ = vᵏ⁻¹ + τ(1−γ)aᵏ⁻¹,

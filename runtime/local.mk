@@ -8,14 +8,14 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/vm.c runtime/vm.h \
 	runtime/kernel.c runtime/kernel.h \
 	runtime/scheme.h runtime/stepper.h runtime/schemes.def runtime/registry.c \
-	runtime/step_matrix.c runtime/stepper_newmark.c \
+	runtime/step_matrix.c \
 	runtime/run.c runtime/run.h \
 	runtime/problem.c runtime/problem.h \
 	runtime/newton.c runtime/newton.h runtime/jacobian.c runtime/jacobian.h \
 	runtime/stage.c runtime/stage.h \
 	runtime/nlstep.c runtime/nlstep.h \
-	runtime/nl_alpha.c \
-	runtime/scheme_bathe.c runtime/scheme_backward_euler.c runtime/scheme_central_difference.c \
+	runtime/scheme_newmark.c runtime/scheme_central_difference.c runtime/scheme_backward_euler.c \
+	runtime/scheme_bathe.c \
 	runtime/scheme_midpoint.c runtime/scheme_staggered_midpoint.c \
 	runtime/scheme_paoli_schatzman.c runtime/scheme_moreau_jean.c \
 	runtime/amplification.c runtime/modes.c runtime/plot_term.c \

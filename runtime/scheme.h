@@ -69,14 +69,14 @@ int scheme_refuse_model(const struct scheme_type *t, unsigned caps, const struct
 
 /* generalized_alpha(alpha_m, alpha_f, beta, gamma) (Chung & Hulbert
  * 1993): newmark is alpha_m = alpha_f = 0, central_difference in
- * addition beta = 0, gamma = 1/2.  The one parameter struct of the
- * linear and Newton paths of stepper_newmark.c, nl_alpha.c and their
- * central-difference wrappers. */
+ * addition beta = 0, gamma = 1/2.  The one parameter struct of both
+ * paths of scheme_newmark.c and of scheme_central_difference.c, which
+ * wraps them. */
 struct alpha_params {
 	double alpha_m, alpha_f, beta, gamma;
 };
 
-/* The algorithmic energy of generalized-α (nl_alpha.c, with the
+/* The algorithmic energy of generalized-α (scheme_newmark.c, with the
  * algebra; dyn(5), ENERGY LEDGER): the ledger's residual of the
  * dissipative members (γ = ½ − α_m + α_f, α_m ≠ α_f) is taken against
  * T + Φ + C(τ; v, a, ε), where ε = M⁻¹e is the scheme's lag behind the

@@ -234,7 +234,7 @@ static void *bn_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 }
 
 /* One sub-step's stage: M y + ∇ᵤΦ(ũ + cu y) + ∇ᵥΨ(ṽ + cv y) = f, from
- * the guess y0; scale as in nl_alpha.c (loads, forces, inertia). */
+ * the guess y0; scale as in scheme_newmark.c (loads, forces, inertia). */
 static int substep(struct bathe_nl *s, const double *f, const double *ut, double cu, const double *vt, double cv,
                    const double *y0, const struct rt_state *x, double scale, struct rt_error *err)
 {

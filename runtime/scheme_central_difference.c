@@ -1,7 +1,7 @@
 /* scheme_central_difference.c — explicit central differences (dyn(5),
  * SCHEMES), both paths: the Newmark member newmark(0, 1/2), watched for
  * stability; on models stated by energies, the Newmark family's Newton
- * path (nl_alpha.c) with a stability monitor.
+ * path (scheme_newmark.c) with a stability monitor.
  *
  * The scheme is stable only while τ < 2/ω_max, ω_max² the largest
  * eigenvalue of K(u) φ = ω² M φ with K(u) = ∂²Φ/∂u² the current stiffness

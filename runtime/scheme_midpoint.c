@@ -44,7 +44,7 @@
  * force of the step, Bᵀλ^{k−½}, with Δu (sys->lamh).  discrete_gradient
  * and staggered_midpoint without internal variables are this scheme on a
  * quadratic energy.  Without constraints the midpoint rule is newmark(¼, ½),
- * and this stepper is step_trapezoidal (stepper_newmark.c). */
+ * and this stepper is step_trapezoidal (scheme_newmark.c). */
 
 struct midpoint_lin {
 	const struct rt_system *sys;

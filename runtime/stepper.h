@@ -60,7 +60,6 @@ struct scheme_linear {
 /* par: struct alpha_params (scheme.h); newmark's names β and γ in its
  * messages */
 extern const struct scheme_linear step_newmark;
-extern const struct scheme_linear step_generalized_alpha;
 /* the Newmark member with beta = 1/4, gamma = 1/2, whatever par: the
  * linear path of midpoint, discrete_gradient and staggered_midpoint (on
  * linear models without internal variables they are the trapezoidal
