@@ -2,9 +2,10 @@
  * tests/data (made by Gmsh 4.8 from the .geo files beside them, formats
  * 4.1 and 2.2) read back with the measures of their bodies and boundary
  * regions, the outward normals (∫_∂Ω x_k n_k ds = |Ω| over the named
- * faces), the same mesh from both formats, the transfinite rectangle
- * equal to rectangle()'s, and every error message of tests/data/bad with
- * its line.  The data are found under $srcdir (tests/run-tests sets it).
+ * faces), point location in the tetrahedra, the same mesh from both
+ * formats, the transfinite rectangle equal to rectangle()'s, and every
+ * error message of tests/data/bad with its line.  The data are found
+ * under $srcdir (tests/run-tests sets it).
  * Exit status 0 when every check passes, 1 otherwise. */
 #include "fe_space.h"
 #include "mesh.h"
@@ -208,8 +209,23 @@ static void test_boxes(void)
 	struct mesh *a = read_ok("box_tet41.msh"), *b = read_ok("box_hex22.msh");
 
 	if (a) {
+		unsigned seed = 5;
 		CHECK(a->type == MESH_TETRAHEDRON);
 		check_box(a);
+		/* Point location in an unstructured mesh: random points of the
+		 * box are found, their reference coordinates mapped back. */
+		for (int i = 0; i < 300; i++) {
+			double p[3], xi[3], x[3], hi[3] = { 1, 2, 3 };
+			long c;
+			for (int k = 0; k < 3; k++) {
+				seed = seed * 1103515245u + 12345u;
+				p[k] = hi[k] * ((double)(seed >> 8) / (1u << 24));
+			}
+			CHECK(mesh_locate(a, p, &c, xi, err, sizeof err) == 0);
+			mesh_cell_map(a, c, xi, x, NULL);
+			for (int k = 0; k < 3; k++)
+				CHECK_NEAR(x[k], p[k], 1e-12);
+		}
 		printf("box_tet: %ld nodes, %ld tetrahedra\n", a->nnodes, a->ncells);
 	}
 	if (b) {
