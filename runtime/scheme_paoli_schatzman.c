@@ -64,6 +64,11 @@ struct paoli {
 	double *uprev, *y, *w, *acc, *f0, *f1, *psi0, *vtmp, *vold;   /* n */
 	double *phi, *mu;           /* nk */
 	double *G;                  /* nk × n */
+	/* per-contact restitution: the contacts grouped by their e_i; group 0
+	 * holds contact 1, whose e is the scheme's e (alpha 1, beta 0) */
+	int ng, *grp;               /* groups, nk */
+	double *galpha, *gbeta;     /* ng */
+	double *wk, *phig, *Gg, *mug;   /* n, nk, nk × n, nk */
 	int *active;                /* nk */
 	struct la_factor *kkt;      /* n + nk */
 	double *J, *r;              /* (n + nk)², n + nk */
@@ -80,6 +85,7 @@ static void ps_free(void *p)
 	free(s->uprev); free(s->y); free(s->w); free(s->acc); free(s->f0); free(s->f1); free(s->psi0);
 	free(s->cval); free(s->muc); free(s->Gc); free(s->lam0);
 	free(s->vtmp); free(s->vold); free(s->phi); free(s->mu); free(s->G); free(s->active); free(s->J); free(s->r); free(s->Mu);
+	free(s->grp); free(s->galpha); free(s->gbeta); free(s->wk); free(s->phig); free(s->Gg); free(s->mug);
 	la_factor_free(s->kkt);
 	free(s);
 }
@@ -95,15 +101,6 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	if (pb->nc > 0 && pb->varmass)
 		return nl_refuse(err, "paoli_schatzman takes bilateral constraints with a constant mass only");
 	const struct ir_gaps *g = &pb->ir->contact;
-	for (int k = 1; k < g->n; k++)
-		if (g->restitution[k] != g->restitution[0]) {
-			snprintf(err->msg, sizeof err->msg, "paoli_schatzman takes one restitution coefficient for all "
-			         "contacts, not %g (contact 1) and %g (contact %d)", g->restitution[0],
-			         g->restitution[k], k + 1);
-			err->loc = g->loc[k];
-			err->code = 3;
-			return NULL;
-		}
 	struct paoli *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
@@ -121,13 +118,87 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	    nl_vectors((size_t)nt * (size_t)nt, &s->J, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)n, &s->Mu, (double **)NULL) ||
 	    nl_vectors((size_t)nt, &s->r, (double **)NULL) ||
+	    nl_vectors((size_t)n, &s->wk, (double **)NULL) ||
+	    nl_vectors((size_t)nk, &s->phig, &s->mug, &s->galpha, &s->gbeta, (double **)NULL) ||
+	    nl_vectors((size_t)nk * (size_t)n, &s->Gg, (double **)NULL) ||
+	    !(s->grp = calloc((size_t)nk + 1, sizeof(int))) ||
 	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) ||
 	    !(s->kkt = la_factor_alloc(nt, LA_DENSE_GENERAL, 0, 0)) ||
 	    nl_common_alloc(&s->c, pb)) {
 		ps_free(s);
 		return nl_refuse(err, "out of memory for the step");
 	}
+	/* contact i is stated at the point w_i = alpha_i w + beta_i Uᵐ⁻¹ of
+	 * the projection's variable w, alpha_i = (1 + e)/(1 + e_i),
+	 * beta_i = (e_i − e)/(1 + e_i) (see gaps_at) */
+	for (int k = 0; k < nk; k++) {
+		int q = s->ng;
+		for (int j = 0; j < k; j++)
+			if (g->restitution[j] == g->restitution[k]) {
+				q = s->grp[j];
+				break;
+			}
+		if (q == s->ng) {
+			double ek = g->restitution[k];
+			s->galpha[q] = (1 + s->e) / (1 + ek);
+			s->gbeta[q] = (ek - s->e) / (1 + ek);
+			s->ng++;
+		}
+		s->grp[k] = q;
+	}
 	return s;
+}
+
+/* The gaps seen by the projection at w (and their gradients in w when
+ * grad): contact i with restitution e_i at w_i = alpha_i w + beta_i Uᵐ⁻¹.
+ * Per-contact restitution (Paoli and Schatzman 2002, the impact law
+ * φ_i(Uᵐ⁺¹) + e_i φ_i(Uᵐ⁻¹) = 0 for an active affine gap): with
+ * Uᵐ⁺¹ = −e Uᵐ⁻¹ + (1+e) w, the point (Uᵐ⁺¹ + e_i Uᵐ⁻¹)/(1 + e_i) is w_i,
+ * so the step stays the M-metric projection of the same argument, onto
+ * K_e = {w : φ_i(w_i) ≥ 0}, convex when K is; the reaction
+ * M(Uᵐ⁺¹ − 2Uᵐ + Uᵐ⁻¹ − τ²aᵐ) = (1+e) Σ μ_i alpha_i ∇φ_i(w_i) is normal
+ * to K at the contacts, μ_i ≥ 0.  With one e for all (one group,
+ * alpha 1, beta 0) this is P_K itself. */
+static void gaps_at(struct paoli *s, const double *w, int grad)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n, nk = s->nk;
+	if (s->ng <= 1) {
+		problem_contacts(pb, w, s->phi, grad ? s->G : NULL);
+		return;
+	}
+	for (int q = 0; q < s->ng; q++) {
+		for (int i = 0; i < n; i++)
+			s->wk[i] = s->galpha[q] * w[i] + s->gbeta[q] * s->uprev[i];
+		problem_contacts(pb, s->wk, s->phig, grad ? s->Gg : NULL);
+		for (int k = 0; k < nk; k++) {
+			if (s->grp[k] != q)
+				continue;
+			s->phi[k] = s->phig[k];
+			if (grad)
+				for (int i = 0; i < n; i++)
+					s->G[k + (size_t)i * nk] = s->galpha[q] * s->Gg[k + (size_t)i * nk];
+		}
+	}
+}
+
+/* J −= Σ μ_i ∇²_w φ_i(w_i) = alpha_i² ∇²φ_i(w_i), after gaps_at(w). */
+static void gaps_hess(struct paoli *s, const double *w, double *J, int ld)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n, nk = s->nk;
+	if (s->ng <= 1) {
+		problem_add_contact_hess(pb, s->mu, -1, J, ld);
+		return;
+	}
+	for (int q = 0; q < s->ng; q++) {
+		for (int i = 0; i < n; i++)
+			s->wk[i] = s->galpha[q] * w[i] + s->gbeta[q] * s->uprev[i];
+		problem_contacts(pb, s->wk, s->phig, s->Gg);
+		for (int k = 0; k < nk; k++)
+			s->mug[k] = s->grp[k] == q ? s->mu[k] : 0;
+		problem_add_contact_hess(pb, s->mug, -s->galpha[q] * s->galpha[q], J, ld);
+	}
 }
 
 /* One Newton solve of the KKT system on the active set, the constraints
@@ -142,7 +213,7 @@ static int kkt_solve(struct paoli *s, double t)
 	double ymag = nl_maxabs(n, s->y) + nl_maxabs(n, s->w);
 	for (int it = 0; it < 50; it++) {
 		if (nk)
-			problem_contacts(pb, s->w, s->phi, s->G);
+			gaps_at(s, s->w, 1);
 		if (nc)
 			problem_constraints(pb, t, s->w, s->cval, s->Gc);
 		for (int i = 0; i < n; i++) {
@@ -168,7 +239,7 @@ static int kkt_solve(struct paoli *s, double t)
 			if (!s->active[k])
 				s->mu[k] = 0;
 		if (nk)
-			problem_add_contact_hess(pb, s->mu, -1, s->J, nt);
+			gaps_hess(s, s->w, s->J, nt);
 		if (nc)
 			problem_add_constraint_hess(pb, s->muc, -1, s->J, nt);
 		for (int k = 0; k < nc; k++)
@@ -224,7 +295,7 @@ static int project(struct paoli *s, double t, int contacts, int *moved)
 		return -1;
 	if (nk == 0)
 		return 0;
-	problem_contacts(pb, s->w, s->phi, s->G);
+	gaps_at(s, s->w, 1);
 	/* start from the most violated contact alone; the others enter one
 	 * at a time, so that a redundant contact (the same gap stated twice)
 	 * never makes the KKT matrix singular */
@@ -252,7 +323,7 @@ static int project(struct paoli *s, double t, int contacts, int *moved)
 			s->mu[worst] = 0;
 			continue;
 		}
-		problem_contacts(pb, s->w, s->phi, NULL);
+		gaps_at(s, s->w, 0);
 		double scale = nl_maxabs(n, s->w) + nl_maxabs(n, s->y) + 1e-300;
 		int add = -1;
 		for (int k = 0; k < nk; k++)
