@@ -1387,10 +1387,16 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	/* Operators held as entries (above IR_DENSE_MAX dofs): the runtime's
 	 * matrix layer chooses banded or sparse from the structure. */
 	run->solver_auto = run->solver == IR_SOLVER_AUTO;
+	/* Below 16 dofs the choice stays the runtime's (auto): dense
+	 * storage, factored by LAPACK's band routines when the step matrix
+	 * is narrow (a chain: dpttrs in O(n)), densely otherwise
+	 * (la_backend_choose). */
 	if (run->solver == IR_SOLVER_AUTO && (m->mass.a || !m->mass.nnz)) {
-		int band = 2 * m->kl + m->ku + 1;
-		run->solver = m->damping_kind != IR_DAMP_MODAL && m->ndof >= 16 && 2 * band <= m->ndof
-		              ? IR_SOLVER_BANDED : IR_SOLVER_DENSE;
+		int band = 2 * m->kl + m->ku + 1, modal = m->damping_kind == IR_DAMP_MODAL;
+		if (!modal && m->ndof >= 16 && 2 * band <= m->ndof)
+			run->solver = IR_SOLVER_BANDED;
+		else if (modal || m->ndof >= 16)
+			run->solver = IR_SOLVER_DENSE;
 	}
 	if (run->solver == IR_SOLVER_BANDED && m->damping_kind == IR_DAMP_MODAL)
 		return eval_error(ev, ar->loc, "modal damping gives a full damping matrix: use solver = dense");

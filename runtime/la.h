@@ -69,8 +69,10 @@ double la_quad(int n, const double *a, const double *x, const double *y);
 
 /* ---- The matrix layer ---- */
 
-/* Below this order every matrix is stored and factored dense: LAPACK's
- * blocked dense kernels beat any sparse bookkeeping on such sizes. */
+/* Below this order every matrix is stored dense and factored dense
+ * unless its band is narrow (la_backend_choose): LAPACK's blocked dense
+ * kernels beat any sparse bookkeeping on such sizes, but not the O(n)
+ * tridiagonal and banded solvers. */
 enum { LA_SMALL_N = 64 };
 /* The most terms of one linear combination (a M + b C + c K, plus a
  * constraint block). */

@@ -60,6 +60,7 @@ static void *band_alloc(const struct la_mat *A, unsigned flags)
 	if (!b->perm || !pinv || !b->tmp || !b->at || la_sym_pattern(A, &p, &ix) || la_rcm(n, p, ix, b->perm) < 0 ||
 	    la_entries(A, &row, &col))
 		goto fail;
+	la_entries_in_band(A, row, col);
 	for (int k = 0; k < n; k++)
 		pinv[b->perm[k]] = k;
 	for (size_t e = 0; e < A->nx; e++)

@@ -1,6 +1,7 @@
 /* la_dense.c — the LAPACK dense backend of the matrix layer: dpotrf /
- * dgetrf on an n×n copy.  Chosen for n <= LA_SMALL_N, where LAPACK's
- * blocked kernels are faster than any sparse bookkeeping, and available on
+ * dgetrf on an n×n copy.  Chosen for n <= LA_SMALL_N when the band is
+ * not narrow, where LAPACK's blocked kernels are faster than any sparse
+ * bookkeeping, and available on
  * any matrix as the reference the other backends are tested against. */
 #include <config.h>
 

@@ -27,6 +27,10 @@ extern const struct la_ops la_dense_ops, la_band_ops, la_cholmod_ops, la_umfpack
 /* The pattern of A as entries (row, col) in the order of A->x (row -1 for
  * a band's padding): two malloc'ed arrays of A->nx.  0 or -1. */
 int la_entries(const struct la_mat *A, int **row, int **col);
+/* For a dense A, the entries of la_entries outside its band (A->kl
+ * below, A->ku above the diagonal: zero in every value A may take) get
+ * row -1, as padding; other kinds are left as they are. */
+void la_entries_in_band(const struct la_mat *A, int *row, const int *col);
 
 /* Compressed columns of the ne entries (row[k], col[k]) (entries with
  * row < 0 skipped; only i <= j when upper; the diagonal always present):

@@ -377,6 +377,15 @@ int la_entries(const struct la_mat *A, int **row, int **col)
 	return 0;
 }
 
+void la_entries_in_band(const struct la_mat *A, int *row, const int *col)
+{
+	if (A->kind != LA_MAT_DENSE)
+		return;
+	for (size_t e = 0; e < A->nx; e++)
+		if (row[e] >= 0 && (row[e] - col[e] > A->kl || col[e] - row[e] > A->ku))
+			row[e] = -1;
+}
+
 void la_mat_muladd(const struct la_mat *A, double alpha, const double *x, double *y)
 {
 	int n = A->n;
@@ -700,6 +709,7 @@ int la_sym_pattern(const struct la_mat *A, int **p, int **ix)
 	int *row, *col;
 	if (la_entries(A, &row, &col))
 		return -1;
+	la_entries_in_band(A, row, col);
 	size_t ne = A->nx;
 	int *r2 = realloc(row, (2 * ne + 1) * sizeof *r2), *c2 = r2 ? realloc(col, (2 * ne + 1) * sizeof *c2) : NULL;
 	if (!r2 || !c2) {
@@ -707,8 +717,9 @@ int la_sym_pattern(const struct la_mat *A, int **p, int **ix)
 		free(c2 ? c2 : col);
 		return -1;
 	}
-	/* A dense matrix is full: its zeros may be filled by the next
-	 * values (a combination is built before its first la_mat_sum). */
+	/* A dense matrix's zeros within its band kl, ku may be filled by
+	 * the next values (a combination is built before its first
+	 * la_mat_sum, on the band of its terms): the band is its pattern. */
 	for (size_t e = 0; e < ne; e++) {
 		r2[ne + e] = r2[e] < 0 ? -1 : c2[e];
 		c2[ne + e] = r2[e] < 0 ? 0 : r2[e];
@@ -724,8 +735,12 @@ enum la_backend la_backend_choose(const struct la_mat *A, unsigned flags, int *b
 	int n = A->n, bw = imax(A->kl, A->ku);
 	if (bandwidth)
 		*bandwidth = bw;
+	/* A small matrix is factored dense unless its band is narrow: a
+	 * chain's tridiagonal step matrix is solved by dpttrs in O(n) (as
+	 * the C reference of bench/ does), where dpotrs goes through dtrsm
+	 * and costs several times the whole step at n = 10. */
 	if (n <= LA_SMALL_N)
-		return LA_LAPACK_DENSE;
+		return bw <= 1 || la_mat_band_pays(n, bw, bw) ? LA_LAPACK_BAND : LA_LAPACK_DENSE;
 	if (!la_mat_band_pays(n, bw, bw)) {
 		/* reorder: a chain numbered end to end from both sides, or a
 		 * grid numbered by rows, has a narrow band after all */

@@ -948,9 +948,47 @@ static void test_rcm_choice(void)
 	free(v2);
 }
 
+/* A small chain is stored dense (n <= LA_SMALL_N) but factored by the
+ * band routines: its tridiagonal pattern, not its storage, decides
+ * (dpttrs in O(n) where dpotrs goes through dtrsm), and the zeros of the
+ * dense array outside the band are not taken for entries.  A small full
+ * matrix stays dense.  Both solve to 1e-12 (a condition number of about
+ * 10 here). */
+static void test_small_band_choice(void)
+{
+	enum { N = 10 };
+	int row[3 * N], col[3 * N], bw;
+	double val[3 * N];
+	size_t k = 0;
+	struct la_mat A;
+	for (int i = 0; i < N; i++) {
+		row[k] = col[k] = i, val[k++] = 2.5;
+		if (i + 1 < N) {
+			row[k] = i, col[k] = i + 1, val[k++] = -1;
+			row[k] = i + 1, col[k] = i, val[k++] = -1;
+		}
+	}
+	la_mat_triplets(&A, LA_MAT_AUTO, N, k, row, col, val);
+	check_int(A.kind, LA_MAT_DENSE, __FILE__, __LINE__, "small chain stored dense");
+	check_int(la_backend_choose(&A, LA_SPD, &bw), LA_LAPACK_BAND, __FILE__, __LINE__, "small chain: banded LAPACK");
+	check_int(bw, 1, __FILE__, __LINE__, "small chain bandwidth");
+	solve_check(&A, LA_AUTO, LA_SPD, 0.3, "small chain");
+	solve_check(&A, LA_LAPACK_DENSE, LA_SPD, 0.3, "small chain");
+	la_mat_free(&A);
+	double full[N * N];
+	for (int j = 0; j < N; j++)
+		for (int i = 0; i < N; i++)
+			full[i + j * N] = i == j ? N : 1.0 / (1 + i + j);
+	la_mat_from_dense(&A, LA_MAT_AUTO, N, full);
+	check_int(la_backend_choose(&A, LA_SPD, &bw), LA_LAPACK_DENSE, __FILE__, __LINE__, "small full: dense LAPACK");
+	solve_check(&A, LA_AUTO, LA_SPD, 0.3, "small full");
+	la_mat_free(&A);
+}
+
 int main(void)
 {
 	test_mat_kinds();
+	test_small_band_choice();
 	test_solver_spd_general();
 	test_solver_saddle();
 	test_solver_refactor();
