@@ -346,6 +346,21 @@ struct ir_keep {
 	                           (or NULL) */
 };
 
+/* record field u to "u.pvd" every N: the field's values at the mesh's
+ * nodes written at every N-th step (and the first and last) as VTU files
+ * "u_<step>.vtu" beside the PVD that indexes them by time (runtime/vtu.h).
+ * The mesh is the runtime's (runtime/mesh.h), opaque here. */
+struct ir_field_output {
+	const char *path;            /* the .pvd */
+	const char *name;            /* the field: the VTU array's name */
+	int every;
+	const struct mesh *mesh;
+	int ncomp;
+	long nnode;                  /* the mesh's nodes */
+	const long *dof;             /* nnode × ncomp model dofs (-1: fixed, 0) */
+	struct ir_loc loc;
+};
+
 struct ir_run {
 	struct ir_model *model;
 	struct ir_scheme scheme;
@@ -368,6 +383,8 @@ struct ir_run {
 	                           structure calls for */
 	int noutput;
 	struct ir_output *output;
+	int nfield_output;
+	struct ir_field_output *field_output;
 	size_t memory_limit;    /* bytes the histories may take (0: no limit) */
 	int memory_limit_default; /* the limit is half the physical memory */
 	size_t history_budget;  /* keep.all: bytes of in-memory history of

@@ -70,6 +70,10 @@ struct ast_record_item {
 	const char *name;         /* column name for NAME = expr, else NULL */
 	struct ast_expr *expr;
 	struct loc loc;
+	int has_at;               /* NAME at (x, y, z): a field at a point */
+	struct ast_vec at;        /* the coordinates (struct ast_expr *) */
+	struct loc at_loc;
+	int field;                /* record field NAME: the whole field */
 };
 
 struct ast_stmt;
@@ -124,9 +128,14 @@ enum ast_item_kind {
 	AST_ITEM_KINETIC,    /* value: T(u, u') */
 	AST_ITEM_POTENTIAL,  /* value: Φ(u, z) */
 	AST_ITEM_DISSIPATION,/* value: Ψ(u', z') */
-	AST_ITEM_CONSTRAINT, /* value: c(u) == d(u), a bilateral constraint */
-	AST_ITEM_CONTACT     /* value: φ(u) >= ψ(u), restitution: e or NULL,
+	AST_ITEM_CONSTRAINT, /* value: c(u) == d(u), a bilateral constraint; with
+	                        target (a field), value is REGION == EXPR */
+	AST_ITEM_CONTACT,    /* value: φ(u) >= ψ(u), restitution: e or NULL,
 	                        friction: μ or NULL */
+	AST_ITEM_FIELD,      /* field TARGET on MESH (value) : ELEMENT (dir) */
+	AST_ITEM_FIX,        /* fix TARGET on REGION (value) */
+	AST_ITEM_LET         /* defs: values of the model's parameters (not
+	                        parameters themselves: no override) */
 };
 
 struct ast_item {
@@ -158,6 +167,7 @@ enum ast_stmt_kind {
 	AST_STMT_CHECK,      /* value, tol, relative */
 	AST_STMT_PLOT,       /* exprs (y series), xs (x series or NULL each), path */
 	AST_STMT_IMPORT,     /* name */
+	AST_STMT_MESH,       /* name, value (a generator call or gmsh("file")) */
 	AST_STMT_EXPR        /* value */
 };
 

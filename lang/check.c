@@ -14,6 +14,7 @@
 #include <config.h>
 
 #include "check.h"
+#include "fe.h"
 #include "interp.h"
 
 #include <string.h>
@@ -67,6 +68,7 @@ struct checker {
 	struct cscope *scope;
 	struct cscope *globals;
 	int in_model;           /* t is defined */
+	int in_fields;          /* a model with fields: x, y, z are defined */
 	int allow_redefine;
 	int errors;
 	int depth;
@@ -254,17 +256,29 @@ static void expr1(struct checker *c, struct ast_expr *e)
 			}
 			return;
 		}
-		if (builtin_exists(e->name))
+		if (builtin_exists(e->name) || fe_function_exists(e->name))
 			return;   /* "is a function" is reported when evaluated */
+		if (c->in_fields && e->name[1] == 0 && (e->name[0] == 'x' || e->name[0] == 'y' || e->name[0] == 'z'))
+			return;   /* a point of the mesh (dyn(5), MESHES AND FIELDS) */
 		undefined(c, e->loc, "name", e->name);
 		return;
 	}
 	case AST_CALL:
 		if (e->lhs->kind == AST_NAME) {
 			const char *n = e->lhs->name;
-			if (!lookup(c->scope, n) && !builtin_exists(n) && strcmp(n, "rayleigh") != 0 &&
+			if (!lookup(c->scope, n) && !builtin_exists(n) && !fe_function_exists(n) && strcmp(n, "rayleigh") != 0 &&
 			    strcmp(n, "modal") != 0)
 				undefined(c, e->lhs->loc, "function", n);
+			/* integral(MESH or REGION, ...): the region is resolved by
+			 * lowering, among the regions of the fields' meshes */
+			if (strcmp(n, "integral") == 0 && !lookup(c->scope, n)) {
+				for (int i = 0; i < e->args.n; i++) {
+					struct ast_expr *a = ((struct ast_arg *)e->args.v[i])->value;
+					if (!(i == 0 && a->kind == AST_NAME))
+						expr(c, a);
+				}
+				return;
+			}
 			/* spectral_radius(SCHEME, wt): the scheme is resolved later */
 			if (strcmp(n, "spectral_radius") == 0) {
 				for (int i = 0; i < e->args.n; i++) {
@@ -373,14 +387,19 @@ static void expr1(struct checker *c, struct ast_expr *e)
 static void model_scope(struct checker *c, struct ast_model *m)
 {
 	push(c);
+	c->in_fields = 0;
+	for (int i = 0; i < m->items.n; i++)
+		c->in_fields |= ((struct ast_item *)m->items.v[i])->kind == AST_ITEM_FIELD;
 	for (int i = 0; i < m->items.n; i++) {
 		struct ast_item *it = m->items.v[i];
-		if (it->kind == AST_ITEM_PARAM)
+		if (it->kind == AST_ITEM_PARAM || it->kind == AST_ITEM_LET)
 			for (int k = 0; k < it->defs.n; k++) {
 				struct ast_arg *d = it->defs.v[k];
 				expr(c, d->value);
 				define(c, d->name, B_VALUE, d->loc);
 			}
+		else if (it->kind == AST_ITEM_FIELD)
+			define(c, it->target->name, B_DOF, it->target->loc);
 		else if (it->kind == AST_ITEM_DOF || it->kind == AST_ITEM_INTERNAL)
 			for (int k = 0; k < it->names.n; k++) {
 				struct ast_expr *d = it->names.v[k];
@@ -400,13 +419,27 @@ static void model(struct checker *c, struct ast_model *m)
 		struct ast_item *it = m->items.v[i];
 		switch (it->kind) {
 		case AST_ITEM_PARAM:
+		case AST_ITEM_LET:
 		case AST_ITEM_DOF:
 		case AST_ITEM_INTERNAL:
+			break;
+		case AST_ITEM_FIELD:
+		case AST_ITEM_FIX:
+			/* meshes, regions and elements are resolved by lowering,
+			 * which knows the mesh (did-you-mean among its regions) */
 			break;
 		case AST_ITEM_FORCE:
 		case AST_ITEM_INIT:
 			for (int k = 0; k < it->names.n; k++)
 				expr(c, it->names.v[k]);
+			break;
+		case AST_ITEM_CONSTRAINT:
+			if (it->target && it->value->kind == AST_BINARY && it->value->lhs->kind == AST_NAME) {
+				/* constraint u on REGION == EXPR */
+				expr(c, it->value->rhs);
+				break;
+			}
+			expr(c, it->value);
 			break;
 		default:
 			expr(c, it->value);
@@ -416,6 +449,7 @@ static void model(struct checker *c, struct ast_model *m)
 		}
 	}
 	c->in_model = 0;
+	c->in_fields = 0;
 	pop(c);
 }
 
@@ -558,9 +592,12 @@ static void run(struct checker *c, struct ast_run *r)
 			struct ast_record_item *it = rec->items.v[i];
 			if (it->name)
 				expr(c, it->expr);
+			for (int j = 0; j < it->at.n; j++)
+				expr(c, it->at.v[j]);
 		}
 	}
 	c->in_model = 0;
+	c->in_fields = 0;
 	pop(c);
 }
 
@@ -625,6 +662,19 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 			expr(c, st->cond);
 		}
 		pop(c);
+		return;
+	case AST_STMT_MESH:
+		/* cells = triangles: a word of the generator */
+		if (st->value->kind == AST_CALL)
+			for (int i = 0; i < st->value->args.n; i++) {
+				struct ast_arg *g = st->value->args.v[i];
+				if (!(g->name && strcmp(g->name, "cells") == 0 && g->value->kind == AST_NAME))
+					expr(c, g->value);
+			}
+		else
+			expr(c, st->value);
+		define(c, st->name, B_MESH, st->name_loc);
+		loop_name(c, st->name, st->name_loc);
 		return;
 	case AST_STMT_MODEL:
 		model(c, st->model);

@@ -8,6 +8,7 @@
  */
 #include <config.h>
 
+#include "fe.h"
 #include "interp.h"
 #include "parse.h"
 #include "plot.h"
@@ -423,6 +424,8 @@ static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
 		}
 		if (builtin_exists(e->name))
 			return eval_error(ev, e->loc, "%s is a function: call it as %s(...)", e->name, e->name);
+		if (e->name[1] == 0 && (e->name[0] == 'x' || e->name[0] == 'y' || e->name[0] == 'z') && ev->mc)
+			return fe_eval_coord(ev, e, out);
 		return eval_error(ev, e->loc, "undefined name '%s'", e->name);
 	}
 	switch (b->kind) {
@@ -440,6 +443,8 @@ static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
 		return 0;
 	case B_DOF: {
 		const struct dof_group *g = b->group;
+		if (g->field)
+			return fe_eval_name(ev, e, g->field, 0, out);
 		if (!ev->mc || !ev->mc->allow_state)
 			return eval_error(ev, e->loc, "%s depends on %s %s: it may depend on t only",
 			                  ev->mc ? ev->mc->what : "this", g->internal ? "internal variable" : "dof", g->name);
@@ -461,6 +466,9 @@ static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
 		return eval_error(ev, e->loc, "%s is a model: use it in 'run %s with ...'", e->name, e->name);
 	case B_SCHEME:
 		return eval_error(ev, e->loc, "%s is a scheme: use it in 'run MODEL with %s ...'", e->name, e->name);
+	case B_MESH:
+		return eval_error(ev, e->loc, "%s is a mesh: a field lives on it (field u on %s : P1) and "
+		                  "integral(%s, ...) integrates over it", e->name, e->name, e->name);
 	case B_TIME:
 		break;
 	}
@@ -487,6 +495,11 @@ static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
 	if (base->kind == AST_NAME || (base->kind == AST_INDEX && base->lhs->kind == AST_NAME)) {
 		const char *name = base->kind == AST_NAME ? base->name : base->lhs->name;
 		struct binding *b = scope_lookup(ev->scope, name);
+		if (b && b->kind == B_DOF && b->group->field) {
+			if (base->kind != AST_NAME)
+				return eval_error(ev, e->loc, "%s is a field: it is not indexed", name);
+			return fe_eval_name(ev, e, b->group->field, e->primes, out);
+		}
 		if (b && b->kind == B_DOF) {
 			if (!ev->mc || !ev->mc->allow_state)
 				return eval_error(ev, e->loc, "%s depends on the velocity of %s: it may depend on t only",
@@ -817,6 +830,8 @@ static int eval_call(struct eval *ev, struct ast_expr *e, struct value *out)
 			int status;
 			if (builtin_call(ev, e, name, out, &status) == 0)
 				return status;
+			if (fe_function_exists(name))
+				return fe_call(ev, e, name, out);
 			if (strcmp(name, "rayleigh") == 0 || strcmp(name, "modal") == 0)
 				return eval_error(ev, e->loc, "%s(...) is a damping law: write 'damping %s(...)' in a model",
 				                  name, name);

@@ -63,6 +63,10 @@ struct session {
 	struct rt_stepper_run *pending;
 	struct run_value *pending_run;
 	struct run_value *last_run;
+	/* continuum bodies (lang/fe.h): the meshes by name, and what the
+	 * runtime allocated for them, freed with the session */
+	struct fe_mesh *meshes;
+	struct fe_owned *fe_owned;
 };
 
 void session_init(struct session *s);

@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "check.h"
+#include "fe.h"
 #include "interp.h"
 #include "parse.h"
 #include "plot.h"
@@ -757,6 +758,8 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 		return ev->s->check_only ? 0 : exec_plot(ev, st);
 	case AST_STMT_IMPORT:
 		return exec_import(ev, st);
+	case AST_STMT_MESH:
+		return fe_exec_mesh(ev, st);
 	case AST_STMT_EXPR: {
 		struct value v;
 		int rc = st->value->kind == AST_RUN ? run_exec(ev, st->value->run, "run", &v) : eval_expr(ev, st->value, &v);
@@ -834,6 +837,7 @@ void session_free(struct session *s)
 {
 	for (struct run_value *r = s->runs; r; r = r->next)
 		rt_result_free(r->res);
+	fe_free_owned(s->fe_owned);
 	arena_free(s->arena);
 }
 

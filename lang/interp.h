@@ -14,7 +14,8 @@ enum bind_kind {
 	B_MODEL,      /* stmt: model NAME { ... } */
 	B_SCHEME,     /* stmt: scheme NAME(args) = family(...) */
 	B_DOF,        /* group: a dof (scalar or vector) inside a model */
-	B_TIME        /* t inside a model */
+	B_TIME,       /* t inside a model */
+	B_MESH        /* mesh: a mesh statement's mesh (struct fe_mesh) */
 };
 
 struct dof_group {
@@ -22,6 +23,7 @@ struct dof_group {
 	int first, size;        /* dofs first .. first + size - 1 */
 	int vector;             /* declared x[n] (indexable) */
 	int internal;           /* an internal variable: first indexes z */
+	struct fe_field *field; /* a finite-element field (fe.h), or NULL */
 	struct loc loc;
 };
 
@@ -32,6 +34,7 @@ struct binding {
 	struct ast_stmt *stmt;
 	const struct dof_group *group;
 	struct scope *closure;  /* B_FUNCTION: the scope it was defined in */
+	struct fe_mesh *mesh;   /* B_MESH */
 	struct loc loc;
 	int is_param;
 	struct binding *next;
@@ -55,6 +58,8 @@ struct model_ctx {
 	const char *script_dir; /* table() paths are relative to the script */
 	int stiffness_declared;
 	int damping_declared;
+	int nfield;             /* finite-element fields (fe.h) */
+	struct fe_field **field;
 };
 
 /* A sum's body being lowered once as a kernel (ir.h, struct ir_kernel):
@@ -94,6 +99,8 @@ struct eval {
 	struct value *override_val;
 	struct kern_build *kern; /* non-NULL while a sum's body is lowered once */
 	int quiet;              /* errors are not reported (a kernel's trial) */
+	struct fe_point *fe;    /* non-NULL while a density of integral(...) is
+	                           lowered at one quadrature point (fe.h) */
 };
 
 /* The input instruction of unknown `base + stride i` of kind op (DOF, VEL,

@@ -9,7 +9,7 @@ lang_libdynlang_a_SOURCES = \
 	lang/value.c lang/value.h \
 	lang/eval.c lang/eval.h lang/interp.h \
 	lang/check.c lang/check.h lang/names.c lang/names.h \
-	lang/builtin.c lang/lower.c lang/lower_energy.c lang/exec.c lang/outpath.c lang/repl.c lang/repl.h
+	lang/builtin.c lang/fe.c lang/fe.h lang/lower.c lang/lower_energy.c lang/exec.c lang/outpath.c lang/repl.c lang/repl.h
 nodist_lang_libdynlang_a_SOURCES = lang/stdlib_schemes.inc
 dyn_SOURCES = lang/main.c
 dyn_LDADD = lang/libdynlang.a runtime/libdynrt.a ir/libdynir.a $(LIBS)

@@ -9,6 +9,7 @@
  */
 #include <config.h>
 
+#include "fe.h"
 #include "interp.h"
 #include "mtx.h"
 #include "outfile.h"
@@ -633,6 +634,12 @@ static int force(struct eval *ev, struct model_ctx *mc, struct ast_item *it, int
 		struct ast_expr *e = it->names.v[k];
 		int first = 0, count = m->ndof, primes = 0, internal = 0;
 		struct ast_expr *load = e;
+		/* force FIELD on REGION: traction; force FIELD: body force */
+		int fr = fe_force(ev, mc, e, f);
+		if (fr < 0)
+			return -1;
+		if (fr == 0)
+			continue;
 		if (e->kind == AST_PAIR) {
 			/* force x[3]: expr, force z: expr (a load g on z) */
 			if (target_dofs(ev, e->lhs, &first, &count, &primes, &internal))
@@ -663,6 +670,11 @@ static int init(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 	for (int k = 0; k < it->names.n; k++) {
 		struct ast_expr *pair = it->names.v[k];
 		int first, count, primes, internal;
+		int fr = fe_init(ev, mc, pair);
+		if (fr < 0)
+			return -1;
+		if (fr == 0)
+			continue;
 		if (target_dofs(ev, pair->lhs, &first, &count, &primes, &internal))
 			return -1;
 		if (primes > 1)
@@ -711,6 +723,20 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 			for (int k = 0; k < it->defs.n; k++)
 				if (bind_param(ev, it->defs.v[k], am->name))
 					return -1;
+		} else if (it->kind == AST_ITEM_LET) {
+			/* let mu = E/(2(1 + nu)): a value of the parameters */
+			mc->what = "a let value";
+			for (int k = 0; k < it->defs.n; k++) {
+				struct ast_arg *d = it->defs.v[k];
+				struct value v;
+				ev->prog = new_prog(ev);
+				if (eval_expr(ev, d->value, &v) || value_freeze(ev, &v, d->value->loc, "a let value"))
+					return -1;
+				struct binding *b = scope_bind(ev, d->name, B_VALUE, d->loc);
+				if (!b)
+					return -1;
+				b->val = v;
+			}
 		} else if (it->kind == AST_ITEM_DOF) {
 			if (declare_dofs(ev, it, mc, &cap, 0))
 				return -1;
@@ -719,8 +745,11 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 				return -1;
 		}
 	}
+	if (fe_declare_fields(ev, mc, am, &cap))
+		return -1;
 	if (m->ndof == 0)
-		return eval_error(ev, am->loc, "model %s declares no dof (add e.g. 'dof u')", am->name);
+		return eval_error(ev, am->loc, mc->nfield ? "model %s has no free unknowns: every dof of its fields is "
+		                  "fixed" : "model %s declares no dof (add e.g. 'dof u')", am->name);
 	int n = m->ndof, nf = m->ndof + m->nint;
 	m->u0 = arena_alloc(ev->a, sizeof(double) * (size_t)n);
 	m->v0 = arena_alloc(ev->a, sizeof(double) * (size_t)n);
@@ -871,6 +900,18 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 	struct ir_record r = { 0 };
 	r.loc = ir_loc_of(it->loc);
 	struct ast_expr *e = it->expr;
+	if (it->has_at) {
+		/* a field at a point: one column per component */
+		struct ir_record rs[3];
+		int nr;
+		if (fe_record_at(ev, it, rs, &nr))
+			return -1;
+		for (int i = 0; i < nr; i++)
+			if (add_record(ev, o, cap, rs[i]))
+				return -1;
+		return 0;
+	}
+
 	if (it->name) {
 		/* record NAME = EXPR */
 		struct binding *b = scope_lookup(ev->scope, it->name);
@@ -1034,6 +1075,60 @@ static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *
 			if (rc || (strcmp(p, "$terminal") != 0 &&
 			           add_file(ev, files, &nfile, path_join(ev->a, ev->s->outdir, p), rec->plot->path->loc, 1)))
 				return -1;
+			continue;
+		}
+		int nfield = 0;
+		for (int i = 0; i < rec->items.n; i++)
+			nfield += ((struct ast_record_item *)rec->items.v[i])->field;
+		if (nfield > 0) {
+			/* record field u to "u.pvd" [every N]: VTU files and their index */
+			struct ast_record_item *it = NULL, *other = NULL;
+			for (int i = 0; i < rec->items.n; i++) {
+				struct ast_record_item *x = rec->items.v[i];
+				if (x->field && !it)
+					it = x;
+				else if (!other)
+					other = x;
+			}
+			if (other)
+				return eval_error(ev, other->loc, "record field %s writes one field per clause: record the "
+				                  "others in clauses of their own", it->expr->name);
+			if (!rec->path)
+				return eval_error(ev, rec->loc, "record field %s needs its file: record field %s to \"%s.pvd\"",
+				                  it->expr->name, it->expr->name, it->expr->name);
+			run->field_output = arena_grow(ev->a, run->field_output, sizeof *run->field_output *
+			                               (size_t)run->nfield_output, sizeof *run->field_output *
+			                               (size_t)(run->nfield_output + 1));
+			struct ir_field_output *fo = &run->field_output[run->nfield_output++];
+			if (fe_field_output(ev, it, fo))
+				return -1;
+			struct scope *sc = ev->scope;
+			ev->scope = ev->s->globals;
+			ev->mc = NULL;
+			ev->prog = new_prog(ev);
+			const char *p;
+			if (eval_string(ev, rec->path, &p, "the file name"))
+				return -1;
+			size_t len = strlen(p);
+			if (len < 5 || strcmp(p + len - 4, ".pvd") != 0)
+				return eval_error(ev, rec->path->loc, "a field is recorded to a .pvd file (its VTU files are "
+				                  "written beside it), not to '%s'", p);
+			fo->path = path_join(ev->a, ev->s->outdir, p);
+			struct loc l = rec->path->loc;
+			l.len = 1;
+			if (add_file(ev, files, &nfile, fo->path, l, 0))
+				return -1;
+			fo->every = 1;
+			if (rec->every) {
+				long every;
+				if (eval_int(ev, rec->every, &every, "every"))
+					return -1;
+				if (every < 1)
+					return eval_error(ev, rec->every->loc, "every must be at least 1, not %ld", every);
+				fo->every = (int)every;
+			}
+			ev->scope = sc;
+			ev->mc = mc;
 			continue;
 		}
 		int k = run->noutput++;

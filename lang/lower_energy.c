@@ -15,6 +15,7 @@
  */
 #include <config.h>
 
+#include "fe.h"
 #include "interp.h"
 #include "ir_diff.h"
 
@@ -490,12 +491,151 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 	return 1;
 }
 
-/* Whether a sum stands among the terms of e's top-level sum, possibly
- * under factors (c*sum(...), sum(...)/c, 0.5*(sum(...) + sum(...))). */
+/* Lower integral(D, DENSITY) of an energy as a kernel over the cells
+ * (fe.c: the program and the gather map), appended to kl.  Unlike a sum it
+ * is never unrolled: what it cannot be is an error.  -1 on error
+ * (reported). */
+static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, double scale, enum energy_kind ek,
+                        int term, struct kern_list *kl)
+{
+	static const char *const what[] = { "the potential", "the kinetic energy", "the dissipation" };
+	struct kern_build kb = { 0 };
+	struct ir_prog *saved = ev->prog;
+	struct ir_prog *p = ir_prog_new(ev->a);
+	struct fe_integral in;
+	int r, rc = -1;
+	ev->prog = p;
+	int bad = fe_integral_build(ev, e, &kb, &r, &in);
+	ev->prog = saved;
+	if (bad)
+		return -1;
+	r = scaled(p, r, scale, ir_loc_of(e->loc));
+	ir_prog_add_output(p, r);
+	ir_prog_compact(p);
+	r = p->out[0];
+	p->nout = 0;
+	/* renumber the slots in order of use, and the data columns read */
+	int map[KERN_MAX_SLOTS], ns = 0;
+	enum ir_op kind[KERN_MAX_SLOTS];
+	long base[KERN_MAX_SLOTS];
+	int *dmap = malloc(sizeof(int) * (size_t)(in.ndata + 1));
+	int *dcol = malloc(sizeof(int) * (size_t)(in.ndata + 1));
+	if (!dmap || !dcol) {
+		eval_error(ev, e->loc, "out of memory");
+		goto out;
+	}
+	for (int s = 0; s < kb.nslot; s++)
+		map[s] = -1;
+	for (int j = 0; j < in.ndata; j++)
+		dmap[j] = -1;
+	int nd = 0;
+	for (int q = 0; q < p->n; q++) {
+		struct ir_insn *x = &p->insn[q];
+		if (x->op == IR_DATA) {
+			if (dmap[x->a] < 0) {
+				dcol[nd] = x->a;
+				dmap[x->a] = nd++;
+			}
+			x->a = dmap[x->a];
+			continue;
+		}
+		if (!(state_ops & OPBIT(x->op)))
+			continue;
+		if (map[x->a] < 0) {
+			kind[ns] = kb.kind[x->a];
+			base[ns] = kb.base[x->a];
+			map[x->a] = ns++;
+		}
+		x->a = map[x->a];
+	}
+	if (ns == 0) {
+		eval_error(ev, e->loc, "this integral reads no field: its density is a constant");
+		goto out;
+	}
+	kb.nslot = ns;
+	memcpy(kb.kind, kind, sizeof *kind * (size_t)ns);
+	memcpy(kb.base, base, sizeof *base * (size_t)ns);
+	for (int s = 0; s < ns; s++)
+		kb.stride[s] = 0;
+	int t = ir_depends(p, w, r, OPBIT(IR_TIME) | OPBIT(IR_TABLE));
+	if (t != 0) {
+		if (t > 0)
+			eval_error(ev, e->loc, "%s must not depend on t: a time-dependent load belongs in a force", what[ek]);
+		goto out;
+	}
+	enum ir_op k1 = IR_DOF, k2 = IR_INT;
+	int ok;
+	if (ek == EN_POTENTIAL) {
+		ok = slots_only(&kb, OPBIT(IR_DOF) | OPBIT(IR_INT));
+	} else if (ek == EN_KINETIC) {
+		ok = slots_only(&kb, OPBIT(IR_VEL));
+		k1 = k2 = IR_VEL;
+	} else {
+		ok = slots_only(&kb, OPBIT(IR_VEL) | OPBIT(IR_INTVEL));
+		k1 = IR_VEL;
+		k2 = IR_INTVEL;
+	}
+	if (!ok) {
+		eval_error(ev, e->loc, ek == EN_POTENTIAL ? "the density of a potential reads the fields, not their "
+		           "velocities" : ek == EN_KINETIC ? "the density of a kinetic energy reads the velocities "
+		           "only (a mass depending on the fields is not supported in integrals yet)" :
+		           "the density of a dissipation reads the velocities only");
+		goto out;
+	}
+	if (kl->n == kl->cap) {
+		int cap = kl->cap ? 2 * kl->cap : 4;
+		struct ir_kernel *q = realloc(kl->v, sizeof *q * (size_t)cap);
+		if (!q) {
+			eval_error(ev, e->loc, "out of memory");
+			goto out;
+		}
+		kl->v = q;
+		kl->cap = cap;
+	}
+	struct ir_kernel *k = &kl->v[kl->n];
+	memset(k, 0, sizeof *k);
+	if (derive_kernel(ev, w, p, r, &kb, k1, k2, k)) {
+		eval_error(ev, e->loc, "out of memory");
+		goto out;
+	}
+	k->term = term;
+	k->loc = ir_loc_of(e->loc);
+	k->map = fe_integral_map(ev, &in, &kb);
+	/* the data columns the program reads, packed per instance */
+	k->ndata = nd;
+	if (nd > 0) {
+		double *d = arena_alloc(ev->a, sizeof(double) * (size_t)in.ninst * (size_t)nd);
+		for (long i = 0; i < in.ninst; i++)
+			for (int j = 0; j < nd; j++)
+				d[(size_t)i * (size_t)nd + (size_t)j] = in.data[(size_t)i * (size_t)in.ndata + (size_t)dcol[j]];
+		k->data = d;
+	}
+	if (ek == EN_DISSIPATION && k->nonsmooth) {
+		eval_error(ev, e->loc, "a nonsmooth dissipation density (abs, min, max, if on the velocities) is not "
+		           "supported in integrals yet");
+		goto out;
+	}
+	if (ek == EN_KINETIC && !kinetic_form(k)) {
+		eval_error(ev, e->loc, "the density of a kinetic energy must be a quadratic form of the velocities "
+		           "with constant coefficients (½ rho u'^2)");
+		goto out;
+	}
+	kl->n++;
+	rc = 0;
+out:
+	free(dmap);
+	free(dcol);
+	fe_integral_free(&in);
+	return rc;
+}
+
+/* Whether a sum (or an integral) stands among the terms of e's top-level
+ * sum, possibly under factors (c*sum(...), sum(...)/c, 0.5*(sum(...) +
+ * sum(...))). */
 static int has_sum_term(const struct ast_expr *e)
 {
 	while (e) {
-		if (e->kind == AST_SUM)
+		if (e->kind == AST_SUM || fe_is_integral(e))
 			return 1;
 		if (e->kind == AST_UNARY && e->op == AST_OP_NEG) {
 			e = e->lhs;
@@ -549,6 +689,8 @@ static int energy_terms(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 			return energy_terms(ev, w, right ? e->rhs : e->lhs, e->op == AST_OP_DIV ? scale / k : scale * k, ek,
 			                    term, what, kl, acc);
 	}
+	if (fe_is_integral(e))
+		return try_integral(ev, w, e, scale, ek, term, kl);
 	if (e->kind == AST_SUM) {
 		int rc = try_kernel(ev, w, e, scale, ek, term, kl);
 		if (rc < 0)
@@ -736,6 +878,8 @@ static void trip_add(struct triplets *t, int i, int j, double v)
 static int kernel_var(const struct ir_kernel *k, int s, long i, int n)
 {
 	long g = kernel_index(k, s, i);
+	if (g < 0)
+		return -1;
 	return (int)(k->kind[s] == IR_INT || k->kind[s] == IR_INTVEL ? g + n : g);
 }
 
@@ -757,9 +901,12 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, str
 		for (int s = 0; s <= k->nslot && rc == 1; s++)
 			if (o[s] != 0)
 				rc = 0;
-		for (int e = 0; e < k->nnz && rc == 1; e++)
-			if (o[1 + k->nslot + e] != 0)
-				trip_add(t, kernel_var(k, k->row[e], i, n), kernel_var(k, k->col[e], i, n), o[1 + k->nslot + e]);
+		for (int e = 0; e < k->nnz && rc == 1; e++) {
+			/* a slot mapped to -1 is an eliminated (fixed) unknown */
+			int I = kernel_var(k, k->row[e], i, n), J = kernel_var(k, k->col[e], i, n);
+			if (o[1 + k->nslot + e] != 0 && I >= 0 && J >= 0)
+				trip_add(t, I, J, o[1 + k->nslot + e]);
+		}
 	}
 	free(r);
 	free(o);
@@ -890,8 +1037,16 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 	struct ir_model *m = mc->m;
 	int n = m->ndof, nc = 0;
 	int contact = kind == AST_ITEM_CONTACT;
-	for (int i = 0; i < am->items.n; i++)
-		nc += ((struct ast_item *)am->items.v[i])->kind == kind;
+	for (int i = 0; i < am->items.n; i++) {
+		struct ast_item *it = am->items.v[i];
+		if (it->kind != kind)
+			continue;
+		/* constraint FIELD on REGION == EXPR: one per dof of the region */
+		int nf = it->target ? fe_constraint(ev, it, NULL) : 1;
+		if (nf < 0)
+			return -1;
+		nc += nf;
+	}
 	memset(out, 0, sizeof *out);
 	if (nc == 0)
 		return 0;
@@ -911,6 +1066,19 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			continue;
 		struct ast_expr *e = it->value;
 		locs[k] = ir_loc_of(it->loc);
+		if (it->target) {
+			int nf = fe_constraint(ev, it, c + k);
+			if (nf < 0)
+				return -1;
+			for (int q = k; q < k + nf; q++) {
+				locs[q] = ir_loc_of(it->loc);
+				rest[q] = mu[q] = 0;
+				if (ir_depends(p, w, c[q], OPBIT(IR_TIME)))
+					moving = 1;
+			}
+			k += nf;
+			continue;
+		}
 		if (!contact && (e->kind != AST_BINARY || e->op != AST_OP_EQ))
 			return eval_error(ev, e->loc, "a constraint is an equation: constraint EXPR == EXPR");
 		if (contact && (e->kind != AST_BINARY || (e->op != AST_OP_GE && e->op != AST_OP_LE)))

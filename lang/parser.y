@@ -156,6 +156,7 @@ static struct ast_expr *name_expr(struct parse_ctx *ctx, const char *name, struc
 %token KINETIC "kinetic" POTENTIAL "potential" DISSIPATION "dissipation"
 %token INTERNAL "internal" EQUILIBRIUM "equilibrium" CONSTRAINT "constraint"
 %token CONTACT "contact" RESTITUTION "restitution" FRICTION "friction"
+%token MESH "mesh" FIELD_KW "field" ON "on" FIX "fix" AT "at"
 %token IF "if" THEN "then" ELSE "else" AND "and" OR "or" NOT "not" SUM "sum"
 
 %type <expr> expr postfix primary dof_decl init_target
@@ -242,6 +243,7 @@ stmt:
 	| PLOT plot_items TO expr run_options {
 		$$ = ast_stmt_new(A, AST_STMT_PLOT, L(@1)); $$->exprs = $2; $$->path = $4; $$->defs = $5; }
 	| IMPORT IDENT          { $$ = ast_stmt_new(A, AST_STMT_IMPORT, L(@1)); $$->name = $2; $$->name_loc = L(@2); }
+	| MESH IDENT '=' expr   { $$ = ast_stmt_new(A, AST_STMT_MESH, L(@1)); $$->name = $2; $$->name_loc = L(@2); $$->value = $4; }
 	| expr                  { $$ = ast_stmt_new(A, AST_STMT_EXPR, $1->loc); $$->value = $1; }
 	;
 
@@ -318,6 +320,19 @@ item:
 	| POTENTIAL expr        { $$ = ast_item_new(A, AST_ITEM_POTENTIAL, L(@1)); $$->value = $2; }
 	| DISSIPATION expr      { $$ = ast_item_new(A, AST_ITEM_DISSIPATION, L(@1)); $$->value = $2; }
 	| CONSTRAINT expr       { $$ = ast_item_new(A, AST_ITEM_CONSTRAINT, L(@1)); $$->value = $2; }
+	| CONSTRAINT IDENT ON expr {
+		/* constraint u on REGION == EXPR: value is REGION == EXPR */
+		$$ = ast_item_new(A, AST_ITEM_CONSTRAINT, L(@1)); $$->target = name_expr(ctx, $2, L(@2)); $$->value = $4; }
+	| FIELD_KW IDENT ON IDENT ':' expr {
+		$$ = ast_item_new(A, AST_ITEM_FIELD, L(@1)); $$->target = name_expr(ctx, $2, L(@2));
+		$$->value = name_expr(ctx, $4, L(@4)); $$->dir = $6; }
+	| FIX IDENT ON IDENT    {
+		$$ = ast_item_new(A, AST_ITEM_FIX, L(@1)); $$->target = name_expr(ctx, $2, L(@2));
+		$$->value = name_expr(ctx, $4, L(@4)); }
+	| FIX IDENT '[' expr ']' ON IDENT {
+		/* one component of a vector field (dir: its number) */
+		$$ = ast_item_new(A, AST_ITEM_FIX, L(@1)); $$->target = name_expr(ctx, $2, L(@2)); $$->dir = $4;
+		$$->value = name_expr(ctx, $7, L(@7)); }
 	| CONTACT expr          { $$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; }
 	| CONTACT expr RESTITUTION expr {
 		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $4;
@@ -331,6 +346,7 @@ item:
 	}
 	| INIT EQUILIBRIUM      { $$ = ast_item_new(A, AST_ITEM_INIT, L(@1)); $$->equilibrium = 1; }
 	| PARAM defs            { $$ = ast_item_new(A, AST_ITEM_PARAM, L(@1)); $$->defs = $2; }
+	| LET defs              { $$ = ast_item_new(A, AST_ITEM_LET, L(@1)); $$->defs = $2; }
 	| MASS expr             { $$ = ast_item_new(A, AST_ITEM_MASS, L(@1)); $$->value = $2; }
 	| DAMPING expr          { $$ = ast_item_new(A, AST_ITEM_DAMPING, L(@1)); $$->value = $2; }
 	| STIFFNESS expr        { $$ = ast_item_new(A, AST_ITEM_STIFFNESS, L(@1)); $$->value = $2; }
@@ -359,6 +375,9 @@ force_items:
 force_item:
 	expr                    { $$ = $1; }
 	| expr ':' expr         { $$ = ast_pair(A, $1, $3, L(@2)); }
+	| IDENT ON IDENT ':' expr {
+		/* force u on REGION: traction (cond: the region) */
+		$$ = ast_pair(A, name_expr(ctx, $1, L(@1)), $5, L(@4)); $$->cond = name_expr(ctx, $3, L(@3)); }
 	;
 
 init_items:
@@ -433,6 +452,16 @@ record_items:
 record_item:
 	expr                    { $$ = arena_alloc(A, sizeof *$$); $$->expr = $1; $$->loc = $1->loc; }
 	| IDENT '=' expr        { $$ = arena_alloc(A, sizeof *$$); $$->name = $1; $$->expr = $3; $$->loc = L(@1); }
+	| IDENT AT '(' exprs ')' {
+		/* a field's value at a point */
+		$$ = arena_alloc(A, sizeof *$$); $$->expr = name_expr(ctx, $1, L(@1)); $$->loc = L(@1);
+		$$->at = $4; $$->has_at = 1; $$->at_loc = L(@2); }
+	| IDENT '=' IDENT AT '(' exprs ')' {
+		$$ = arena_alloc(A, sizeof *$$); $$->name = $1; $$->expr = name_expr(ctx, $3, L(@3)); $$->loc = L(@1);
+		$$->at = $6; $$->has_at = 1; $$->at_loc = L(@4); }
+	| FIELD_KW IDENT           {
+		/* a whole field, to VTU files and their PVD index */
+		$$ = arena_alloc(A, sizeof *$$); $$->expr = name_expr(ctx, $2, L(@2)); $$->loc = L(@1); $$->field = 1; }
 	;
 
 record_to:

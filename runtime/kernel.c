@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The global index of slot s at instance i (ir.h, struct ir_kernel). */
+/* The global index of slot s at instance i (ir.h, struct ir_kernel); -1
+ * for an unknown eliminated from the problem (a fixed dof of a field):
+ * it reads 0 and receives nothing. */
 static long gather_index(const struct ir_kernel *k, int s, long i)
 {
 	return k->map ? k->map[(i - k->lo) * k->nslot + s] : k->base[s] + k->stride[s] * i;
@@ -58,8 +60,10 @@ void rt_kernels_free(struct rt_kernels *ks)
 static void run(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct vm_input *in0, const double *x,
                 const double *y, long i)
 {
-	for (int s = 0; s < k->nslot; s++)
-		w->loc[s] = (is_second(k->kind[s]) ? y : x)[gather_index(k, s, i)];
+	for (int s = 0; s < k->nslot; s++) {
+		long gi = gather_index(k, s, i);
+		w->loc[s] = gi < 0 ? 0 : (is_second(k->kind[s]) ? y : x)[gi];
+	}
 	struct vm_input in = *in0;
 	in.u = in.v = in.z = in.zd = w->loc;
 	const double *row = k->data ? k->data + (size_t)(i - k->lo) * (size_t)k->ndata : NULL;
@@ -80,8 +84,11 @@ double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const d
 			run(k, w, in, x, y, i);
 			val += w->out[0];
 			if (g)
-				for (int s = 0; s < k->nslot; s++)
-					g[gather_index(k, s, i) + (is_second(k->kind[s]) ? ks->n : 0)] += w->out[1 + s];
+				for (int s = 0; s < k->nslot; s++) {
+					long gi = gather_index(k, s, i);
+					if (gi >= 0)
+						g[gi + (is_second(k->kind[s]) ? ks->n : 0)] += w->out[1 + s];
+				}
 			memcpy(h, w->out + 1 + k->nslot, sizeof(double) * (size_t)k->nnz);
 			h += k->nnz;
 		}
@@ -99,8 +106,11 @@ void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const do
 		for (long i = k->lo; i <= k->hi; i++, h += k->nnz)
 			for (int e = 0; e < k->nnz; e++) {
 				int r = k->row[e], c = k->col[e];
-				long I = gather_index(k, r, i) + (is_second(k->kind[r]) ? ks->n : 0);
-				long Jc = gather_index(k, c, i) + (is_second(k->kind[c]) ? ks->n : 0);
+				long gr = gather_index(k, r, i), gc = gather_index(k, c, i);
+				if (gr < 0 || gc < 0)
+					continue;
+				long I = gr + (is_second(k->kind[r]) ? ks->n : 0);
+				long Jc = gc + (is_second(k->kind[c]) ? ks->n : 0);
 				J[I + (size_t)Jc * (size_t)ld] += (cr ? cr[I] : 1) * (cc ? cc[Jc] : 1) * h[e];
 			}
 	}
@@ -125,8 +135,17 @@ void rt_kernels_entries(const struct rt_kernels *ks, int *I, int *J, double *v)
 		for (long i = k->lo; i <= k->hi; i++, h += k->nnz)
 			for (int e = 0; e < k->nnz; e++, p++) {
 				int r = k->row[e], c = k->col[e];
-				I[p] = (int)(gather_index(k, r, i) + (is_second(k->kind[r]) ? ks->n : 0));
-				J[p] = (int)(gather_index(k, c, i) + (is_second(k->kind[c]) ? ks->n : 0));
+				long gr = gather_index(k, r, i), gc = gather_index(k, c, i);
+				if (gr < 0 || gc < 0) {
+					/* an eliminated unknown: a zero on the diagonal's
+					 * first entry keeps the count of entries fixed */
+					I[p] = J[p] = 0;
+					if (v)
+						v[p] = 0;
+					continue;
+				}
+				I[p] = (int)(gr + (is_second(k->kind[r]) ? ks->n : 0));
+				J[p] = (int)(gc + (is_second(k->kind[c]) ? ks->n : 0));
 				if (v)
 					v[p] = h[e];
 			}
@@ -146,6 +165,8 @@ void rt_kernels_dterms(struct rt_kernels *ks, const struct vm_input *in, const d
 			run(k, w, in, x, y, i);
 			for (int s = 0; s < k->nslot; s++) {
 				long gi = gather_index(k, s, i);
+				if (gi < 0)
+					continue;
 				d += is_second(k->kind[s]) ? wz * dz[gi] * w->out[1 + s] : wu * du[gi] * w->out[1 + s];
 			}
 		}

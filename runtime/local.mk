@@ -23,5 +23,6 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/table.c runtime/table.h \
 	runtime/spectrum.c runtime/spectrum.h \
 	runtime/mtx.c runtime/mtx.h \
+	runtime/fe_output.c runtime/fe_output.h \
 	runtime/outfile.c runtime/outfile.h \
 	runtime/mesh.c runtime/mesh_gmsh.c runtime/mesh.h runtime/mesh_impl.h runtime/fe_ref.c runtime/fe_ref.h runtime/fe_space.c runtime/fe_space.h runtime/vtu.c runtime/vtu.h

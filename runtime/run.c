@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include "run.h"
+#include "fe_output.h"
 #include "la.h"
 #include "scheme.h"
 #include "vm.h"
@@ -916,6 +917,7 @@ struct rt_stepper_run {
 	struct nl_common nc;
 	struct rt_result *res;
 	struct output *outs;
+	struct rt_field_out *fouts;   /* plan->nfield_output field records */
 	double *buf, *prev, *dterm, *Dterm;
 	struct rt_state x;
 	struct rt_state xprev;   /* in prev: the state of step k − 1 */
@@ -980,6 +982,19 @@ static int store_row(struct rt_stepper_run *r)
 	}
 	res->nstep = k;
 	return bad;
+}
+
+/* The field records of step k (fe_output.h): a file that cannot be
+ * written stops the run (exit 4) at that step. */
+static int field_rows(struct rt_stepper_run *r, struct rt_error *err)
+{
+	for (int o = 0; o < r->plan->nfield_output && r->fouts; o++) {
+		char msg[400];
+		if (rt_field_out_step(&r->fouts[o], r->k, r->plan->nstep, r->s.t, r->x.u, msg, sizeof msg))
+			return r->status = fail(err, 4, r->plan->field_output[o].loc, "t = %.10g (step %d): %s", r->s.t,
+			                        r->k, msg);
+	}
+	return 0;
 }
 
 /* A record file that could not be written stops the run (exit 4) at the
@@ -1092,12 +1107,28 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->k = 0;
 	if ((r->status = open_files(r->outs, plan, err)))
 		return r;
+	if (plan->nfield_output > 0) {
+		r->fouts = calloc((size_t)plan->nfield_output, sizeof *r->fouts);
+		if (!r->fouts) {
+			r->status = fail(err, 3, plan->loc, "out of memory");
+			return r;
+		}
+		for (int o = 0; o < plan->nfield_output; o++) {
+			char msg[400];
+			if (rt_field_out_open(&r->fouts[o], &plan->field_output[o], N, msg, sizeof msg)) {
+				r->status = fail(err, 3, plan->field_output[o].loc, "%s", msg);
+				return r;
+			}
+		}
+	}
 	int bad = store_row(r);
 	r->state_valid = 1;
 	if (bad >= 0) {
 		write_failed(r, bad, err);
 		return r;
 	}
+	if (field_rows(r, err))
+		return r;
 	r->done = N == 0;
 	rt_running = 1;
 	return r;
@@ -1268,6 +1299,8 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 			r->done = 1;
 		if (bad >= 0)
 			return write_failed(r, bad, err);
+		if (field_rows(r, err))
+			return r->status;
 	}
 	return 0;
 }
@@ -1324,6 +1357,9 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 		free(r->outs[o].reg);
 		free(r->outs[o].val);
 	}
+	for (int o = 0; o < r->plan->nfield_output && r->fouts; o++)
+		rt_field_out_free(&r->fouts[o]);
+	free(r->fouts);
 	engine_free(&r->eng);
 	nl_common_free(&r->nc);
 	free(r->buf);

@@ -1,0 +1,1396 @@
+/* fe.c — continuum bodies (dyn(5), MESHES AND FIELDS; fe.h).
+ *
+ * An integral(MESH, DENSITY) of an energy is one kernel (ir.h, struct
+ * ir_kernel): its instances are the cells (or the facets of a region), its
+ * slots the local dofs of the fields the density reads, gathered through
+ * the fields' cell-to-dof tables (fe_space.h) with fixed dofs eliminated
+ * (map entry -1: the unknown is 0).  Its program is the quadrature
+ *     Σ_q w_q |det J| density(u_h(ξ_q), ∇u_h(ξ_q), x(ξ_q), t),
+ *     u_h = Σ_a φ_a(ξ_q) u_a,   ∇u_h = Σ_a ∇φ_a(ξ_q) u_a,
+ * evaluated once with the state as slots; the per-cell numbers w_q|det J|,
+ * x(ξ_q), φ_a(ξ_q) and the physical gradients J⁻ᵀ∇̂φ_a(ξ_q) are the
+ * kernel's per-instance data (fe_tab_cell), so that the same program
+ * serves every cell, affine or not.  Gradients and Hessians in the slots
+ * are derived on it by ir_diff as for sums; a quadratic density with
+ * constant coefficients folds into constant sparse operators
+ * (lower_energy.c, fold_quadratic). */
+#include <config.h>
+
+#include "fe.h"
+#include "interp.h"
+#include "ir_diff.h"
+#include "fe_ref.h"
+#include "fe_space.h"
+#include "mesh.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The slot code of local dof l of field f: negative, so that it never
+ * meets an ordinary dof's index among a kernel's slot bases. */
+enum { FE_CODE_STRIDE = 4096 };
+static long slot_code(const struct fe_field *f, int l)
+{
+	return -(1 + (long)f->index * FE_CODE_STRIDE + l);
+}
+
+/* Where the per-instance data of an integral keeps what (columns). */
+struct fe_layout {
+	int nq, dim;
+	int wdet, x;             /* nq; nq × dim */
+	int nfield;
+	struct fe_field **field;
+	int *phi, *dphi, *d2phi; /* per field: nq × nloc, nq × nloc × dim, (× dim) */
+	int ndata;
+};
+
+/* The quadrature point being lowered (ev->fe). */
+struct fe_point {
+	const struct fe_layout *lay;
+	int q;
+	/* a point of known coordinates (loads, initial values): x, y, z are
+	 * these registers rather than data */
+	int xreg[3];
+	int constant_point;
+};
+
+static const char *const fe_functions[] = {
+	"integral", "grad", "div", "eps", "tr", "det", "inv", "dot", "inner", "identity", NULL
+};
+
+int fe_function_exists(const char *name)
+{
+	for (int i = 0; fe_functions[i]; i++)
+		if (strcmp(fe_functions[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+int fe_is_integral(const struct ast_expr *e)
+{
+	return e->kind == AST_CALL && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, "integral") == 0;
+}
+
+/* ---- mesh statements ---- */
+
+/* What the session frees at its end: meshes and spaces (malloc'ed by the
+ * runtime), kept in the arena's list. */
+struct fe_owned {
+	void *p;
+	int is_space;
+	struct fe_owned *next;
+};
+
+void fe_free_owned(struct fe_owned *list)
+{
+	/* spaces first: they point into their meshes */
+	for (int pass = 1; pass >= 0; pass--)
+		for (struct fe_owned *o = list; o; o = o->next)
+			if (o->is_space == pass) {
+				if (pass)
+					fe_space_free(o->p);
+				else
+					mesh_free(o->p);
+			}
+}
+
+static void own(struct eval *ev, void *p, int is_space)
+{
+	struct fe_owned *o = arena_alloc(ev->a, sizeof *o);
+	o->p = p;
+	o->is_space = is_space;
+	o->next = ev->s->fe_owned;
+	ev->s->fe_owned = o;
+}
+
+/* The arguments of a generator: positional numbers, then the named ones
+ * it knows (a word for cells = ...). */
+struct gen_args {
+	int npos;
+	double pos[6];
+	struct loc pos_loc[6];
+	const char *name[4];
+	struct ast_arg *named[4];
+};
+
+static int gen_args(struct eval *ev, struct ast_expr *call, const char *gen, int npos, const char *const *names,
+                    struct gen_args *g)
+{
+	memset(g, 0, sizeof *g);
+	for (int i = 0; i < call->args.n; i++) {
+		struct ast_arg *a = call->args.v[i];
+		if (!a->name) {
+			if (g->npos == npos)
+				return eval_error(ev, a->loc, "%s takes %d bounds, then named counts: %d given", gen, npos,
+				                  g->npos + 1);
+			if (eval_number(ev, a->value, &g->pos[g->npos], "a bound"))
+				return -1;
+			g->pos_loc[g->npos++] = a->loc;
+			continue;
+		}
+		int k = 0;
+		while (names[k] && strcmp(names[k], a->name) != 0)
+			k++;
+		if (!names[k]) {
+			const char *close = name_closest(a->name, names, k);
+			return eval_error(ev, a->loc, "%s has no parameter '%s'%s%s%s", gen, a->name,
+			                  close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
+		}
+		if (g->named[k])
+			return eval_error(ev, a->loc, "%s = ... is given twice", a->name);
+		g->named[k] = a;
+	}
+	if (g->npos < npos)
+		return eval_error(ev, call->loc, "%s takes %d bounds, %d given", gen, npos, g->npos);
+	return 0;
+}
+
+static int gen_count(struct eval *ev, struct ast_arg *a, long dflt, long *out)
+{
+	if (!a) {
+		*out = dflt;
+		return 0;
+	}
+	if (eval_int(ev, a->value, out, "a number of cells"))
+		return -1;
+	if (*out < 1)
+		return eval_error(ev, a->value->loc, "%s must be at least 1, not %ld", a->name, *out);
+	return 0;
+}
+
+/* cells = WORD of rectangle and cuboid. */
+static int gen_cells(struct eval *ev, struct ast_arg *a, const char *simplex, const char *box,
+                     enum mesh_cell_type ts, enum mesh_cell_type tb, enum mesh_cell_type *out)
+{
+	*out = ts;
+	if (!a)
+		return 0;
+	if (a->value->kind == AST_NAME && strcmp(a->value->name, simplex) == 0)
+		return 0;
+	if (a->value->kind == AST_NAME && strcmp(a->value->name, box) == 0) {
+		*out = tb;
+		return 0;
+	}
+	return eval_error(ev, a->value->loc, "cells = %s or %s", simplex, box);
+}
+
+int fe_exec_mesh(struct eval *ev, struct ast_stmt *st)
+{
+	struct ast_expr *c = st->value;
+	char err[512] = "";
+	struct mesh *m = NULL;
+	if (c->kind != AST_CALL || c->lhs->kind != AST_NAME)
+		return eval_error(ev, c->loc, "a mesh is interval(...), rectangle(...), cuboid(...) or gmsh(\"file\")");
+	const char *gen = c->lhs->name;
+	struct gen_args g;
+	if (strcmp(gen, "interval") == 0) {
+		static const char *const nm[] = { "cells", NULL };
+		long n;
+		if (gen_args(ev, c, gen, 2, nm, &g) || gen_count(ev, g.named[0], 10, &n))
+			return -1;
+		m = mesh_interval(g.pos[0], g.pos[1], n, err, sizeof err);
+	} else if (strcmp(gen, "rectangle") == 0) {
+		static const char *const nm[] = { "nx", "ny", "cells", NULL };
+		long nx, ny;
+		enum mesh_cell_type t;
+		if (gen_args(ev, c, gen, 4, nm, &g) || gen_count(ev, g.named[0], 10, &nx) ||
+		    gen_count(ev, g.named[1], 10, &ny) ||
+		    gen_cells(ev, g.named[2], "triangles", "quadrilaterals", MESH_TRIANGLE, MESH_QUADRILATERAL, &t))
+			return -1;
+		m = mesh_rectangle(g.pos[0], g.pos[1], g.pos[2], g.pos[3], nx, ny, t, err, sizeof err);
+	} else if (strcmp(gen, "cuboid") == 0) {
+		static const char *const nm[] = { "n", "nx", "ny", "nz", "cells", NULL };
+		long n, nx, ny, nz;
+		enum mesh_cell_type t;
+		/* five names: the fifth, cells, is looked up by hand */
+		struct gen_args g2;
+		static const char *const nm4[] = { "n", "nx", "ny", "nz", NULL };
+		struct ast_arg *cells = NULL;
+		struct ast_expr tmp = *c;
+		tmp.args.n = 0;
+		tmp.args.v = arena_alloc(ev->a, sizeof(void *) * (size_t)(c->args.n + 1));
+		for (int i = 0; i < c->args.n; i++) {
+			struct ast_arg *a = c->args.v[i];
+			if (a->name && strcmp(a->name, "cells") == 0)
+				cells = a;
+			else
+				tmp.args.v[tmp.args.n++] = a;
+		}
+		(void)nm;
+		if (gen_args(ev, &tmp, gen, 6, nm4, &g2) || gen_count(ev, g2.named[0], 10, &n) ||
+		    gen_count(ev, g2.named[1], n, &nx) || gen_count(ev, g2.named[2], n, &ny) ||
+		    gen_count(ev, g2.named[3], n, &nz) ||
+		    gen_cells(ev, cells, "tetrahedra", "hexahedra", MESH_TETRAHEDRON, MESH_HEXAHEDRON, &t))
+			return -1;
+		m = mesh_cuboid(g2.pos[0], g2.pos[1], g2.pos[2], g2.pos[3], g2.pos[4], g2.pos[5], nx, ny, nz, t, err,
+		                sizeof err);
+	} else if (strcmp(gen, "gmsh") == 0) {
+		const char *path;
+		if (c->args.n != 1 || ((struct ast_arg *)c->args.v[0])->name)
+			return eval_error(ev, c->loc, "gmsh takes the file's name: gmsh(\"part.msh\")");
+		if (eval_string(ev, ((struct ast_arg *)c->args.v[0])->value, &path, "the mesh file"))
+			return -1;
+		m = mesh_read_gmsh(path_join(ev->a, ev->script_dir, path), err, sizeof err);
+	} else {
+		static const char *const gens[] = { "interval", "rectangle", "cuboid", "gmsh" };
+		const char *close = name_closest(gen, gens, 4);
+		return eval_error(ev, c->lhs->loc, "unknown mesh generator '%s'%s%s%s: interval, rectangle, cuboid "
+		                  "or gmsh", gen, close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
+	}
+	if (!m)
+		return eval_error(ev, c->loc, "%s", err);
+	own(ev, m, 0);
+	struct fe_mesh *fm = arena_alloc(ev->a, sizeof *fm);
+	fm->name = st->name;
+	fm->m = m;
+	fm->loc = st->name_loc;
+	fm->next = ev->s->meshes;
+	ev->s->meshes = fm;
+	struct binding *b = scope_bind(ev, st->name, B_MESH, st->name_loc);
+	if (!b)
+		return -1;
+	b->mesh = fm;
+	return 0;
+}
+
+/* ---- fields ---- */
+
+/* The mesh a field item or an integral names. */
+static struct fe_mesh *find_mesh(struct eval *ev, struct ast_expr *e)
+{
+	struct binding *b = scope_lookup(ev->scope, e->name);
+	if (b && b->kind == B_MESH)
+		return b->mesh;
+	if (b) {
+		eval_error(ev, e->loc, "'%s' is not a mesh", e->name);
+		return NULL;
+	}
+	/* the meshes in scope, for the note */
+	const char *cand[64];
+	int n = 0;
+	for (struct fe_mesh *m = ev->s->meshes; m && n < 64; m = m->next)
+		cand[n++] = m->name;
+	const char *close = name_closest(e->name, cand, n);
+	eval_error(ev, e->loc, "undefined mesh '%s'%s%s%s", e->name, close ? " (did you mean '" : "",
+	           close ? close : "", close ? "'?)" : "");
+	return NULL;
+}
+
+/* A region of mesh fm by name, with did-you-mean among its regions. */
+static const struct mesh_region *find_region(struct eval *ev, const struct fe_mesh *fm, struct ast_expr *e)
+{
+	const struct mesh_region *r = mesh_region(fm->m, e->name);
+	if (r)
+		return r;
+	const char **cand = arena_alloc(ev->a, sizeof *cand * (size_t)(fm->m->nregions + 1));
+	char *list = arena_printf(ev->a, "%s", "");
+	for (int i = 0; i < fm->m->nregions; i++) {
+		cand[i] = fm->m->regions[i].name;
+		list = arena_printf(ev->a, "%s%s%s", list, i ? ", " : "", cand[i]);
+	}
+	const char *close = name_closest(e->name, cand, fm->m->nregions);
+	if (close)
+		return eval_error(ev, e->loc, "mesh %s has no region '%s' (did you mean '%s'?)", fm->name, e->name, close),
+		       NULL;
+	return eval_error(ev, e->loc, "mesh %s has no region '%s'%s%s", fm->name, e->name,
+	                  fm->m->nregions ? ": its regions are " : " (it has no regions)", list),
+	       NULL;
+}
+
+/* ELEMENT: P1, P2, Q1, hermite, P0, each with ^d for a vector field. */
+static int element(struct eval *ev, struct ast_expr *e, int dim, enum fe_family *fam, int *ncomp, int *vector)
+{
+	*ncomp = 1;
+	*vector = 0;
+	if (e->kind == AST_BINARY && e->op == AST_OP_POW) {
+		long d;
+		if (eval_int(ev, e->rhs, &d, "the number of components"))
+			return -1;
+		if (d != dim)
+			return eval_error(ev, e->rhs->loc, "a vector field on a %d-D mesh has %d components, not %ld "
+			                  "(write ^%d)", dim, dim, d, dim);
+		*ncomp = (int)d;
+		*vector = 1;
+		e = e->lhs;
+	}
+	if (e->kind != AST_NAME)
+		return eval_error(ev, e->loc, "an element is P1, P2, Q1 or hermite (with ^d for a vector field)");
+	static const char *const names[] = { "P1", "P2", "Q1", "hermite", "P0" };
+	static const enum fe_family fams[] = { FE_P1, FE_P2, FE_Q1, FE_HERMITE3, FE_P0 };
+	for (int i = 0; i < 5; i++)
+		if (strcmp(e->name, names[i]) == 0) {
+			*fam = fams[i];
+			if (*fam == FE_HERMITE3 && *vector)
+				return eval_error(ev, e->loc, "hermite is a scalar element (a beam's deflection): not hermite^%d",
+				                  *ncomp);
+			if (*fam == FE_P0)
+				return eval_error(ev, e->loc, "P0 is for internal variables (one value per cell), "
+				                  "not for fields of dofs");
+			return 0;
+		}
+	const char *close = name_closest(e->name, names, 4);
+	return eval_error(ev, e->loc, "unknown element '%s'%s%s%s: P1, P2, Q1 or hermite", e->name,
+	                  close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
+}
+
+static const char *dof_name(struct arena *a, const char *name, long i)
+{
+	return arena_printf(a, "%s[%ld]", name, i);
+}
+
+int fe_model_fields(struct model_ctx *mc, struct fe_field ***out)
+{
+	*out = mc->field;
+	return mc->nfield;
+}
+
+int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *am, int *cap)
+{
+	struct ir_model *m = mc->m;
+	int nf = 0;
+	for (int i = 0; i < am->items.n; i++)
+		nf += ((struct ast_item *)am->items.v[i])->kind == AST_ITEM_FIELD;
+	mc->field = arena_alloc(ev->a, sizeof *mc->field * (size_t)(nf + 1));
+	mc->nfield = 0;
+	char err[512];
+	for (int i = 0; i < am->items.n; i++) {
+		struct ast_item *it = am->items.v[i];
+		if (it->kind != AST_ITEM_FIELD)
+			continue;
+		struct fe_mesh *fm = find_mesh(ev, it->value);
+		if (!fm)
+			return -1;
+		enum fe_family fam = FE_P1;
+		int ncomp, vector;
+		if (element(ev, it->dir, fm->m->dim, &fam, &ncomp, &vector))
+			return -1;
+		if (!fe_ref_supported(fam, fm->m->type, err, sizeof err))
+			return eval_error(ev, it->dir->loc, "%s", err);
+		struct fe_space *sp = fe_space_make(fm->m, fam, ncomp, err, sizeof err);
+		if (!sp)
+			return eval_error(ev, it->dir->loc, "%s", err);
+		own(ev, sp, 1);
+		/* the space lives as long as the model's IR: the session's */
+		struct fe_field *f = arena_alloc(ev->a, sizeof *f);
+		f->name = it->target->name;
+		f->mesh = fm;
+		f->space = sp;
+		f->ncomp = ncomp;
+		f->vector = vector;
+		f->index = mc->nfield;
+		f->loc = it->target->loc;
+		mc->field[mc->nfield++] = f;
+		/* fix f on REGION: those dofs are eliminated */
+		f->dof = arena_alloc(ev->a, sizeof(long) * (size_t)(sp->ndofs + 1));
+		for (int j = 0; j < am->items.n; j++) {
+			struct ast_item *fx = am->items.v[j];
+			if (fx->kind != AST_ITEM_FIX || strcmp(fx->target->name, f->name) != 0)
+				continue;
+			const struct mesh_region *r = find_region(ev, fm, fx->value);
+			if (!r)
+				return -1;
+			long comp = 0;
+			if (fx->dir) {
+				if (eval_int(ev, fx->dir, &comp, "a component"))
+					return -1;
+				if (!vector)
+					return eval_error(ev, fx->dir->loc, "field %s is scalar: fix %s on REGION, without a "
+					                  "component", f->name, f->name);
+				if (comp < 1 || comp > ncomp)
+					return eval_error(ev, fx->dir->loc, "field %s has components 1..%d, not %ld", f->name,
+					                  ncomp, comp);
+			}
+			long *d = NULL;
+			long nd = fe_space_region_dofs(sp, r, (int)comp - 1, 0, &d, err, sizeof err);
+			if (nd < 0)
+				return eval_error(ev, fx->value->loc, "%s", err);
+			for (long k = 0; k < nd; k++)
+				f->dof[d[k]] = -1;
+			free(d);
+		}
+		struct binding *b = scope_bind(ev, f->name, B_DOF, it->target->loc);
+		if (!b)
+			return -1;
+		struct dof_group *g = arena_alloc(ev->a, sizeof *g);
+		g->name = f->name;
+		g->first = m->ndof;
+		g->loc = it->target->loc;
+		g->field = f;
+		b->group = g;
+		f->first = m->ndof;
+		long nfree = 0;
+		for (long k = 0; k < sp->ndofs; k++)
+			nfree += f->dof[k] == 0;
+		if (m->ndof + nfree > 100000000L)
+			return eval_error(ev, it->target->loc, "field %s has %ld unknowns: too many", f->name, nfree);
+		if (m->ndof + nfree > *cap) {
+			int ncap = *cap ? *cap : 8;
+			while (ncap < m->ndof + nfree)
+				ncap *= 2;
+			m->dof = arena_grow(ev->a, m->dof, sizeof *m->dof * (size_t)*cap, sizeof *m->dof * (size_t)ncap);
+			*cap = ncap;
+		}
+		for (long k = 0; k < sp->ndofs; k++) {
+			if (f->dof[k] < 0)
+				continue;
+			f->dof[k] = m->ndof;
+			m->dof[m->ndof].name = dof_name(ev->a, f->name, k + 1);
+			m->dof[m->ndof].loc = ir_loc_of(it->target->loc);
+			m->ndof++;
+		}
+		f->nfree = nfree;
+		g->size = (int)nfree;
+	}
+	/* a fix item must name a field */
+	for (int j = 0; j < am->items.n; j++) {
+		struct ast_item *fx = am->items.v[j];
+		if (fx->kind != AST_ITEM_FIX)
+			continue;
+		int k = 0;
+		while (k < mc->nfield && strcmp(mc->field[k]->name, fx->target->name) != 0)
+			k++;
+		if (k == mc->nfield)
+			return eval_error(ev, fx->target->loc, "'%s' is not a field of model %s: fix applies to a field "
+			                  "(field %s on MESH : P1)", fx->target->name, am->name, fx->target->name);
+	}
+	return 0;
+}
+
+/* ---- densities at a quadrature point ---- */
+
+static int data_reg(struct eval *ev, int col, struct loc loc)
+{
+	return ir_emit_input(ev->prog, IR_DATA, col, ir_loc_of(loc));
+}
+
+static int emit(struct eval *ev, enum ir_op op, int a, int b, struct loc loc)
+{
+	return ir_emit(ev->prog, op, a, b, 0, ir_loc_of(loc));
+}
+
+static int konst(struct eval *ev, double k, struct loc loc)
+{
+	return ir_emit_const(ev->prog, k, ir_loc_of(loc));
+}
+
+/* The field's column in the layout, or -1 when the integral's mesh is
+ * not the field's. */
+static int layout_field(const struct fe_layout *lay, const struct fe_field *f)
+{
+	for (int i = 0; i < lay->nfield; i++)
+		if (lay->field[i] == f)
+			return i;
+	return -1;
+}
+
+/* Σ_a c_a slot(a, comp) over the local nodes, c_a read from the data at
+ * column col + a·step. */
+static int interpolate(struct eval *ev, const struct fe_field *f, enum ir_op op, int comp, int col, int step,
+                       struct loc loc)
+{
+	int nloc = f->space->nloc, acc = -1;
+	for (int a = 0; a < nloc; a++) {
+		int s = eval_model_input(ev, op, slot_code(f, a * f->ncomp + comp), 0, loc);
+		if (s < 0)
+			return eval_error(ev, loc, "the density reads too many unknowns per cell (more than %d)",
+			                  KERN_MAX_SLOTS);
+		int term = emit(ev, IR_MUL, data_reg(ev, col + a * step, loc), s, loc);
+		acc = acc < 0 ? term : emit(ev, IR_ADD, acc, term, loc);
+	}
+	return acc;
+}
+
+static int field_here(struct eval *ev, struct ast_expr *e, const struct fe_field *f, int *li)
+{
+	if (!ev->fe || ev->fe->constant_point)
+		return eval_error(ev, e->loc, "%s is a field: it has a value at each point of mesh %s, read inside "
+		                  "integral(%s, ...) or recorded as '%s at (x)'", f->name, f->mesh->name,
+		                  f->mesh->name, f->name);
+	*li = layout_field(ev->fe->lay, f);
+	if (*li < 0)
+		return eval_error(ev, e->loc, "field %s lives on mesh %s, not on the mesh of this integral", f->name,
+		                  f->mesh->name);
+	return 0;
+}
+
+int fe_eval_name(struct eval *ev, struct ast_expr *e, const struct fe_field *f, int primes, struct value *out)
+{
+	int li;
+	if (field_here(ev, e, f, &li))
+		return -1;
+	if (primes > 1)
+		return eval_error(ev, e->loc, "a density reads a field and its velocity (%s, %s'), not its acceleration",
+		                  f->name, f->name);
+	const struct fe_layout *lay = ev->fe->lay;
+	int q = ev->fe->q, nloc = f->space->nloc;
+	enum ir_op op = primes ? IR_VEL : IR_DOF;
+	int col = lay->phi[li] + q * nloc;
+	memset(out, 0, sizeof *out);
+	if (!f->vector) {
+		out->kind = VAL_NUM;
+		out->reg = interpolate(ev, f, op, 0, col, 1, e->loc);
+		return out->reg < 0 ? -1 : 0;
+	}
+	*out = value_mat(ev, f->ncomp, 1);
+	for (int c = 0; c < f->ncomp; c++)
+		if ((out->m[c] = interpolate(ev, f, op, c, col, 1, e->loc)) < 0)
+			return -1;
+	return 0;
+}
+
+int fe_eval_coord(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	int k = e->name[0] - 'x';
+	if (!ev->fe)
+		return eval_error(ev, e->loc, "%s is a coordinate of the point: it exists in the density of an "
+		                  "integral, a load on a field and a field's initial value", e->name);
+	memset(out, 0, sizeof *out);
+	out->kind = VAL_NUM;
+	if (ev->fe->constant_point) {
+		if (ev->fe->xreg[k] < 0)
+			return eval_error(ev, e->loc, "%s is not a coordinate of this mesh", e->name);
+		out->reg = ev->fe->xreg[k];
+		return 0;
+	}
+	const struct fe_layout *lay = ev->fe->lay;
+	if (k >= lay->dim)
+		return eval_error(ev, e->loc, "%s is not a coordinate of a %d-D mesh", e->name, lay->dim);
+	out->reg = data_reg(ev, lay->x + ev->fe->q * lay->dim + k, e->loc);
+	return 0;
+}
+
+/* grad(u), grad(u'), grad(grad(w)) (hermite, 1-D): its argument. */
+static int grad_arg(struct eval *ev, struct ast_expr *a, const struct fe_field **f, int *primes)
+{
+	*primes = 0;
+	if (a->kind == AST_PRIME) {
+		*primes = a->primes;
+		a = a->lhs;
+	}
+	struct binding *b = a->kind == AST_NAME ? scope_lookup(ev->scope, a->name) : NULL;
+	if (!b || b->kind != B_DOF || !b->group->field)
+		return eval_error(ev, a->loc, "grad, div and eps apply to a field (grad(u), eps(u')), not to an "
+		                  "expression");
+	*f = b->group->field;
+	if (*primes > 1)
+		return eval_error(ev, a->loc, "a density reads a field and its velocity, not its acceleration");
+	return 0;
+}
+
+/* The gradient of field f at the point: 1-D scalar → number; scalar →
+ * d×1; vector → ncomp×d (∂u_i/∂x_j).  second: the second derivative
+ * (1-D). */
+static int field_grad(struct eval *ev, struct ast_expr *e, const struct fe_field *f, int primes, int second,
+                      struct value *out)
+{
+	int li;
+	if (field_here(ev, e, f, &li))
+		return -1;
+	const struct fe_layout *lay = ev->fe->lay;
+	int q = ev->fe->q, nloc = f->space->nloc, d = lay->dim;
+	enum ir_op op = primes ? IR_VEL : IR_DOF;
+	memset(out, 0, sizeof *out);
+	if (second) {
+		if (d != 1 || f->vector || lay->d2phi[li] < 0)
+			return eval_error(ev, e->loc, "grad(grad(%s)) is the second derivative of a hermite field on "
+			                  "an interval", f->name);
+		out->kind = VAL_NUM;
+		out->reg = interpolate(ev, f, op, 0, lay->d2phi[li] + q * nloc, 1, e->loc);
+		return out->reg < 0 ? -1 : 0;
+	}
+	int col = lay->dphi[li] + q * nloc * d;
+	if (!f->vector && d == 1) {
+		out->kind = VAL_NUM;
+		out->reg = interpolate(ev, f, op, 0, col, 1, e->loc);
+		return out->reg < 0 ? -1 : 0;
+	}
+	*out = value_mat(ev, f->ncomp == 1 ? d : f->ncomp, f->ncomp == 1 ? 1 : d);
+	for (int c = 0; c < f->ncomp; c++)
+		for (int l = 0; l < d; l++)
+			if ((out->m[c * d + l] = interpolate(ev, f, op, c, col + l, d, e->loc)) < 0)
+				return -1;
+	return 0;
+}
+
+static int square(struct eval *ev, const struct value *v, struct loc loc, const char *fn)
+{
+	if (v->kind != VAL_MAT || v->rows != v->cols)
+		return eval_error(ev, loc, "%s takes a square matrix", fn);
+	return 0;
+}
+
+int fe_call(struct eval *ev, struct ast_expr *call, const char *name, struct value *out)
+{
+	struct loc loc = call->loc;
+	int n = call->args.n;
+	for (int i = 0; i < n; i++)
+		if (((struct ast_arg *)call->args.v[i])->name && strcmp(name, "integral") != 0)
+			return eval_error(ev, ((struct ast_arg *)call->args.v[i])->loc, "%s has no named parameters", name);
+	struct ast_expr *a0 = n > 0 ? ((struct ast_arg *)call->args.v[0])->value : NULL;
+	memset(out, 0, sizeof *out);
+	if (strcmp(name, "integral") == 0)
+		return eval_error(ev, loc, "integral(...) is a term of a kinetic energy, a potential or a dissipation");
+	if (strcmp(name, "identity") == 0) {
+		long d;
+		if (n != 1)
+			return eval_error(ev, loc, "identity takes the dimension: identity(2)");
+		if (eval_int(ev, a0, &d, "a dimension"))
+			return -1;
+		if (d < 1 || d > 3)
+			return eval_error(ev, a0->loc, "identity(d) takes d = 1, 2 or 3, not %ld", d);
+		*out = value_mat(ev, (int)d, (int)d);
+		for (int i = 0; i < d * d; i++)
+			out->m[i] = konst(ev, i % (d + 1) == 0, loc);
+		return 0;
+	}
+	if (strcmp(name, "grad") == 0 || strcmp(name, "div") == 0 || strcmp(name, "eps") == 0) {
+		if (n != 1)
+			return eval_error(ev, loc, "%s takes one field: %s(u)", name, name);
+		const struct fe_field *f = NULL;
+		int primes, second = 0;
+		struct ast_expr *arg = a0;
+		if (strcmp(name, "grad") == 0 && arg->kind == AST_CALL && arg->lhs->kind == AST_NAME &&
+		    strcmp(arg->lhs->name, "grad") == 0 && arg->args.n == 1) {
+			second = 1;
+			arg = ((struct ast_arg *)arg->args.v[0])->value;
+		}
+		if (grad_arg(ev, arg, &f, &primes))
+			return -1;
+		struct value g;
+		if (field_grad(ev, call, f, primes, second, &g))
+			return -1;
+		if (strcmp(name, "grad") == 0) {
+			*out = g;
+			return 0;
+		}
+		if (!f->vector)
+			return eval_error(ev, loc, "%s applies to a vector field (P1^d, P2^d, Q1^d); %s is scalar: use grad(%s)",
+			                  name, f->name, f->name);
+		int d = g.rows;
+		if (strcmp(name, "div") == 0) {
+			out->kind = VAL_NUM;
+			out->reg = g.m[0];
+			for (int i = 1; i < d; i++)
+				out->reg = emit(ev, IR_ADD, out->reg, g.m[i * d + i], loc);
+			return 0;
+		}
+		/* eps(u) = ½(∇u + ∇uᵀ) */
+		*out = value_mat(ev, d, d);
+		int half = konst(ev, 0.5, loc);
+		for (int i = 0; i < d; i++)
+			for (int j = 0; j < d; j++)
+				out->m[i * d + j] = i == j ? g.m[i * d + i]
+				                           : emit(ev, IR_MUL, half, emit(ev, IR_ADD, g.m[i * d + j], g.m[j * d + i], loc), loc);
+		return 0;
+	}
+	struct value v[2];
+	int want = strcmp(name, "dot") == 0 || strcmp(name, "inner") == 0 ? 2 : 1;
+	if (n != want)
+		return eval_error(ev, loc, "%s takes %d argument%s, %d given", name, want, want == 1 ? "" : "s", n);
+	for (int i = 0; i < n; i++)
+		if (eval_expr(ev, ((struct ast_arg *)call->args.v[i])->value, &v[i]))
+			return -1;
+	if (want == 2) {
+		if (v[0].kind == VAL_NUM && v[1].kind == VAL_NUM) {
+			out->kind = VAL_NUM;
+			out->reg = emit(ev, IR_MUL, v[0].reg, v[1].reg, loc);
+			return 0;
+		}
+		if (v[0].kind != VAL_MAT || v[1].kind != VAL_MAT || v[0].rows != v[1].rows || v[0].cols != v[1].cols)
+			return eval_error(ev, loc, "%s takes two %s of the same size", name,
+			                  strcmp(name, "dot") == 0 ? "vectors" : "matrices");
+		if (strcmp(name, "dot") == 0 && v[0].cols != 1 && v[0].rows != 1)
+			return eval_error(ev, loc, "dot takes two vectors: inner(A, B) is for matrices");
+		out->kind = VAL_NUM;
+		out->reg = -1;
+		for (int i = 0; i < v[0].rows * v[0].cols; i++) {
+			int t = emit(ev, IR_MUL, v[0].m[i], v[1].m[i], loc);
+			out->reg = out->reg < 0 ? t : emit(ev, IR_ADD, out->reg, t, loc);
+		}
+		return 0;
+	}
+	if (v[0].kind == VAL_NUM) {
+		/* a 1×1 matrix is a number: tr, det are itself, inv 1/it */
+		out->kind = VAL_NUM;
+		out->reg = strcmp(name, "inv") == 0 ? emit(ev, IR_DIV, konst(ev, 1, loc), v[0].reg, loc) : v[0].reg;
+		return 0;
+	}
+	if (square(ev, &v[0], loc, name))
+		return -1;
+	int d = v[0].rows;
+	const int *A = v[0].m;
+	if (strcmp(name, "tr") == 0) {
+		out->kind = VAL_NUM;
+		out->reg = A[0];
+		for (int i = 1; i < d; i++)
+			out->reg = emit(ev, IR_ADD, out->reg, A[i * d + i], loc);
+		return 0;
+	}
+	if (d > 3)
+		return eval_error(ev, loc, "%s takes matrices of size 1, 2 or 3", name);
+	/* det by cofactors of the first row; inv = adj / det */
+	int cof[9];
+	if (d == 1) {
+		cof[0] = konst(ev, 1, loc);
+	} else if (d == 2) {
+		cof[0] = A[3];
+		cof[1] = emit(ev, IR_NEG, A[2], 0, loc);
+		cof[2] = emit(ev, IR_NEG, A[1], 0, loc);
+		cof[3] = A[0];
+	} else {
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 3; j++) {
+				int r1 = (i + 1) % 3, r2 = (i + 2) % 3, c1 = (j + 1) % 3, c2 = (j + 2) % 3;
+				cof[i * 3 + j] = emit(ev, IR_SUB, emit(ev, IR_MUL, A[r1 * 3 + c1], A[r2 * 3 + c2], loc),
+				                      emit(ev, IR_MUL, A[r1 * 3 + c2], A[r2 * 3 + c1], loc), loc);
+			}
+	}
+	int det = -1;
+	for (int j = 0; j < d; j++) {
+		int t = emit(ev, IR_MUL, A[j], cof[j], loc);
+		det = det < 0 ? t : emit(ev, IR_ADD, det, t, loc);
+	}
+	if (strcmp(name, "det") == 0) {
+		out->kind = VAL_NUM;
+		out->reg = det;
+		return 0;
+	}
+	/* inv(A)_ij = cof_ji / det */
+	*out = value_mat(ev, d, d);
+	for (int i = 0; i < d; i++)
+		for (int j = 0; j < d; j++)
+			out->m[i * d + j] = emit(ev, IR_DIV, cof[j * d + i], det, loc);
+	return 0;
+}
+
+/* ---- integrals as kernels ---- */
+
+/* The domain of integral(D, ...): a mesh, or a region of the mesh of one
+ * of the model's fields. */
+static int integral_domain(struct eval *ev, struct ast_expr *d, struct fe_mesh **fm,
+                           const struct mesh_region **reg)
+{
+	*reg = NULL;
+	if (d->kind != AST_NAME)
+		return eval_error(ev, d->loc, "integral(D, density): D is a mesh or a region of one");
+	struct binding *b = scope_lookup(ev->scope, d->name);
+	if (b && b->kind == B_MESH) {
+		*fm = b->mesh;
+		return 0;
+	}
+	struct model_ctx *mc = ev->mc;
+	for (int i = 0; i < mc->nfield; i++) {
+		const struct mesh_region *r = mesh_region(mc->field[i]->mesh->m, d->name);
+		if (r) {
+			*fm = mc->field[i]->mesh;
+			*reg = r;
+			if (r->kind == MESH_REGION_NODES)
+				return eval_error(ev, d->loc, "region %s of mesh %s is a set of nodes: an integral is over "
+				                  "cells or facets", d->name, (*fm)->name);
+			return 0;
+		}
+	}
+	/* did you mean: meshes and the regions of the fields' meshes */
+	int nc = 0, cap = 8;
+	const char **cand = arena_alloc(ev->a, sizeof *cand * (size_t)cap);
+	for (struct fe_mesh *m = ev->s->meshes; m; m = m->next) {
+		if (nc == cap) {
+			cand = arena_grow(ev->a, cand, sizeof *cand * (size_t)cap, sizeof *cand * (size_t)(2 * cap));
+			cap *= 2;
+		}
+		cand[nc++] = m->name;
+	}
+	for (int i = 0; i < mc->nfield; i++)
+		for (int k = 0; k < mc->field[i]->mesh->m->nregions; k++) {
+			if (nc == cap) {
+				cand = arena_grow(ev->a, cand, sizeof *cand * (size_t)cap, sizeof *cand * (size_t)(2 * cap));
+				cap *= 2;
+			}
+			cand[nc++] = mc->field[i]->mesh->m->regions[k].name;
+		}
+	const char *close = name_closest(d->name, cand, nc);
+	return eval_error(ev, d->loc, "'%s' is neither a mesh nor a region of the mesh of a field of model %s%s%s%s",
+	                  d->name, mc->m->name, close ? " (did you mean '" : "", close ? close : "",
+	                  close ? "'?)" : "");
+}
+
+int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build *kb, int *reg,
+                      struct fe_integral *out)
+{
+	memset(out, 0, sizeof *out);
+	struct ast_expr *dom = NULL, *dens = NULL;
+	struct ast_arg *deg = NULL;
+	int npos = 0;
+	for (int i = 0; i < call->args.n; i++) {
+		struct ast_arg *a = call->args.v[i];
+		if (a->name && strcmp(a->name, "degree") == 0) {
+			deg = a;
+		} else if (a->name) {
+			return eval_error(ev, a->loc, "integral has no parameter '%s' (its one named parameter is degree)",
+			                  a->name);
+		} else if (npos++ == 0) {
+			dom = a->value;
+		} else if (npos == 2) {
+			dens = a->value;
+		}
+	}
+	if (npos != 2)
+		return eval_error(ev, call->loc, "integral takes a mesh or region and a density: integral(MESH, "
+		                  "DENSITY[, degree = k]); %d given", npos);
+	struct fe_mesh *fm = NULL;
+	const struct mesh_region *rg;
+	if (integral_domain(ev, dom, &fm, &rg))
+		return -1;
+	struct model_ctx *mc = ev->mc;
+	struct fe_layout *lay = arena_alloc(ev->a, sizeof *lay);
+	lay->field = arena_alloc(ev->a, sizeof *lay->field * (size_t)(mc->nfield + 1));
+	int maxdeg = 0, second = 0;
+	for (int i = 0; i < mc->nfield; i++)
+		if (mc->field[i]->mesh == fm) {
+			lay->field[lay->nfield++] = mc->field[i];
+			int dg = fe_ref_degree(mc->field[i]->space->family);
+			maxdeg = dg > maxdeg ? dg : maxdeg;
+			second |= mc->field[i]->space->family == FE_HERMITE3;
+		}
+	if (lay->nfield == 0)
+		return eval_error(ev, dom->loc, "no field of model %s lives on mesh %s", mc->m->name, fm->name);
+	long degree = 2 * maxdeg;
+	if (deg) {
+		if (eval_int(ev, deg->value, &degree, "a degree"))
+			return -1;
+		if (degree < 0 || degree > FE_QUAD_MAX_DEGREE)
+			return eval_error(ev, deg->value->loc, "degree = %ld: a quadrature is exact to a degree in 0..%d",
+			                  degree, FE_QUAD_MAX_DEGREE);
+	}
+	const struct mesh *m = fm->m;
+	int facets = rg && rg->kind == MESH_REGION_FACETS;
+	long ninst = !rg ? m->ncells : rg->n;
+	if (ninst == 0)
+		return eval_error(ev, dom->loc, "region %s is empty", dom->name);
+	char err[512];
+	/* the rules: one per local facet for a facet region */
+	int nrule = facets ? mesh_cell_nfacets(m->type) : 1;
+	struct fe_quad *quad = calloc((size_t)nrule, sizeof *quad);
+	struct fe_tab *tab = calloc((size_t)lay->nfield, sizeof *tab);
+	int rc = -1;
+	if (!quad || !tab) {
+		eval_error(ev, call->loc, "out of memory");
+		goto out;
+	}
+	for (int f = 0; f < nrule; f++)
+		if ((facets ? fe_quad_facet(m->type, f, (int)degree, &quad[f], err, sizeof err)
+		            : fe_quad_cell(m->type, (int)degree, &quad[f], err, sizeof err))) {
+			eval_error(ev, call->loc, "%s", err);
+			goto out;
+		}
+	for (int i = 0; i < lay->nfield; i++)
+		if (fe_tab_alloc(&tab[i], lay->field[i]->space, &quad[0], second && lay->field[i]->space->family ==
+		                 FE_HERMITE3, err, sizeof err)) {
+			eval_error(ev, call->loc, "%s", err);
+			goto out;
+		}
+	int nq = quad[0].n, dim = m->dim;
+	lay->nq = nq;
+	lay->dim = dim;
+	lay->phi = arena_alloc(ev->a, sizeof(int) * (size_t)lay->nfield);
+	lay->dphi = arena_alloc(ev->a, sizeof(int) * (size_t)lay->nfield);
+	lay->d2phi = arena_alloc(ev->a, sizeof(int) * (size_t)lay->nfield);
+	int col = 0;
+	lay->wdet = col;
+	col += nq;
+	lay->x = col;
+	col += nq * dim;
+	for (int i = 0; i < lay->nfield; i++) {
+		int nloc = lay->field[i]->space->nloc;
+		lay->phi[i] = col;
+		col += nq * nloc;
+		lay->dphi[i] = col;
+		col += nq * nloc * dim;
+		lay->d2phi[i] = -1;
+		if (tab[i].d2phi) {
+			lay->d2phi[i] = col;
+			col += nq * nloc * dim * dim;
+		}
+	}
+	lay->ndata = col;
+	if ((size_t)ninst > ((size_t)1 << 40) / (size_t)col / sizeof(double)) {
+		eval_error(ev, call->loc, "the integral's data would pass 1 TiB");
+		goto out;
+	}
+	out->data = malloc(sizeof(double) * (size_t)ninst * (size_t)col);
+	out->cell = malloc(sizeof(long) * (size_t)ninst);
+	if (!out->data || !out->cell) {
+		eval_error(ev, call->loc, "out of memory for the data of an integral over %ld cells", ninst);
+		goto out;
+	}
+	for (long k = 0; k < ninst; k++) {
+		long c = !rg ? k : rg->cell[k];
+		int lf = facets ? rg->facet[k] : 0;
+		out->cell[k] = c;
+		double *row = out->data + (size_t)k * (size_t)col;
+		for (int i = 0; i < lay->nfield; i++) {
+			struct fe_tab *t = &tab[i];
+			if ((facets ? fe_tab_facet(t, lay->field[i]->space, c, lf, &quad[lf], err, sizeof err)
+			            : fe_tab_cell(t, lay->field[i]->space, c, &quad[0], err, sizeof err))) {
+				eval_error(ev, call->loc, "%s", err);
+				goto out;
+			}
+			int nloc = t->nloc;
+			if (i == 0) {
+				memcpy(row + lay->wdet, t->wdet, sizeof(double) * (size_t)nq);
+				memcpy(row + lay->x, t->x, sizeof(double) * (size_t)(nq * dim));
+			}
+			memcpy(row + lay->phi[i], t->phi, sizeof(double) * (size_t)(nq * nloc));
+			memcpy(row + lay->dphi[i], t->dphi, sizeof(double) * (size_t)(nq * nloc * dim));
+			if (lay->d2phi[i] >= 0)
+				memcpy(row + lay->d2phi[i], t->d2phi, sizeof(double) * (size_t)(nq * nloc * dim * dim));
+		}
+	}
+	out->ninst = ninst;
+	out->ndata = col;
+	out->nfield = lay->nfield;
+	out->fields = (const struct fe_field *const *)lay->field;
+	kb->lo = 0;
+	kb->hi = ninst - 1;
+	/* the program: Σ_q w_q |det J| density(ξ_q) */
+	struct fe_point pt = { 0 };
+	pt.lay = lay;
+	struct fe_point *saved = ev->fe;
+	struct kern_build *saved_kb = ev->kern;
+	ev->fe = &pt;
+	ev->kern = kb;
+	int acc = -1;
+	for (int q = 0; q < nq; q++) {
+		pt.q = q;
+		struct value v;
+		if (eval_expr(ev, dens, &v)) {
+			ev->fe = saved;
+			ev->kern = saved_kb;
+			goto out;
+		}
+		if (v.kind != VAL_NUM) {
+			ev->fe = saved;
+			ev->kern = saved_kb;
+			eval_error(ev, dens->loc, "a density is a number, not %s", value_kind_name(&v));
+			goto out;
+		}
+		int term = emit(ev, IR_MUL, data_reg(ev, lay->wdet + q, dens->loc), v.reg, dens->loc);
+		acc = acc < 0 ? term : emit(ev, IR_ADD, acc, term, dens->loc);
+	}
+	ev->fe = saved;
+	ev->kern = saved_kb;
+	*reg = acc;
+	rc = 0;
+out:
+	for (int f = 0; quad && f < nrule; f++)
+		fe_quad_free(&quad[f]);
+	for (int i = 0; tab && i < lay->nfield; i++)
+		fe_tab_free(&tab[i]);
+	free(quad);
+	free(tab);
+	if (rc)
+		fe_integral_free(out);
+	return rc;
+}
+
+void fe_integral_free(struct fe_integral *in)
+{
+	free(in->data);
+	free(in->cell);
+	in->data = NULL;
+	in->cell = NULL;
+}
+
+int *fe_integral_map(struct eval *ev, const struct fe_integral *in, const struct kern_build *kb)
+{
+	int ns = kb->nslot;
+	int *map = arena_alloc(ev->a, sizeof(int) * ((size_t)in->ninst * (size_t)ns + 1));
+	for (int s = 0; s < ns; s++) {
+		long code = kb->base[s];
+		if (code >= 0) {
+			/* an ordinary dof or internal variable read by the density */
+			for (long k = 0; k < in->ninst; k++)
+				map[k * ns + s] = (int)code;
+			continue;
+		}
+		long c = -code - 1;
+		const struct fe_field *f = NULL;
+		for (int i = 0; i < in->nfield; i++)
+			if (in->fields[i]->index == c / FE_CODE_STRIDE)
+				f = in->fields[i];
+		int l = (int)(c % FE_CODE_STRIDE);
+		const struct fe_space *sp = f->space;
+		for (long k = 0; k < in->ninst; k++)
+			map[k * ns + s] = (int)f->dof[sp->cell_dofs[in->cell[k] * sp->ndof_cell + l]];
+	}
+	return map;
+}
+
+/* ---- loads and initial values ---- */
+
+/* The field a target names (u, or u' with *primes), NULL when it is not a
+ * field. */
+static const struct fe_field *target_field(struct eval *ev, struct ast_expr *t, int *primes)
+{
+	*primes = 0;
+	if (t->kind == AST_PRIME) {
+		*primes = t->primes;
+		t = t->lhs;
+	}
+	if (t->kind != AST_NAME)
+		return NULL;
+	struct binding *b = scope_lookup(ev->scope, t->name);
+	return b && b->kind == B_DOF && b->group->field ? b->group->field : NULL;
+}
+
+/* The value of a load or initial value at a point of known coordinates
+ * xr (registers; dim of them): ncomp registers into g. */
+static int point_value(struct eval *ev, struct ast_expr *e, const struct fe_field *f, const int *xr, int *g)
+{
+	struct fe_point pt = { 0 };
+	pt.constant_point = 1;
+	for (int k = 0; k < 3; k++)
+		pt.xreg[k] = k < f->mesh->m->dim ? xr[k] : -1;
+	struct fe_point *saved = ev->fe;
+	ev->fe = &pt;
+	struct value v;
+	int rc = eval_expr(ev, e, &v);
+	ev->fe = saved;
+	if (rc)
+		return -1;
+	if (!f->vector) {
+		if (v.kind != VAL_NUM)
+			return eval_error(ev, e->loc, "field %s is scalar: its value here is a number, not %s", f->name,
+			                  value_kind_name(&v));
+		g[0] = v.reg;
+		return 0;
+	}
+	if (v.kind != VAL_MAT || v.rows * v.cols != f->ncomp || (v.rows != 1 && v.cols != 1))
+		return eval_error(ev, e->loc, "field %s has %d components: its value here is a vector of %d, not %s",
+		                  f->name, f->ncomp, f->ncomp, v.kind == VAL_MAT ? "a matrix of another size" :
+		                  value_kind_name(&v));
+	memcpy(g, v.m, sizeof(int) * (size_t)f->ncomp);
+	return 0;
+}
+
+/* Loads f[dof] += c·reg, coalesced while reg stays the same for a dof (a
+ * load uniform in x costs one multiplication per dof). */
+struct load_acc {
+	int *reg;
+	double *c;
+};
+
+static void load_add(struct eval *ev, struct load_acc *la, int *f, long dof, int reg, double c, struct loc loc)
+{
+	if (dof < 0 || c == 0)
+		return;
+	if (la->reg[dof] == reg) {
+		la->c[dof] += c;
+		return;
+	}
+	if (la->reg[dof] >= 0)
+		f[dof] = emit(ev, IR_ADD, f[dof], emit(ev, IR_MUL, konst(ev, la->c[dof], loc), la->reg[dof], loc), loc);
+	la->reg[dof] = reg;
+	la->c[dof] = c;
+}
+
+int fe_force(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair, int *f)
+{
+	if (pair->kind != AST_PAIR)
+		return 1;
+	int primes;
+	const struct fe_field *fd = target_field(ev, pair->lhs, &primes);
+	if (!fd) {
+		if (!pair->cond)
+			return 1;
+		return eval_error(ev, pair->lhs->loc, "force ... on REGION applies to a field (field %s on MESH : P1)",
+		                  pair->lhs->kind == AST_NAME ? pair->lhs->name : "u");
+	}
+	if (primes)
+		return eval_error(ev, pair->lhs->loc, "a force acts on a field, not on its velocity");
+	const struct mesh *m = fd->mesh->m;
+	const struct mesh_region *rg = NULL;
+	if (pair->cond && !(rg = find_region(ev, fd->mesh, pair->cond)))
+		return -1;
+	struct loc loc = pair->rhs->loc;
+	int n = mc->m->ndof, dim = m->dim, rc = -1;
+	struct load_acc la = { malloc(sizeof(int) * (size_t)n), malloc(sizeof(double) * (size_t)n) };
+	int nrule = rg && rg->kind == MESH_REGION_FACETS ? mesh_cell_nfacets(m->type) : 1;
+	struct fe_quad *quad = calloc((size_t)nrule, sizeof *quad);
+	struct fe_tab tab = { 0 };
+	char err[512];
+	if (!la.reg || !la.c || !quad) {
+		eval_error(ev, loc, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < n; i++)
+		la.reg[i] = -1;
+	const struct fe_space *sp = fd->space;
+	int g[3], xr[3];
+	if (rg && rg->kind == MESH_REGION_NODES) {
+		/* point loads at the region's nodes */
+		for (long k = 0; k < rg->nnodes; k++) {
+			long node = sp->family == FE_HERMITE3 ? 2 * rg->nodes[k] : rg->nodes[k];
+			for (int d = 0; d < dim; d++)
+				xr[d] = konst(ev, m->x[rg->nodes[k] * dim + d], loc);
+			if (point_value(ev, pair->rhs, fd, xr, g))
+				goto out;
+			for (int c = 0; c < fd->ncomp; c++)
+				load_add(ev, &la, f, fd->dof[node * fd->ncomp + c], g[c], 1, loc);
+		}
+	} else {
+		int facets = rg && rg->kind == MESH_REGION_FACETS;
+		int degree = 2 * fe_ref_degree(sp->family);
+		for (int r = 0; r < nrule; r++)
+			if (facets ? fe_quad_facet(m->type, r, degree, &quad[r], err, sizeof err)
+			           : fe_quad_cell(m->type, degree, &quad[r], err, sizeof err)) {
+				eval_error(ev, loc, "%s", err);
+				goto out;
+			}
+		if (fe_tab_alloc(&tab, sp, &quad[0], 0, err, sizeof err)) {
+			eval_error(ev, loc, "%s", err);
+			goto out;
+		}
+		long ninst = rg ? rg->n : m->ncells;
+		for (long k = 0; k < ninst; k++) {
+			long c = rg ? rg->cell[k] : k;
+			int lf = facets ? rg->facet[k] : 0;
+			if (facets ? fe_tab_facet(&tab, sp, c, lf, &quad[lf], err, sizeof err)
+			           : fe_tab_cell(&tab, sp, c, &quad[0], err, sizeof err)) {
+				eval_error(ev, loc, "%s", err);
+				goto out;
+			}
+			for (int q = 0; q < tab.nq; q++) {
+				for (int d = 0; d < dim; d++)
+					xr[d] = konst(ev, tab.x[q * dim + d], loc);
+				if (point_value(ev, pair->rhs, fd, xr, g))
+					goto out;
+				for (int a = 0; a < sp->nloc; a++)
+					for (int cc = 0; cc < fd->ncomp; cc++) {
+						long sd = sp->cell_dofs[c * sp->ndof_cell + a * fd->ncomp + cc];
+						load_add(ev, &la, f, fd->dof[sd], g[cc], tab.wdet[q] * tab.phi[q * sp->nloc + a], loc);
+					}
+			}
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (la.reg[i] >= 0)
+			f[i] = emit(ev, IR_ADD, f[i], emit(ev, IR_MUL, konst(ev, la.c[i], loc), la.reg[i], loc), loc);
+	rc = 0;
+out:
+	for (int r = 0; quad && r < nrule; r++)
+		fe_quad_free(&quad[r]);
+	free(quad);
+	fe_tab_free(&tab);
+	free(la.reg);
+	free(la.c);
+	return rc;
+}
+
+int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
+{
+	int primes;
+	const struct fe_field *fd = target_field(ev, pair->lhs, &primes);
+	if (!fd)
+		return 1;
+	if (primes > 1)
+		return eval_error(ev, pair->lhs->loc, "initial accelerations follow from the equation of motion");
+	double *dst = primes ? mc->m->v0 : mc->m->u0;
+	const struct fe_space *sp = fd->space;
+	const struct mesh *m = fd->mesh->m;
+	int dim = m->dim;
+	/* the expression once, with x, y, z as the inputs DOF 0, 1, 2 of a
+	 * program of its own; for hermite's derivative nodes its derivative
+	 * in x too (exact, by ir_diff) */
+	struct ir_prog *saved = ev->prog;
+	struct ir_prog *p = ir_prog_new(ev->a);
+	ev->prog = p;
+	int xr[3], g[3];
+	for (int d = 0; d < dim; d++)
+		xr[d] = ir_emit_input(p, IR_DOF, d, ir_loc_of(pair->rhs->loc));
+	int rc = point_value(ev, pair->rhs, fd, xr, g);
+	ev->prog = saved;
+	if (rc)
+		return -1;
+	int nout = fd->ncomp;
+	for (int c = 0; c < fd->ncomp; c++)
+		ir_prog_add_output(p, g[c]);
+	if (sp->family == FE_HERMITE3) {
+		struct ir_diff_ws *w = ir_diff_ws_new();
+		struct ir_diff_inputs in = { 1, 1, { { IR_DOF, 0 } } };
+		int dg;
+		if (!w || ir_gradient(p, w, g[0], &in, &dg)) {
+			ir_diff_ws_free(w);
+			return eval_error(ev, pair->rhs->loc, "out of memory");
+		}
+		ir_diff_ws_free(w);
+		ir_prog_add_output(p, dg);
+		nout++;
+	}
+	double val[4];
+	for (long node = 0; node < sp->nnode; node++) {
+		if (ir_eval_const(p, sp->node_x + node * dim, NULL, NULL, NULL, val))
+			return eval_error(ev, pair->rhs->loc, "an initial value must not depend on t");
+		int deriv = sp->node_kind && sp->node_kind[node] == FE_NODE_DERIV;
+		for (int c = 0; c < fd->ncomp; c++) {
+			long md = fd->dof[node * fd->ncomp + c];
+			if (md >= 0)
+				dst[md] = deriv ? val[fd->ncomp] : val[c];
+		}
+	}
+	return 0;
+}
+
+/* ---- records ---- */
+
+int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *r, int *nr)
+{
+	*nr = 0;
+	int primes;
+	const struct fe_field *fd = target_field(ev, it->expr, &primes);
+	if (!fd)
+		return eval_error(ev, it->expr->loc, "'%s at (...)' records a field at a point: %s is not a field",
+		                  it->expr->name, it->expr->name);
+	struct mesh *m = fd->mesh->m;
+	int dim = m->dim;
+	if (it->at.n != dim)
+		return eval_error(ev, it->at_loc, "mesh %s is %d-D: a point of it has %d coordinate%s, not %d",
+		                  fd->mesh->name, dim, dim, dim == 1 ? "" : "s", it->at.n);
+	double p[3], xi[3];
+	char *label = arena_printf(ev->a, "%s", "");
+	for (int d = 0; d < dim; d++) {
+		struct ast_expr *e = it->at.v[d];
+		if (eval_number(ev, e, &p[d], "a coordinate"))
+			return -1;
+		char buf[32];
+		value_format_num(p[d], buf);
+		/* a CSV column's name: no comma */
+		label = arena_printf(ev->a, "%s%s%s", label, d ? " " : "", buf);
+	}
+	long cell;
+	char err[512];
+	int rc = mesh_locate(m, p, &cell, xi, err, sizeof err);
+	if (rc < 0)
+		return eval_error(ev, it->at_loc, "%s", err);
+	if (rc > 0)
+		return eval_error(ev, it->at_loc, "the point (%s) is outside mesh %s", label, fd->mesh->name);
+	/* the weights of the cell's dofs at the point: the field with one dof
+	 * at 1, the others 0, through fe_space_eval (the physical basis, with
+	 * hermite's scaling of its derivative dofs) */
+	const struct fe_space *sp = fd->space;
+	double *u = calloc((size_t)sp->ndofs + 1, sizeof(double));
+	if (!u)
+		return eval_error(ev, it->at_loc, "out of memory");
+	for (int c = 0; c < fd->ncomp; c++) {
+		struct ir_prog *prog = ir_prog_new(ev->a);
+		struct ir_loc loc = ir_loc_of(it->loc);
+		int acc = ir_emit_const(prog, 0, loc);
+		for (int a = 0; a < sp->nloc; a++) {
+			long sd = sp->cell_dofs[cell * sp->ndof_cell + a * fd->ncomp + c];
+			double out[3];
+			u[sd] = 1;
+			fe_space_eval(sp, cell, xi, u, out);
+			u[sd] = 0;
+			long md = fd->dof[sd];
+			if (md < 0 || out[c] == 0)
+				continue;
+			int in = ir_emit_input(prog, primes == 0 ? IR_DOF : primes == 1 ? IR_VEL : IR_ACC, (int)md, loc);
+			acc = ir_emit(prog, IR_ADD, acc, ir_emit(prog, IR_MUL, ir_emit_const(prog, out[c], loc), in, 0, loc), 0,
+			              loc);
+		}
+		ir_prog_add_output(prog, acc);
+		ir_prog_compact(prog);
+		struct ir_record *rr = &r[(*nr)++];
+		memset(rr, 0, sizeof *rr);
+		rr->kind = IR_REC_EXPR;
+		rr->expr = prog;
+		rr->loc = loc;
+		const char *pr = primes == 0 ? "" : primes == 1 ? "'" : "''";
+		/* a vector's components are NAME_x, NAME_y, NAME_z: names a run
+		 * reads back (r.a_x) */
+		if (it->name)
+			rr->name = fd->vector ? arena_printf(ev->a, "%s_%c", it->name, 'x' + c) : it->name;
+		else
+			rr->name = fd->vector ? arena_printf(ev->a, "%s_%c%s(%s)", fd->name, 'x' + c, pr, label)
+			                      : arena_printf(ev->a, "%s%s(%s)", fd->name, pr, label);
+	}
+	free(u);
+	return 0;
+}
+
+int fe_field_output(struct eval *ev, struct ast_record_item *it, struct ir_field_output *out)
+{
+	int primes;
+	const struct fe_field *fd = target_field(ev, it->expr, &primes);
+	if (!fd)
+		return eval_error(ev, it->expr->loc, "record field writes a field of the model: %s is not one",
+		                  it->expr->name);
+	const struct mesh *m = fd->mesh->m;
+	const struct fe_space *sp = fd->space;
+	memset(out, 0, sizeof *out);
+	out->name = fd->name;
+	out->mesh = m;
+	out->ncomp = fd->ncomp;
+	out->nnode = m->nnodes;
+	out->loc = ir_loc_of(it->loc);
+	/* the values at the mesh's nodes: P1, Q1 and P2 number them first,
+	 * hermite's values are its even nodes (fe_space.h) */
+	long *dof = arena_alloc(ev->a, sizeof(long) * ((size_t)m->nnodes * (size_t)fd->ncomp + 1));
+	for (long i = 0; i < m->nnodes; i++) {
+		long node = sp->family == FE_HERMITE3 ? 2 * i : i;
+		for (int c = 0; c < fd->ncomp; c++)
+			dof[i * fd->ncomp + c] = fd->dof[node * fd->ncomp + c];
+	}
+	out->dof = dof;
+	return 0;
+}
+
+int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
+{
+	int primes;
+	const struct fe_field *fd = target_field(ev, it->target, &primes);
+	if (!fd)
+		return eval_error(ev, it->target->loc, "constraint ... on REGION applies to a field: %s is not one",
+		                  it->target->name);
+	struct ast_expr *e = it->value;
+	if (e->kind != AST_BINARY || e->op != AST_OP_EQ || e->lhs->kind != AST_NAME)
+		return eval_error(ev, e->loc, "a constraint on a field prescribes it on a region: constraint %s on "
+		                  "REGION == EXPR", fd->name);
+	const struct mesh_region *rg = find_region(ev, fd->mesh, e->lhs);
+	if (!rg)
+		return -1;
+	const struct fe_space *sp = fd->space;
+	const struct mesh *m = fd->mesh->m;
+	char err[512];
+	long *d = NULL;
+	long nd = fe_space_region_dofs(sp, rg, -1, FE_NODE_VALUE, &d, err, sizeof err);
+	if (nd < 0)
+		return eval_error(ev, e->lhs->loc, "%s", err);
+	int n = 0, rc = 0;
+	for (long q = 0; q < nd; q++) {
+		long md = fd->dof[d[q]];
+		if (md < 0)
+			continue;   /* fixed already */
+		if (c) {
+			/* u_d − g_comp(x_node, t) = 0 */
+			long node = d[q] / fd->ncomp;
+			int comp = (int)(d[q] % fd->ncomp), xr[3], g[3];
+			for (int k = 0; k < m->dim; k++)
+				xr[k] = konst(ev, sp->node_x[node * m->dim + k], e->rhs->loc);
+			if (point_value(ev, e->rhs, fd, xr, g)) {
+				rc = -1;
+				break;
+			}
+			int u = ir_emit_input(ev->prog, IR_DOF, (int)md, ir_loc_of(it->target->loc));
+			c[n] = emit(ev, IR_SUB, u, g[comp], e->loc);
+		}
+		n++;
+	}
+	free(d);
+	if (rc)
+		return -1;
+	if (n == 0)
+		return eval_error(ev, e->lhs->loc, "region %s holds no free dof of %s", e->lhs->name, fd->name);
+	return n;
+}

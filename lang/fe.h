@@ -1,0 +1,112 @@
+/* fe.h — continuum bodies in the language (dyn(5), MESHES AND FIELDS):
+ * mesh statements, fields on meshes, integrals as kernels over the cells,
+ * fix, tractions and body forces, point and field records.  The meshes,
+ * spaces and quadrature are the runtime's (runtime/mesh.h, fe_space.h,
+ * fe_ref.h); this module turns the script's forms into IR. */
+#ifndef DYN_FE_H
+#define DYN_FE_H
+
+#include "ast.h"
+#include "ir.h"
+
+struct eval;
+struct model_ctx;
+struct ast_model;
+struct value;
+struct kern_build;
+struct mesh;
+struct fe_space;
+
+/* A mesh bound by a mesh statement (a B_MESH binding). */
+struct fe_mesh {
+	const char *name;
+	struct mesh *m;
+	struct loc loc;
+	struct fe_mesh *next;   /* the session's meshes, freed at its end */
+};
+
+/* A field of a model being lowered: its space and where its free dofs
+ * sit among the model's. */
+struct fe_field {
+	const char *name;
+	struct fe_mesh *mesh;
+	struct fe_space *space;
+	int ncomp;              /* 1, or d for P1^d, P2^d, Q1^d */
+	int vector;             /* declared ELEMENT^d */
+	int index;              /* among the model's fields */
+	long *dof;              /* space dof -> model dof, -1 when fixed */
+	int first;              /* its first model dof */
+	long nfree;
+	struct loc loc;
+};
+
+/* Whether name is a function of densities (grad, div, eps, ...), for the
+ * name checks before anything runs. */
+int fe_function_exists(const char *name);
+
+/* mesh NAME = GENERATOR(...): build the mesh, bind it. */
+int fe_exec_mesh(struct eval *ev, struct ast_stmt *st);
+/* Free the session's meshes and spaces. */
+struct fe_owned;
+void fe_free_owned(struct fe_owned *list);
+
+/* The model's fields (field items, with their fix items): spaces made,
+ * free dofs declared after the model's other dofs (*cap as for
+ * declare_dofs).  0 when the model has none. */
+int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *am, int *cap);
+/* The model's fields after fe_declare_fields (NULL, 0 when none). */
+int fe_model_fields(struct model_ctx *mc, struct fe_field ***out);
+
+/* Whether e is integral(...). */
+int fe_is_integral(const struct ast_expr *e);
+
+/* An integral(MESH or REGION, DENSITY[, degree = k]) as a kernel: its
+ * program in ev->prog (a fresh one) with the slots in *kb, the value's
+ * register in *reg; the instances (cells or facets) 0..*ninst-1, their
+ * gather map (*ninst × kb->nslot model indices, -1 for a fixed dof,
+ * decided after the slots are known: fe_integral_map) and per-instance
+ * data.  -1 on error (reported). */
+struct fe_integral {
+	long ninst;
+	int ndata;
+	double *data;           /* ninst × ndata, malloc'ed */
+	const struct fe_field *const *fields;
+	int nfield;
+	long *cell;             /* ninst: the cell of each instance */
+	int ncell_table;        /* fields' tables are per cell */
+};
+int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build *kb, int *reg,
+                      struct fe_integral *out);
+/* The gather map of the built integral for its final slots. */
+int *fe_integral_map(struct eval *ev, const struct fe_integral *in, const struct kern_build *kb);
+void fe_integral_free(struct fe_integral *in);
+
+/* Inside a density (ev->fe set): a field's value at the quadrature point
+ * (primes: 0, 1 for u'), x/y/z, and the density functions.  Return 1 when
+ * the name or call is not theirs. */
+int fe_eval_name(struct eval *ev, struct ast_expr *e, const struct fe_field *f, int primes, struct value *out);
+int fe_eval_coord(struct eval *ev, struct ast_expr *e, struct value *out);
+int fe_call(struct eval *ev, struct ast_expr *call, const char *name, struct value *out);
+
+/* force FIELD on REGION: EXPR (traction) and force FIELD: EXPR (body
+ * force), integrated against the basis into the load program's outputs
+ * f (model dofs).  1 when pair is not a field's force. */
+int fe_force(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair, int *f);
+/* init FIELD = EXPR(x, y, z) and init FIELD' = ...: the expression at the
+ * field's nodes.  1 when pair is not a field's. */
+int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair);
+
+/* record FIELD at (x, y, z) (and NAME = FIELD at (...)): one expression
+ * column per component, the field interpolated in the cell that contains
+ * the point, into r[0 .. *nr - 1] (at most 3). */
+int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *r, int *nr);
+/* record field FIELD to "f.pvd": the mesh and the model dof of each of
+ * its nodes' values (path and every are the caller's). */
+int fe_field_output(struct eval *ev, struct ast_record_item *it, struct ir_field_output *out);
+/* constraint FIELD on REGION == EXPR: c[k] = u_d − EXPR(x_d, t) for each
+ * free dof d of the region (c NULL: only count them), in ev->prog.  The
+ * number of constraints, or -1 on error (reported). */
+struct ast_item;
+int fe_constraint(struct eval *ev, struct ast_item *it, int *c);
+
+#endif

@@ -1,0 +1,55 @@
+#!/bin/sh
+# fe_records.sh — records of fields (dyn(5), MESHES AND FIELDS, Records):
+#   - record field u to "u.pvd" every N writes u_<step>.vtu at steps 0,
+#     N, 2N, ... and the last, beside a PVD that lists them with their
+#     times; files go under -o DIR;
+#   - the values are the field at the mesh's nodes, 0 at fixed ones: at
+#     t = 0 they are the initial value u = x exactly (read back from the
+#     VTU's base64 block: the 8-byte header of the first array, then its
+#     11 doubles);
+#   - point records are named u(X) (u_x(X Y), ... for vectors): no comma
+#     in a CSV column's name.
+set -u
+: "${DYN:?DYN is not set}" "${srcdir:?srcdir is not set}" "${OUT:?OUT is not set}"
+unset DYN_PATH DYN_STDLIB DYN_HISTORY_BUDGET
+LC_ALL=C
+export LC_ALL
+
+. "$srcdir/tests/shell/common.inc"
+test_folder fe_records fe_records out
+
+cat > "$dir/f.dyn" <<'END'
+mesh bar = interval(0, 1, cells = 10)
+mesh plate = rectangle(0, 1, 0, 1, nx = 2, ny = 2)
+model wave {
+  field u on bar : P1
+  kinetic   integral(bar, 0.5*u'^2)
+  potential integral(bar, 0.5*grad(u)^2)
+  fix u on left
+  init u = x
+}
+model block {
+  field w on plate : P1^2
+  kinetic   integral(plate, 0.5*dot(w', w'))
+  potential integral(plate, 0.5*inner(grad(w), grad(w)))
+  fix w on left
+}
+let r = run wave with newmark from 0 to 0.1 step 0.01 { record field u to "u.pvd" every 4
+  record t, u at (0.25) to "p.csv" every 10 }
+let s = run block with newmark from 0 to 0.1 step 0.1 { record t, w at (0.5, 0.5) to "q.csv" }
+END
+"$DYN" -o "$dir/out" "$dir/f.dyn" > "$dir/stdout" 2>&1 || fail "the script failed: $(cat "$dir/stdout")"
+for k in 000000 000004 000008 000010; do
+	[ -f "$dir/out/u_$k.vtu" ] || fail "u_$k.vtu was not written"
+done
+[ -e "$dir/out/u_000001.vtu" ] && fail "u_000001.vtu was written (every 4)"
+files=$(sed -n 's/.*timestep="\([^"]*\)".*file="\([^"]*\)".*/\1 \2/p' "$dir/out/u.pvd" | tr '\n' ';')
+[ "$files" = "0 u_000000.vtu;0.040000000000000001 u_000004.vtu;0.080000000000000002 u_000008.vtu;0.10000000000000001 u_000010.vtu;" ] ||
+	fail "u.pvd lists: $files"
+vals=$(sed -n '/<AppendedData/{n;p;}' "$dir/out/u_000000.vtu" | sed 's/^[[:space:]]*_//' | cut -c13-132 |
+       base64 -d | od -A n -t f8 -w8 | tr -s ' ' | tr '\n' ' ')
+[ "$vals" = " 0  0.1  0.2  0.3  0.4  0.5  0.6  0.7  0.8  0.9  1 " ] || fail "u at t = 0: $vals"
+[ "$(head -1 "$dir/out/p.csv")" = "t,u(0.25)" ] || fail "p.csv header: $(head -1 "$dir/out/p.csv")"
+[ "$(sed -n 2p "$dir/out/p.csv")" = "0,0.25" ] || fail "p.csv first row: $(sed -n 2p "$dir/out/p.csv")"
+[ "$(head -1 "$dir/out/q.csv")" = "t,w_x(0.5 0.5),w_y(0.5 0.5)" ] || fail "q.csv header: $(head -1 "$dir/out/q.csv")"
+exit $status
