@@ -22,6 +22,7 @@
 #include "fe_ref.h"
 #include "fe_space.h"
 #include "mesh.h"
+#include "vm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1346,6 +1347,46 @@ int fe_field_output(struct eval *ev, struct ast_record_item *it, struct ir_field
 	return 0;
 }
 
+/* The dof md of a region on a prescribed motion g (register of ev->prog)
+ * starts at g(t0) with velocity ġ(t0) (the derivative by ir_diff, both
+ * evaluated by the VM on a copy of the program), when the run's start
+ * time is known. */
+static int prescribe(struct eval *ev, int g, long md, struct loc loc)
+{
+	struct model_ctx *mc = ev->mc;
+	if (!mc->has_t0)
+		return 0;
+	struct ir_prog *p = ir_prog_copy(ev->a, ev->prog);
+	p->nout = 0;
+	struct ir_diff_ws *w = ir_diff_ws_new();
+	struct ir_diff_inputs in = { 1, 1, { { IR_TIME, 0 } } };
+	int dg;
+	if (!w || ir_gradient(p, w, g, &in, &dg)) {
+		ir_diff_ws_free(w);
+		return eval_error(ev, loc, "out of memory");
+	}
+	ir_diff_ws_free(w);
+	ir_prog_add_output(p, g);
+	ir_prog_add_output(p, dg);
+	ir_prog_compact(p);
+	double *reg = malloc(sizeof(double) * (size_t)(p->n + 1)), out[2];
+	if (!reg)
+		return eval_error(ev, loc, "out of memory");
+	struct vm_input vin = { 0 };
+	vin.t = mc->t0;
+	vin.table = mc->m->table;
+	vm_eval(p, reg, &vin, out);
+	free(reg);
+	if (mc->nprescribed == mc->prescribed_cap) {
+		int cap = mc->prescribed_cap ? 2 * mc->prescribed_cap : 16;
+		mc->prescribed = arena_grow(ev->a, mc->prescribed, sizeof *mc->prescribed * (size_t)mc->prescribed_cap,
+		                            sizeof *mc->prescribed * (size_t)cap);
+		mc->prescribed_cap = cap;
+	}
+	mc->prescribed[mc->nprescribed++] = (struct fe_prescribed){ md, out[0], out[1] };
+	return 0;
+}
+
 int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 {
 	int primes;
@@ -1384,6 +1425,10 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 			}
 			int u = ir_emit_input(ev->prog, IR_DOF, (int)md, ir_loc_of(it->target->loc));
 			c[n] = emit(ev, IR_SUB, u, g[comp], e->loc);
+			if (prescribe(ev, g[comp], md, e->loc)) {
+				rc = -1;
+				break;
+			}
 		}
 		n++;
 	}

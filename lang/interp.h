@@ -60,6 +60,13 @@ struct model_ctx {
 	int damping_declared;
 	int nfield;             /* finite-element fields (fe.h) */
 	struct fe_field **field;
+	/* the start time of the run being lowered (constraint FIELD on
+	 * REGION starts the region on its prescribed motion), and the
+	 * initial values so prescribed: dof, value, velocity */
+	int has_t0;
+	double t0;
+	int nprescribed, prescribed_cap;
+	struct fe_prescribed { long dof; double u, v; } *prescribed;
 };
 
 /* A sum's body being lowered once as a kernel (ir.h, struct ir_kernel):

@@ -704,7 +704,11 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	struct ir_model *m = arena_alloc(ev->a, sizeof *m);
 	m->name = am->name;
 	m->loc = ir_loc_of(am->loc);
+	int has_t0 = mc->has_t0;
+	double t0 = mc->t0;
 	memset(mc, 0, sizeof *mc);
+	mc->has_t0 = has_t0;
+	mc->t0 = t0;
 	mc->m = m;
 	mc->script_dir = ev->script_dir;
 	ev->mc = mc;
@@ -842,6 +846,11 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 		default:
 			break;
 		}
+	}
+	/* a region on a prescribed motion starts on it, whatever init says */
+	for (int i = 0; i < mc->nprescribed; i++) {
+		m->u0[mc->prescribed[i].dof] = mc->prescribed[i].u;
+		m->v0[mc->prescribed[i].dof] = mc->prescribed[i].v;
 	}
 	if (fp) {
 		for (int j = 0; j < nf; j++)
@@ -1464,6 +1473,8 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 			return -1;
 	}
 	struct model_ctx *mc = arena_alloc(ev->a, sizeof *mc);
+	mc->has_t0 = 1;
+	mc->t0 = run->t0;
 	ev->overrides = &ar->overrides;
 	ev->override_val = ov;
 	int rc = lower_model(ev, b, &run->model, mc);
