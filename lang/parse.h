@@ -72,6 +72,9 @@ struct parse_keyword {
 	int token;
 };
 extern const struct parse_keyword parse_keywords[];
+/* The words that start a statement, and a model item (NULL-terminated). */
+extern const char *const parse_stmt_words[];
+extern const char *const parse_item_words[];
 
 /* Whether a line break after the token tok does not end the statement
  * (an operator, a comma, an opening bracket...; lexer.l). */

@@ -563,15 +563,19 @@ static const char *token_text(yysymbol_kind_t sym, char *buf, size_t size)
 }
 
 /* The words that start a statement, and those that start a model item
- * (dyn(5), STATEMENTS and MODELS), for "did you mean". */
-static const char *const stmt_words[] = {
-	"param", "let", "function", "for", "model", "scheme", "print", "check", "plot", "import", "run",
+ * (dyn(5), STATEMENTS and MODELS), for "did you mean" and the REPL's
+ * completion; they follow the rules stmt and item above. */
+const char *const parse_stmt_words[] = {
+	"param", "let", "function", "for", "model", "mesh", "scheme", "print", "check", "plot", "import",
+	"run", NULL
 };
-static const char *const item_words[] = {
-	"dof", "internal", "kinetic", "potential", "dissipation", "constraint", "contact", "param",
-	"mass", "damping", "stiffness", "force", "support", "init",
+const char *const parse_item_words[] = {
+	"dof", "internal", "field", "kinetic", "potential", "dissipation", "constraint", "contact",
+	"fix", "param", "let", "mass", "damping", "stiffness", "force", "support", "init", NULL
 };
-#define NWORDS(w) ((int)(sizeof w / sizeof w[0]))
+#define stmt_words parse_stmt_words
+#define item_words parse_item_words
+#define NWORDS(w) ((int)(sizeof w / sizeof w[0]) - 1)
 
 /* A name where a model item must start: the closest item, or the list. */
 static void report_item(struct parse_ctx *ctx)

@@ -107,13 +107,13 @@ static const struct command_info {
 };
 enum { NCOMMAND = sizeof command_table / sizeof command_table[0] };
 
-/* Completion by context (rl_line_buffer before the word): after `with`
- * only schemes (the families, then the schemes the session defines);
+/* Completion by context (rl_line_buffer before the word): at the start
+ * of a line inside a model only its items; after `with` only schemes (the families, then the schemes the session defines);
  * after `r.` for a run r only its histories (dofs and internal
  * variables, energies, multipliers, recorded columns), the names that
  * `print r` lists.  Both lists come from the registries and the run
  * itself, so they cannot drift. */
-enum { CTX_ANY, CTX_SCHEME, CTX_RUN };
+enum { CTX_ANY, CTX_SCHEME, CTX_RUN, CTX_ITEM };
 static int context;
 static const struct run_value *context_run;
 
@@ -132,11 +132,23 @@ static const char *word_before(const char *line, int end, char *buf, size_t size
 	return buf;
 }
 
+static char *buffer;   /* a statement over several lines, so far */
+static size_t blen;
+
 static void find_context(int start)
 {
 	char w[64];
 	context = CTX_ANY;
 	context_run = NULL;
+	/* the first word of a line inside `model NAME {`: a model item */
+	int first = 1;
+	for (int i = 0; i < start; i++)
+		if (rl_line_buffer[i] != ' ' && rl_line_buffer[i] != '\t')
+			first = 0;
+	if (first && buffer && strncmp(buffer + strspn(buffer, " \t"), "model", 5) == 0) {
+		context = CTX_ITEM;
+		return;
+	}
 	if (start > 0 && rl_line_buffer[start - 1] == '.') {
 		word_before(rl_line_buffer, start - 1, w, sizeof w);
 		for (struct binding *b = S->globals->head; b; b = b->next)
@@ -202,6 +214,15 @@ static char *generator(const char *text, int state)
 			if (x->kind == B_SCHEME && strncmp(x->name, text, len) == 0)
 				return strdup(x->name);
 		}
+		return NULL;
+	}
+	if (context == CTX_ITEM) {
+		static int k;
+		if (!state)
+			k = 0;
+		while (parse_item_words[k])
+			if (strncmp(parse_item_words[k++], text, strlen(text)) == 0)
+				return strdup(parse_item_words[k - 1]);
 		return NULL;
 	}
 	if (context == CTX_RUN) {
@@ -894,9 +915,6 @@ static int read_line(const char *prompt, char **line)
 		free(got_line);
 	return rc;
 }
-
-static char *buffer;   /* a statement over several lines, so far */
-static size_t blen;
 
 /* One line of input: a command, or a line of a statement, executed when
  * the statement is complete. */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # repl_complete.sh — completion by context at the REPL (dyn(1), REPL):
-# after `with` only scheme names (`ch` would also be the keyword `check`
+# at the start of a line inside a model only its items (`ma` would also
+# be max, matrix, maxabs anywhere else), after `with` only scheme names (`ch` would also be the keyword `check`
 # anywhere else), after `r.` for a run r only its histories (`st` would
 # also be `step` and `stiffness` anywhere else); elsewhere everything.
 set -u
@@ -14,7 +15,7 @@ fail() { echo "repl_complete: $*"; exit 1; }
 
 cat > "$dir/complete.pty" <<'PTY'
 expect dyn> 
-send model osc {\n  dof u\n  mass [2]\n  stiffness [8]\n  init u = 1\n}\n
+send model osc {\n  dof u\n  ma\t[2]\n  stiffness [8]\n  init u = 1\n}\n
 expect dyn> 
 send let r = run osc with ch\t(0.5) from 0 to 1 step 0.1\n
 expect dyn> 
@@ -28,6 +29,7 @@ exit 0
 PTY
 "$PTYRUN" "$dir/complete.pty" "$DYN" > "$dir/complete.out" 2> "$dir/complete.err" ||
 	{ cat "$dir/complete.err"; tail -5 "$dir/complete.out"; fail "the session failed"; }
+grep -q "mass \[2\]" "$dir/complete.out" || fail "'ma' at the start of a model item did not complete to mass"
 grep -q "with chung_hulbert (0.5)" "$dir/complete.out" || fail "'with ch' did not complete to chung_hulbert"
 grep -q "print r.stored(1)" "$dir/complete.out" || fail "'r.st' did not complete to r.stored"
 grep -q "r.label" "$dir/complete.out" && fail "'r.lab' completed to a word that is not a history of r"
