@@ -16,24 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", \
-		        __FILE__, __LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
-
-#define CHECK_NEAR(a, b, tol) do { \
-	double a_ = (a), b_ = (b); \
-	if (!(fabs(a_ - b_) <= (tol))) { \
-		fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g (tolerance %g)\n", \
-		        __FILE__, __LINE__, #a, a_, b_, (double)(tol)); \
-		failures++; \
-	} \
-} while (0)
+#include "unit.h"
 
 #define CHECK_STR(a, b) do { \
 	if (strcmp((a), (b)) != 0) { \

@@ -16,15 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", \
-		        __FILE__, __LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
+#include "unit.h"
 
 #define CHECK_HAS(svg, s) do { \
 	if (!strstr((svg), (s))) { \

@@ -14,15 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", \
-		        __FILE__, __LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
+#include "unit.h"
 
 /* Check that the last error message contains key; show it when not. */
 #define CHECK_ERR(key) do { \

@@ -23,15 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", \
-		        __FILE__, __LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
+#include "unit.h"
 
 #define CHECK_STR(a, b) do { \
 	if (strcmp((a), (b)) != 0) { \
