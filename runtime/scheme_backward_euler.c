@@ -88,19 +88,8 @@ static int bl_set_step(void *p, double tau, struct rt_error *err)
 {
 	struct euler_lin *s = p;
 	s->tau = tau;
-	int info = step_factor(s->f, 1 / tau, 1, tau, 1);
-	if (info < 0) {
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step matrix (%d dofs)", s->sys->n);
-		err->code = 3;
-		return -1;
-	}
-	if (info > 0) {
-		snprintf(err->msg, sizeof err->msg, "the step matrix of backward_euler is singular at pivot %d (dof %s)",
-		         info, step_pivot_name(s->sys, info));
-		err->code = 3;
-		return -1;
-	}
-	return 0;
+	return step_factor_checked(s->f, s->sys, 1 / tau, 1, tau, 1, "the step matrix of backward_euler is singular",
+	                           err);
 }
 
 static int bl_step(void *p, double t, double tau, double *u, double *v, double *a, struct rt_error *err)

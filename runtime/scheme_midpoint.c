@@ -121,19 +121,8 @@ static int ml_set_step(void *p, double tau, struct rt_error *err)
 	if (s->tr)
 		return step_trapezoidal.set_step(s->tr, tau, err);
 	s->tau = tau;
-	int info = step_factor(s->f, 2 / tau, 1, tau / 2, 1);
-	if (info < 0) {
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step matrix (%d dofs)", s->sys->n);
-		err->code = 3;
-		return -1;
-	}
-	if (info > 0) {
-		snprintf(err->msg, sizeof err->msg, "the step matrix of the midpoint rule is singular at pivot %d",
-		         info);
-		err->code = 3;
-		return -1;
-	}
-	return 0;
+	return step_factor_checked(s->f, s->sys, 2 / tau, 1, tau / 2, 1, "the step matrix of the midpoint rule is singular",
+	                           err);
 }
 
 static int ml_step(void *p, double t, double tau, double *u, double *v, double *a, struct rt_error *err)

@@ -107,20 +107,9 @@ static int nm_set_step(void *p, double tau, struct rt_error *err)
 {
 	struct newmark *s = p;
 	s->tau = tau;
-	int info = step_factor(s->f, 1, s->gamma * tau, s->beta * tau * tau, 1);
-	if (info < 0) {
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step matrix (%d dofs)", s->sys->n);
-		err->code = 3;
-		return -1;
-	}
-	if (info > 0) {
-		snprintf(err->msg, sizeof err->msg,
-		         "the step matrix M + gamma*tau*C + beta*tau^2*K is singular or not positive definite "
-		         "at pivot %d (dof %s)", info, step_pivot_name(s->sys, info));
-		err->code = 3;
-		return -1;
-	}
-	return 0;
+	return step_factor_checked(s->f, s->sys, 1, s->gamma * tau, s->beta * tau * tau, 1,
+	                           "the step matrix M + gamma*tau*C + beta*tau^2*K is singular or not positive definite",
+	                           err);
 }
 
 static int ga_set_step(void *p, double tau, struct rt_error *err)
@@ -128,19 +117,8 @@ static int ga_set_step(void *p, double tau, struct rt_error *err)
 	struct newmark *s = p;
 	double c = 1 - s->af;
 	s->tau = tau;
-	int info = step_factor(s->f, 1 - s->am, c * s->gamma * tau, c * s->beta * tau * tau, c);
-	if (info < 0) {
-		snprintf(err->msg, sizeof err->msg, "out of memory for the step matrix (%d dofs)", s->sys->n);
-		err->code = 3;
-		return -1;
-	}
-	if (info > 0) {
-		snprintf(err->msg, sizeof err->msg, "the step matrix of generalized_alpha is singular at pivot %d (dof %s)",
-		         info, step_pivot_name(s->sys, info));
-		err->code = 3;
-		return -1;
-	}
-	return 0;
+	return step_factor_checked(s->f, s->sys, 1 - s->am, c * s->gamma * tau, c * s->beta * tau * tau, c,
+	                           "the step matrix of generalized_alpha is singular", err);
 }
 
 static int nm_step(void *p, double t, double tau, double *u, double *v, double *a, struct rt_error *err)

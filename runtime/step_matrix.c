@@ -12,6 +12,7 @@
 #include "la.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,4 +163,18 @@ void step_solve_saddle(struct step_matrix *sm, double t, const double *ut, doubl
 const char *step_pivot_name(const struct rt_system *sys, int k)
 {
 	return k >= 1 && k <= sys->n ? sys->dof_name[k - 1] : "a constraint's multiplier";
+}
+
+int step_factor_checked(struct step_matrix *sm, const struct rt_system *sys, double cM, double cC, double cK,
+                        double w, const char *what, struct rt_error *err)
+{
+	int info = step_factor(sm, cM, cC, cK, w);
+	if (info == 0)
+		return 0;
+	if (info < 0)
+		snprintf(err->msg, sizeof err->msg, "out of memory for the step matrix (%d dofs)", sys->n);
+	else
+		snprintf(err->msg, sizeof err->msg, "%s at pivot %d (dof %s)", what, info, step_pivot_name(sys, info));
+	err->code = 3;
+	return -1;
 }

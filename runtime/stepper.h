@@ -85,6 +85,12 @@ void step_matrix_free(struct step_matrix *sm);
  * pivot, or -1 when out of memory. */
 int step_factor(struct step_matrix *sm, double cM, double cC, double cK, double w);
 
+/* step_factor, its failure written to err (code 3): out of memory, or
+ * "WHAT at pivot K (dof NAME)" for a singular or indefinite matrix.
+ * Returns 0 or -1. */
+int step_factor_checked(struct step_matrix *sm, const struct rt_system *sys, double cM, double cC, double cK,
+                        double w, const char *what, struct rt_error *err);
+
 /* The name of unknown k (1-based) of a step matrix, for a pivot's
  * message: a dof, or a constraint's multiplier. */
 const char *step_pivot_name(const struct rt_system *sys, int k);
