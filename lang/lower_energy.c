@@ -1361,13 +1361,21 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				m->mass.a[fv->row[k] + (size_t)fv->col[k] * n] += kv;
 			}
 		} else if (fv->quadratic) {
-			/* a large constant mass: its entries only */
-			m->mass.nnz = fv->nnz;
-			m->mass.row = fv->row;
-			m->mass.col = fv->col;
-			m->mass.val = arena_alloc(ev->a, sizeof(double) * (size_t)(fv->nnz + 1));
-			for (int k = 0; k < fv->nnz; k++)
-				ir_is_const(p, p->out[1 + n + k], &m->mass.val[k]);
+			/* a large constant mass: its entries only, appended to those
+			 * of the sums above (which taking fv's entries in their place
+			 * dropped: a chain of 10⁴ masses written as a sum plus one
+			 * more term had a zero mass on the chain) */
+			struct triplets t = { 0 };
+			if (trip_reserve(ev, &t, fv->nnz)) {
+				eval_error(ev, where, "out of memory");
+				goto out;
+			}
+			for (int k = 0; k < fv->nnz; k++) {
+				double kv;
+				ir_is_const(p, p->out[1 + n + k], &kv);
+				trip_add(&t, fv->row[k], fv->col[k], kv);
+			}
+			add_operator(ev, &m->mass, n, &t);
 			m->mass.loc = ir_loc_of(where);
 		} else {
 			/* u-dependent mass: keep T, ∂T/∂u and the entries of M(u) */
