@@ -626,6 +626,14 @@ int problem_constraint_grad(const struct rt_problem *pb, const int **gk, const i
 	return m->ngrad;
 }
 
+void problem_constraint_gt(const struct rt_problem *pb, const double *g, const double *lambda, double coef,
+                           double *f)
+{
+	const struct ir_model *m = pb->ir;
+	for (int q = 0; q < m->ngrad; q++)
+		f[m->gi[q]] += coef * g[q] * lambda[m->gk[q]];
+}
+
 void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, double coef, double *J, int ld)
 {
 	const struct ir_model *m = pb->ir;

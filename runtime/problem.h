@@ -109,6 +109,11 @@ void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, do
  * (moving constraints; zeros for fixed ones).  Returns ngrad. */
 int problem_constraint_grad(const struct rt_problem *pb, const int **gk, const int **gi, const double **val,
                             const double **gt);
+/* f_i += coef Σ_q g_q λ_{gk_q} over the entries q of dof i: coef Gᵀλ for
+ * G's values g on the pattern of problem_constraint_grad (a copy of its
+ * val, kept across later evaluations).  O(ngrad). */
+void problem_constraint_gt(const struct rt_problem *pb, const double *g, const double *lambda, double coef,
+                           double *f);
 /* For moving constraints, from the last problem_constraints: ∂c/∂t and
  * ∂²c/∂t² (nc each) and ∂G/∂t (nc × n; Gt may be NULL); zeros for fixed
  * ones. */

@@ -638,10 +638,12 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	if (!e->nl)
 		return fail(err, 3, plan->scheme.loc, "scheme %s is not available for this model", plan->scheme.name);
 	/* The implicit stage (runtime/stage.c) assembles Newton's Jacobian on
-	 * the matrix layer, of any size (runtime/jacobian.c).  What is still
+	 * the matrix layer, of any size (runtime/jacobian.c), constraints
+	 * included (G on its pattern, the consistent acceleration's saddle
+	 * point in compressed columns: runtime/nlstep.c).  What is still
 	 * dense needs the dense operators, which exist up to IR_DENSE_MAX
 	 * unknowns: the explicit and the impact schemes, a mass depending on
-	 * u, constraints (the consistent acceleration's saddle point). */
+	 * u, formulation = ggl (its μ columns, stage_ggl). */
 	if (pb->N > IR_DENSE_MAX || !pb->M || !pb->K) {
 		if (!(e->caps & IR_SCHEME_IMPLICIT) || (e->caps & IR_SCHEME_CONTACTS))
 			return fail(err, 3, plan->scheme.loc, "%s solves nonlinear models with dense matrices, limited to %d "
@@ -650,9 +652,10 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		if (pb->varmass)   /* refused by problem_init beyond IR_DENSE_MAX dofs */
 			return fail(err, 3, plan->model->kinetic_loc, "a mass depending on u is handled with dense matrices, "
 			            "limited to %d unknowns (this one has %d)", (int)IR_DENSE_MAX, pb->N);
-		if (pb->nc > 0)
-			return fail(err, 3, plan->model->constraint_loc[0], "constraints on a nonlinear model are handled with "
-			            "dense matrices, limited to %d unknowns (this one has %d)", (int)IR_DENSE_MAX, pb->N);
+		if (pb->nc > 0 && plan->ggl)
+			return fail(err, 3, plan->scheme.loc, "formulation = ggl is handled with dense matrices, limited to "
+			            "%d unknowns (this one has %d): use the default formulation (index3)",
+			            (int)IR_DENSE_MAX, pb->N);
 	}
 	if (pb->ncontact > 0 && !(e->caps & IR_SCHEME_CONTACTS))
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "

@@ -207,7 +207,8 @@ struct alpha {
 	struct stage st;
 	double am, af, beta, gamma;
 	double *ut, *vt, *in0, *Fprev, *gpsiprev, *zprev, *uprev, *zero, *fa, *vprev, *zdprev, *du, *dz;
-	double *G;            /* nc × n: the constraint gradient at uᵏ⁻¹ */
+	double *G;            /* the constraint gradient at uᵏ⁻¹: its values on
+	                         the model's pattern (problem_constraint_grad) */
 };
 
 static void al_free(void *p)
@@ -301,7 +302,7 @@ static void *al_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	s->gamma = q->gamma;
 	if (nl_vectors((size_t)pb->N, &s->ut, &s->vt, &s->in0, &s->Fprev, &s->gpsiprev, &s->zprev, &s->uprev,
 	               &s->zero, &s->fa, &s->vprev, &s->zdprev, &s->du, &s->dz, (double **)NULL) ||
-	    !(s->G = calloc((size_t)pb->nc * (size_t)pb->n + 1, sizeof(double))) ||
+	    !(s->G = calloc((size_t)pb->ir->ngrad + 1, sizeof(double))) ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		al_free(s);
 		return nl_refuse(err, "out of memory for the step");
@@ -333,14 +334,15 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	 * (with G(uᵏ)ᵀλᵏ alone, the force would point along the constraint
 	 * gradient of the wrong time and the scheme drop to first order) */
 	int moving = pb->nc && pb->ir->constraint_moving;
-	if (pb->nc && (s->af != 0 || moving))
-		problem_constraints(pb, t0, x->u, NULL, s->G);
-	if (pb->nc && s->af != 0) {
-		int nc = pb->nc;
-		for (int i = 0; i < n; i++)
-			for (int k = 0; k < nc; k++)
-				s->Fprev[i] += s->G[k + (size_t)i * nc] * x->lam[k];
+	if (pb->nc && (s->af != 0 || moving)) {
+		const int *gk, *gi;
+		const double *gv;
+		int ng = problem_constraint_grad(pb, &gk, &gi, &gv, NULL);
+		problem_constraints(pb, t0, x->u, NULL, NULL);
+		memcpy(s->G, gv, sizeof(double) * (size_t)ng);
 	}
+	if (pb->nc && s->af != 0)
+		problem_constraint_gt(pb, s->G, x->lam, 1, s->Fprev);
 	problem_load(pb, t0, s->c.f0);
 	problem_load(pb, t1, s->c.f1);
 	if (s->af != 0)
@@ -409,12 +411,12 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	 * the scheme's numerical dissipation, never positive. */
 	double wc = 0;
 	if (moving) {
-		int nc = pb->nc;
-		for (int k = 0; k < nc; k++)
-			for (int i = 0; i < n; i++) {
-				double du = st->u[i] - x->u[i];
-				wc -= 0.5 * du * (s->G[k + (size_t)i * nc] * x->lam[k] + st->Gs[k + (size_t)i * nc] * st->x[pb->N + k]);
-			}
+		const struct ir_model *im = pb->ir;
+		for (int q = 0; q < im->ngrad; q++) {
+			int k = im->gk[q], i = im->gi[q];
+			double du = st->u[i] - x->u[i];
+			wc -= 0.5 * du * (s->G[q] * x->lam[k] + st->gs[q] * st->x[pb->N + k]);
+		}
 	}
 	stage_multipliers(st, x->lam);
 

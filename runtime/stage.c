@@ -89,8 +89,9 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->pcu = calloc(N, sizeof(double));
 	s->nw = stage_newton(s);
 	s->cval = calloc((size_t)s->nc + 1, sizeof(double));
-	s->Gs = calloc((size_t)s->nc * (size_t)s->n + 1, sizeof(double));
-	s->Ge = calloc((size_t)s->nc * (size_t)s->n + 1, sizeof(double));
+	s->gs = calloc((size_t)pb->ir->ngrad + 1, sizeof(double));
+	s->ge = calloc((size_t)pb->ir->ngrad + 1, sizeof(double));
+	s->gtl = calloc((size_t)s->n + 1, sizeof(double));
 	s->uend = calloc((size_t)s->n + 1, sizeof(double));
 	s->cw = calloc((size_t)s->nc + 1, sizeof(double));
 	s->cwe = calloc((size_t)s->nc + 1, sizeof(double));
@@ -100,7 +101,7 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->tol = 1e-13;
 	s->maxit = 25;
 	if (!s->e || !s->x || !s->u || !s->v || !s->z || !s->zd || !s->gphi || !s->gpsi || !s->xi ||
-	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->xiu || !s->pcu || !s->nw || !s->cval || !s->Gs || !s->Ge || !s->uend || !s->cw || !s->cwe || !s->shift) {
+	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->xiu || !s->pcu || !s->nw || !s->cval || !s->gs || !s->ge || !s->gtl || !s->uend || !s->cw || !s->cwe || !s->shift) {
 		stage_free(s);
 		return -1;
 	}
@@ -112,7 +113,7 @@ void stage_free(struct stage *s)
 	free(s->e); free(s->x); free(s->u); free(s->v); free(s->z); free(s->zd);
 	free(s->gphi); free(s->gpsi); free(s->xi); free(s->Mi); free(s->cr); free(s->cc);
 	free(s->ccpsi); free(s->ue); free(s->ze); free(s->pc); free(s->rbuf); free(s->gq); free(s->xiu); free(s->pcu);
-	free(s->cval); free(s->Gs); free(s->Ge); free(s->uend); free(s->cw); free(s->cwe); free(s->shift);
+	free(s->cval); free(s->gs); free(s->ge); free(s->gtl); free(s->Ge); free(s->uend); free(s->cw); free(s->cwe); free(s->shift);
 	free(s->Gm); free(s->Pv); free(s->ct); free(s->ctt); free(s->Gt); free(s->cwv); free(s->vend); free(s->ve0); free(s->hu);
 	free(s->ccu);
 	newton_free(s->nw);
@@ -127,6 +128,16 @@ void stage_free(struct stage *s)
 static double soft(double x, double lambda)
 {
 	return x > lambda ? x - lambda : x < -lambda ? x + lambda : 0;
+}
+
+/* The values of G from the last problem_constraints, on the model's
+ * gradient pattern, into g (ngrad entries). */
+static void keep_grad(const struct stage *s, double *g)
+{
+	const int *gk, *gi;
+	const double *val;
+	int ng = problem_constraint_grad(s->pb, &gk, &gi, &val, NULL);
+	memcpy(g, val, sizeof(double) * (size_t)ng);
 }
 
 /* formulation = ggl: the position correction G(ū)ᵀμ at the stage's
@@ -161,6 +172,10 @@ static void ggl_rows(struct stage *s, const double *y, double *R, double *J)
 	int n = s->n, nc = s->nc, NS = s->N, N = s->NT;
 	for (int i = 0; i < n; i++)
 		s->vend[i] = s->ve0[i] + s->cve * y[i];
+	/* G(u_end) dense: ggl's Jacobian is (stage_ggl) */
+	memset(s->Ge, 0, sizeof(double) * (size_t)nc * (size_t)n);
+	for (int q = 0; q < m->ngrad; q++)
+		s->Ge[m->gk[q] + (size_t)m->gi[q] * nc] += s->ge[q];
 	problem_constraint_rates(pb, s->ct, s->ctt, s->Gt);
 	for (int k = 0; k < nc; k++) {
 		double gv = s->ct[k];
@@ -376,35 +391,35 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 	/* bilateral constraints: forces Gᵀλ in the u rows, c(u_end) = 0 */
 	if (s->nc) {
 		const double *lam = x + NS;
+		const struct ir_model *im = pb->ir;
 		int nc = s->nc;
 		if (s->solve_u) {
-			problem_constraints(pb, s->tf, s->u, NULL, s->Gs);
-			for (int i = 0; i < n; i++) {
-				double f = 0;
-				for (int k = 0; k < nc; k++)
-					f += s->Gs[k + (size_t)i * nc] * lam[k];
-				R[i] += s->wu * f;
-			}
+			/* G on its pattern (O(entries), never nc × n) */
+			problem_constraints(pb, s->tf, s->u, NULL, NULL);
+			keep_grad(s, s->gs);
+			memset(s->gtl, 0, sizeof(double) * (size_t)n);
+			problem_constraint_gt(pb, s->gs, lam, 1, s->gtl);
+			for (int i = 0; i < n; i++)
+				R[i] += s->wu * s->gtl[i];
 			if (J && s->jac) {
 				jacobian_add_constraint_hess(s->jac, pb, lam, s->wu * s->cu, J);
 				jacobian_add_gt(s->jac, pb, s->wu, J);
 			} else if (J) {
 				problem_add_constraint_hess(pb, lam, s->wu * s->cu, J, N);
-				for (int k = 0; k < nc; k++)
-					for (int i = 0; i < n; i++)
-						J[i + (size_t)(NS + k) * N] += s->wu * s->Gs[k + (size_t)i * nc];
+				for (int q = 0; q < im->ngrad; q++)
+					J[im->gi[q] + (size_t)(NS + im->gk[q]) * N] += s->wu * s->gs[q];
 				if (s->ggl)
 					problem_add_constraint_hess(pb, lam, s->wu, s->hu, NS);
 			}
 			for (int i = 0; i < n; i++)
 				s->uend[i] = s->ue0[i] + s->cue * y[i] + s->shift[i];
-			problem_constraints(pb, s->tc, s->uend, s->cval, s->Ge);
-			for (int k = 0; k < nc; k++) {
+			problem_constraints(pb, s->tc, s->uend, s->cval, NULL);
+			keep_grad(s, s->ge);
+			for (int k = 0; k < nc; k++)
 				R[NS + k] = s->cval[k] * s->cw[k];
-				if (J && !s->jac)
-					for (int i = 0; i < n; i++)
-						J[NS + k + (size_t)i * N] = s->Ge[k + (size_t)i * nc] * s->cw[k] * s->cue;
-			}
+			if (J && !s->jac)   /* J is zero there (newton.c) */
+				for (int q = 0; q < im->ngrad; q++)
+					J[NS + im->gk[q] + (size_t)im->gi[q] * N] = s->ge[q] * s->cw[im->gk[q]] * s->cue;
 			if (J && s->jac) {
 				for (int k = 0; k < nc; k++)
 					s->cwe[k] = s->cw[k] * s->cue;
@@ -511,11 +526,17 @@ static void constraint_weights(struct stage *s, double scale)
 		s->cw[k] = 1 / s->cue;
 	if (!s->solve_u)
 		return;
-	problem_constraints(s->pb, s->tc, s->ue0, s->cval, s->Ge);
+	const struct ir_model *m = s->pb->ir;
+	problem_constraints(s->pb, s->tc, s->ue0, s->cval, NULL);
+	keep_grad(s, s->ge);
+	/* Σᵢ|∂c/∂uᵢ·uᵢ| + |c| per row, on G's pattern (in cwe, set again
+	 * before each use) */
+	for (int k = 0; k < nc; k++)
+		s->cwe[k] = fabs(s->cval[k]);
+	for (int q = 0; q < m->ngrad; q++)
+		s->cwe[m->gk[q]] += fabs(s->ge[q] * s->ue0[m->gi[q]]);
 	for (int k = 0; k < nc; k++) {
-		double terms = fabs(s->cval[k]);
-		for (int i = 0; i < n; i++)
-			terms += fabs(s->Ge[k + (size_t)i * nc] * s->ue0[i]);
+		double terms = s->cwe[k];
 		double floor = 8 * DBL_EPSILON * terms / s->cue;
 		double limit = 0.1 * s->tol * scale;
 		if (floor > limit)
@@ -530,10 +551,12 @@ static void constraint_weights(struct stage *s, double scale)
 	problem_constraint_rates(s->pb, s->ct, s->ctt, s->Gt);
 	for (int i = 0; i < n; i++)
 		s->vend[i] = s->ve0[i] + s->cve * s->x[i];
+	for (int k = 0; k < nc; k++)
+		s->cwe[k] = fabs(s->ct[k]);
+	for (int q = 0; q < m->ngrad; q++)
+		s->cwe[m->gk[q]] += fabs(s->ge[q] * s->vend[m->gi[q]]);
 	for (int k = 0; k < nc; k++) {
-		double terms = fabs(s->ct[k]);
-		for (int i = 0; i < n; i++)
-			terms += fabs(s->Ge[k + (size_t)i * nc] * s->vend[i]);
+		double terms = s->cwe[k];
 		s->cwv[k] = s->ms * fabs(s->cm) / s->cve;
 		double floor = 8 * DBL_EPSILON * terms * s->cwv[k];
 		double limit = 0.1 * s->tol * scale;
@@ -561,6 +584,7 @@ int stage_ggl(struct stage *s)
 	s->Gm = calloc(gn, sizeof(double));
 	s->Pv = calloc(gn, sizeof(double));
 	s->Gt = calloc(gn, sizeof(double));
+	s->Ge = calloc(gn, sizeof(double));
 	s->ct = calloc((size_t)nc, sizeof(double));
 	s->ctt = calloc((size_t)nc, sizeof(double));
 	s->cwv = calloc((size_t)nc, sizeof(double));
@@ -580,7 +604,7 @@ int stage_ggl(struct stage *s)
 	s->NT = NS + 2 * nc;
 	if (s->pb->M)
 		s->nw = newton_alloc(s->NT);
-	if (!s->Gm || !s->Pv || !s->Gt || !s->ct || !s->ctt || !s->cwv || !s->vend || !s->ve0 || !s->hu || !s->ccu || !s->nw)
+	if (!s->Gm || !s->Pv || !s->Gt || !s->Ge || !s->ct || !s->ctt || !s->cwv || !s->vend || !s->ve0 || !s->hu || !s->ccu || !s->nw)
 		return -1;
 	for (int i = 0; i < n; i++)
 		s->ccu[i] = 1;
@@ -610,12 +634,11 @@ double stage_constraint_work(const struct stage *s, const double *du)
 {
 	if (!s->nc || !s->pb->ir->constraint_moving)
 		return 0;
-	int n = s->n, nc = s->nc;
+	const struct ir_model *m = s->pb->ir;
 	const double *lam = s->x + s->N;
 	double w = 0;
-	for (int k = 0; k < nc; k++)
-		for (int i = 0; i < n; i++)
-			w -= s->wu * lam[k] * s->Gs[k + (size_t)i * nc] * du[i];
+	for (int q = 0; q < m->ngrad; q++)
+		w -= s->wu * lam[m->gk[q]] * s->gs[q] * du[m->gi[q]];
 	return w;
 }
 

@@ -54,7 +54,11 @@ struct stage {
 	int nc, NT;
 	const double *ue0;
 	double cue, tc, tf;
-	double *cval, *Gs, *Ge, *uend;
+	/* G is kept as its values on the model's gradient pattern
+	 * (problem_constraint_grad: ngrad entries), never nc × n: gs at the
+	 * forces' evaluation (u, tf), ge at the equations' (u_end, tc) */
+	double *cval, *gs, *ge, *uend;
+	double *gtl;          /* n: Gᵀλ */
 	double *cw;           /* nc: the weight of each constraint row */
 	double *cwe;          /* nc: cw·cue, the rows of G in the Jacobian */
 	/* formulation = ggl (stage_ggl): nc more unknowns μ after λ.  The
@@ -66,7 +70,7 @@ struct stage {
 	int ggl;
 	double *ve0, cve, ms;   /* ms: the largest mass entry */
 	double *shift;        /* n: G(ū)ᵀμ (zero without ggl) */
-	double *Gm, *Pv;      /* nc × n: G(ū); ∂(G v_end + ∂c/∂t)/∂u_end */
+	double *Gm, *Pv, *Ge; /* nc × n: G(ū); ∂(G v_end + ∂c/∂t)/∂u_end; G(u_end) */
 	double *ct, *ctt, *Gt, *cwv;   /* nc, nc, nc × n, nc */
 	double *vend, *hu;    /* n; N × N: ∂R/∂u, for the μ columns */
 	double *ccu;          /* N: 1 on u, 0 on z (the columns of hu) */
