@@ -44,7 +44,8 @@ struct parse_ctx {
 	 * braces' places (the innermost PARSE_MAX_BRACES; nbrace counts them
 	 * all), for a missing '}' reported at its '{'; the current
 	 * statement's token count and its first token's text when a name,
-	 * for "did you mean" on a misspelt keyword; and, after such an
+	 * for "did you mean" on a misspelt keyword (and the last token's text,
+ * for one misspelt in the middle of a statement); and, after such an
 	 * error, skip: the tokens up to the end of the statement, its block
 	 * included, are dropped (one error for `modle a { ... }`) */
 	struct loc braces[64];
@@ -52,6 +53,7 @@ struct parse_ctx {
 	int ntok;
 	const char *lead;
 	struct loc lead_loc;
+	const char *tok_str;   /* the last token's text when a name */
 	int skip, skip_base;
 };
 

@@ -57,6 +57,7 @@ static int next_token(YYSTYPE *lval, YYLTYPE *lloc, void *scanner, struct parse_
 			ctx->lead_loc = loc_of(ctx, lloc);
 		}
 		ctx->ntok++;
+		ctx->tok_str = t == IDENT ? lval->str : NULL;
 		if (t == '{') {
 			if (ctx->nbrace < (int)(sizeof ctx->braces / sizeof ctx->braces[0]))
 				ctx->braces[ctx->nbrace] = loc_of(ctx, lloc);
@@ -288,7 +289,10 @@ plot_item:
 	plot_curve
 	| plot_curve IDENT STRING {
 		if (strcmp($2, "as") != 0) {
-			diag_error(ctx->diag, loc_of(ctx, &@2), "expected 'as \"label\"', ',' or 'to' after a curve of a plot, not '%s'", $2);
+			static const char *const after_curve[] = { "as", "to" };
+			const char *close = name_closest($2, after_curve, 2);
+			diag_error(ctx->diag, loc_of(ctx, &@2), "expected 'as \"label\"', ',' or 'to' after a curve of a plot, not '%s'%s%s%s",
+			           $2, close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
 			YYERROR;
 		}
 		$$ = $1; $$->label = $3; }
@@ -599,7 +603,8 @@ static void report_item(struct parse_ctx *ctx)
  * starts names the items; a statement whose first word is a name a typo
  * away from a keyword, followed by something no expression continues
  * with (`modle a {`), is that keyword misspelt, reported once for the
- * whole statement. */
+ * whole statement; a name found where a keyword a typo away from it may
+ * come (`run a wiht newmark`, `from 0 to 1 setp 0.1`) is that keyword. */
 static int yyreport_syntax_error(const yypcontext_t *pc, void *scanner, struct parse_ctx *ctx)
 {
 	(void)scanner;
@@ -631,12 +636,32 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *scanner, struct p
 			return 0;
 		}
 	}
+	if (found == YYSYMBOL_IDENT && ctx->tok_str) {
+		const char *kw[YYNTOKENS];
+		int nkw = 0;
+		for (int i = 0; i < nall; i++)
+			if (all[i] >= YYSYMBOL_PARAM && all[i] <= YYSYMBOL_SUM)
+				kw[nkw++] = yysymbol_name(all[i]);
+		const char *close = name_closest(ctx->tok_str, kw, nkw);
+		if (close) {
+			diag_error(ctx->diag, loc_of(ctx, yypcontext_location(pc)),
+			           "syntax error: unexpected name '%s'; did you mean '%s'?", ctx->tok_str, close);
+			/* the rest of the statement, its block included, says nothing more */
+			ctx->skip = 1;
+			ctx->skip_base = ctx->nbrace;
+			return 0;
+		}
+	}
 	enum { MAXEXP = 5 };
 	yysymbol_kind_t expected[MAXEXP];
 	int n = yypcontext_expected_tokens(pc, expected, MAXEXP);
 	char buf[512], name[64];
-	int len = snprintf(buf, sizeof buf, "syntax error: unexpected %s",
-	                   found == YYSYMBOL_YYEOF ? "end of file" : token_text(found, name, sizeof name));
+	int len;
+	if (found == YYSYMBOL_IDENT && ctx->tok_str)
+		len = snprintf(buf, sizeof buf, "syntax error: unexpected name '%.60s'", ctx->tok_str);
+	else
+		len = snprintf(buf, sizeof buf, "syntax error: unexpected %s",
+		               found == YYSYMBOL_YYEOF ? "end of file" : token_text(found, name, sizeof name));
 	if (n > 0 && n < MAXEXP) {
 		for (int i = 0; i < n && len < (int)sizeof buf; i++)
 			len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s",
