@@ -31,6 +31,7 @@ enum ast_expr_kind {
 	AST_IF,       /* cond, lhs (then), rhs (else) */
 	AST_CALL,     /* lhs = callee, args (struct ast_arg *) */
 	AST_INDEX,    /* lhs = base, rhs = index */
+	AST_ENTRY,    /* lhs = base matrix, lo = row, hi = column: A[i, j] */
 	AST_FIELD,    /* lhs = base, name = field */
 	AST_MATRIX,   /* rows (each a struct ast_vec * of elements) */
 	AST_SUM,      /* name = index variable, lo, hi, lhs = summand */

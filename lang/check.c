@@ -353,6 +353,11 @@ static void expr1(struct checker *c, struct ast_expr *e)
 		expr(c, e->lhs);
 		expr(c, e->rhs);
 		return;
+	case AST_ENTRY:
+		expr(c, e->lhs);
+		expr(c, e->lo);
+		expr(c, e->hi);
+		return;
 	case AST_IF:
 		expr(c, e->cond);
 		expr(c, e->lhs);

@@ -955,7 +955,7 @@ static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 	}
 	if (base.kind != VAL_MAT || !is_vector(&base)) {
 		if (base.kind == VAL_MAT)
-			return eval_error(ev, e->loc, "only vectors are indexed with [i]; this is a %dx%d matrix",
+			return eval_error(ev, e->loc, "a %dx%d matrix is indexed with [i, j] (row, column); [i] indexes vectors",
 			                  base.rows, base.cols);
 		return eval_error(ev, e->loc, "%s cannot be indexed", value_kind_name(&base));
 	}
@@ -964,6 +964,31 @@ static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 		return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d", i, n);
 	out->kind = VAL_NUM;
 	out->reg = base.m[i - 1];
+	return 0;
+}
+
+/* A[i, j]: the entry in row i, column j (1-based) of a matrix; a vector
+ * takes its one row or column index too (v[1, k] of a row, v[k, 1] of a
+ * column), as it is a 1 x n or n x 1 matrix. */
+static int eval_entry(struct eval *ev, struct ast_expr *e, struct value *out)
+{
+	struct value base;
+	if (eval_expr(ev, e->lhs, &base))
+		return -1;
+	if (base.kind != VAL_MAT)
+		return eval_error(ev, e->loc, "%s cannot be indexed with [i, j]; only matrices are",
+		                  value_kind_name(&base));
+	long i, j;
+	if (eval_int(ev, e->lo, &i, "a row index") || eval_int(ev, e->hi, &j, "a column index"))
+		return -1;
+	if (i < 1 || i > base.rows)
+		return eval_error(ev, e->lo->loc, "row %ld is out of range 1..%d of a %dx%d matrix", i, base.rows,
+		                  base.rows, base.cols);
+	if (j < 1 || j > base.cols)
+		return eval_error(ev, e->hi->loc, "column %ld is out of range 1..%d of a %dx%d matrix", j, base.cols,
+		                  base.rows, base.cols);
+	out->kind = VAL_NUM;
+	out->reg = base.m[(i - 1) * base.cols + (j - 1)];
 	return 0;
 }
 
@@ -1183,6 +1208,8 @@ static int eval_expr1(struct eval *ev, struct ast_expr *e, struct value *out)
 		return eval_call(ev, e, out);
 	case AST_INDEX:
 		return eval_index(ev, e, out);
+	case AST_ENTRY:
+		return eval_entry(ev, e, out);
 	case AST_FIELD:
 		return eval_field(ev, e, out);
 	case AST_MATRIX:

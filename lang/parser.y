@@ -508,6 +508,8 @@ postfix:
 	primary
 	| postfix '(' args_opt ')' { $$ = ast_expr_new(A, AST_CALL, $1->loc); $$->lhs = $1; $$->args = $3; NESTED($$); }
 	| postfix '[' expr ']'  { $$ = ast_expr_new(A, AST_INDEX, ast_span($1->loc, L(@4))); $$->lhs = $1; $$->rhs = $3; NESTED($$); }
+	| postfix '[' expr ',' expr ']' {
+		$$ = ast_expr_new(A, AST_ENTRY, ast_span($1->loc, L(@6))); $$->lhs = $1; $$->lo = $3; $$->hi = $5; NESTED($$); }
 	| postfix '.' IDENT     { $$ = ast_expr_new(A, AST_FIELD, ast_span($1->loc, L(@3))); $$->lhs = $1; $$->name = $3; NESTED($$); }
 	| postfix PRIME         {
 		if ($1->kind == AST_PRIME) { $$ = $1; $$->primes++; $$->loc = ast_span($1->loc, L(@2)); }
