@@ -80,9 +80,11 @@ static const struct command_info {
 	{ ":ir", "MODEL", "the model's intermediate representation",
 	  ":ir MODEL — the lowered model as --dump-ir prints it: operators, load programs,\n"
 	  "energies with their derived gradient and Hessian programs." },
-	{ ":eig", "MODEL", "natural frequencies and mode shapes (linearised at init)",
-	  ":eig MODEL — the generalized symmetric eigenproblem K phi = w^2 M phi (LAPACK dsygvd)\n"
-	  "at the initial state: angular frequencies, frequencies in Hz, periods, mode shapes." },
+	{ ":eig", "MODEL [K]", "natural frequencies and mode shapes (linearised at init)",
+	  ":eig MODEL [K] — the generalized symmetric eigenproblem K phi = w^2 M phi at the\n"
+	  "initial state: angular frequencies, frequencies in Hz, periods, mode shapes (up to 12\n"
+	  "dofs).  All the modes of a model of up to 500 unknowns (LAPACK dsygvd), the lowest 10\n"
+	  "of a larger one (ARPACK); K asks for the lowest K.  In a script: modes(MODEL, K)." },
 	{ ":scheme", "NAME", "a scheme's parameters, order and spectral radius over omega*tau",
 	  ":scheme NAME — the family and parameters a scheme resolves to, its order and\n"
 	  "properties, and the spectral radius of its amplification matrix over omega*tau." },
@@ -577,15 +579,41 @@ static void show(const char *name)
 			printf("  rate-independent: %g |%s'| (solved exactly by return mapping)\n", m->sigma[j], m->intvar[j].name);
 }
 
-static void eig(const char *name)
+/* :eig MODEL [K] */
+static void eig(const char *arg)
 {
+	char name[256];
+	size_t len = strcspn(arg, " \t");
+	if (len >= sizeof name) {
+		printf("undefined model '%s'\n", arg);
+		return;
+	}
+	memcpy(name, arg, len);
+	name[len] = 0;
+	const char *karg = arg + len + strspn(arg + len, " \t");
+	long kwant = 0;
+	if (*karg) {
+		char *end;
+		errno = 0;
+		kwant = strtol(karg, &end, 10);
+		if (errno || end == karg || *end || kwant < 1) {
+			printf("usage: :eig MODEL [K], K the number of modes (a whole number >= 1), not '%s'\n", karg);
+			return;
+		}
+	}
 	struct ir_model *m = model_of(name);
 	if (!m)
 		return;
 	int n = m->ndof;
-	/* all the modes of a small model; the lowest 10 of a large one
-	 * (ARPACK, rt_modes) */
-	int kmax = n + m->nint > RT_MODES_DENSE_MAX ? 10 : 0;
+	if (kwant > n) {
+		printf("model %s has %d dof%s: at most %d mode%s, not %ld\n", name, n, n == 1 ? "" : "s", n,
+		       n == 1 ? "" : "s", kwant);
+		return;
+	}
+	/* all the modes of a small model (the first K shown when asked);
+	 * the lowest K, or 10, of a large one (ARPACK, rt_modes) */
+	int large = n + m->nint > RT_MODES_DENSE_MAX;
+	int kmax = large ? (kwant ? (int)kwant : (n < 10 ? n : 10)) : 0;
 	double *w2 = malloc(sizeof(double) * (size_t)n);
 	double *phi = malloc(sizeof(double) * (size_t)n * (size_t)(kmax ? kmax : n));
 	struct rt_error err;
@@ -596,6 +624,10 @@ static void eig(const char *name)
 		free(phi);
 		return;
 	}
+	if (kwant && nm > kwant)
+		nm = (int)kwant;
+	if (large && !kwant)
+		printf("the lowest %d modes of %d unknowns (:eig %s K for the lowest K)\n", nm, n, name);
 	printf("%-5s %16s %16s %16s\n", "mode", "omega (rad/s)", "f (Hz)", "period (s)");
 	int unstable = 0;
 	for (int k = 0; k < nm; k++) {

@@ -8,6 +8,8 @@
 # moreau_jean were missing) and an unknown topic is refused.  :show of a
 # model of energies shows each parameter line once, its constraint and
 # initial state, and no all-zero stiffness; long entries line up.
+# :eig MODEL K shows the lowest K modes (a large model's lowest 10 by
+# default, said so), and a bad K is refused with the usage.
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${PTYRUN:?PTYRUN is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -28,6 +30,11 @@ model rod {
   potential g*y
   constraint x^2 + y^2 == L^2
   init y = -1
+}
+model chain {
+  dof x[600]
+  kinetic   sum(i in 1..600) 0.5*x[i]'^2
+  potential 0.5*x[1]^2 + sum(i in 1..599) 0.5*(x[i+1] - x[i])^2
 }
 model wide {
   dof u, w
@@ -63,6 +70,19 @@ send :show wide\n
 expect [ 123456.789         -1 ]\r\n    [         -1          2 ]
 expect support 9.81*sin(t) along [1, 1]
 expect dyn> 
+send :eig chain\n
+expect the lowest 10 modes of 600 unknowns (:eig chain K for the lowest K)
+expect 10    
+expect dyn> 
+send :eig chain 2\n
+expect 2    
+expect dyn> 
+send :eig osc 2\n
+expect model osc has 1 dof: at most 1 mode, not 2
+expect dyn> 
+send :eig osc x\n
+expect usage: :eig MODEL [K]
+expect dyn> 
 send :help nonsense\n
 expect no help on 'nonsense'
 expect dyn> 
@@ -77,5 +97,7 @@ n=$(grep -c 'param g = 9.81, L = 1' "$dir/inspect.out")
 [ "$n" -eq 1 ] || fail ":show rod printed its parameter line $n times, not once"
 sed -n '/:show rod/,/:show wide/p' "$dir/inspect.out" | grep -q 'stiffness' &&
 	fail ":show rod shows a stiffness matrix for a model of energies"
+sed -n '/:eig chain 2/,/:eig osc 2/p' "$dir/inspect.out" | grep -q '^3 ' &&
+	fail ":eig chain 2 showed a third mode"
 [ "$status" -eq 0 ] && echo "repl_inspect: ok"
 exit "$status"
