@@ -780,7 +780,7 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 		m->mass.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 		m->mass.loc = m->kinetic->loc;
 	}
-	if (!m->stiffness.a && n <= IR_DENSE_MAX) {
+	if (!m->stiffness.a && n <= IR_DENSE_MAX && mc->nfield == 0) {
 		/* no stiffness: a free body (K = 0) */
 		m->stiffness.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 		m->stiffness.loc = m->loc;

@@ -946,12 +946,21 @@ static int quadratic_entries(struct eval *ev, const struct ir_func *f, int n, st
 	return 1;
 }
 
+/* Whether a model's constant operators are held as dense n×n arrays:
+ * up to IR_DENSE_MAX dofs, except on meshes, whose operators are sparse
+ * whatever their size (a 3000-dof plate's band is about 100 wide: dense
+ * arrays and the band solver cost 3 times the compressed columns'). */
+static int dense_operators(const struct eval *ev, int n)
+{
+	return n <= IR_DENSE_MAX && !(ev->mc && ev->mc->nfield > 0);
+}
+
 /* Add triplets to operator a: into its dense array when the model is
  * small (allocated if need be), else appended to its entries (never an
  * n×n array beyond IR_DENSE_MAX). */
 static void add_operator(struct eval *ev, struct ir_matrix *a, int n, const struct triplets *t)
 {
-	if (n <= IR_DENSE_MAX || a->a) {
+	if (dense_operators(ev, n) || a->a) {
 		if (!a->a)
 			a->a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 		for (int k = 0; k < t->n; k++)
@@ -1349,7 +1358,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		ir_prog_add_output(m->kinetic_value, p->out[0]);
 		ir_prog_compact(m->kinetic_value);
 		m->kinetic_loc = ir_loc_of(where);
-		if (fv->quadratic && (n <= IR_DENSE_MAX || m->mass.a)) {
+		if (fv->quadratic && (dense_operators(ev, n) || m->mass.a)) {
 			/* a constant mass: add it to the mass matrix */
 			if (!m->mass.a) {
 				m->mass.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);

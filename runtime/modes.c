@@ -293,6 +293,11 @@ int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *n
 		problem_free(&pb);
 		return rc;
 	}
+	if (problem_dense(&pb)) {
+		snprintf(err->msg, sizeof err->msg, "out of memory for the eigen-analysis of model %s", m->name);
+		problem_free(&pb);
+		return -1;
+	}
 	if (N > IR_DENSE_MAX || !pb.M) {
 		snprintf(err->msg, sizeof err->msg, "the eigen-analysis is dense (LAPACK dsygvd): up to %d unknowns, "
 		         "model %s has %d", (int)IR_DENSE_MAX, m->name, N);

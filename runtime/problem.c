@@ -85,6 +85,27 @@ static int operator_mat(struct la_mat *A, const struct ir_matrix *m, int n, enum
 	return la_mat_triplets(A, kind, n, m->a ? 0 : (size_t)m->nnz, m->row, m->col, m->val);
 }
 
+int problem_dense(struct rt_problem *pb)
+{
+	int n = pb->n;
+	if (n > IR_DENSE_MAX)
+		return 0;
+	size_t nn = (size_t)n * (size_t)n;
+	if (!pb->M) {
+		if (!(pb->Mbuf = malloc(sizeof(double) * (nn + 1))))
+			return -1;
+		la_mat_to_dense(&pb->Mm, pb->Mbuf);
+		pb->M = pb->Mbuf;
+	}
+	if (!pb->K) {
+		if (!(pb->Kbuf = malloc(sizeof(double) * (nn + 1))))
+			return -1;
+		la_mat_to_dense(&pb->Km, pb->Kbuf);
+		pb->K = pb->Kbuf;
+	}
+	return 0;
+}
+
 /* C = M Φ diag(2ξωᵢ) Φᵀ M with M-normalised modes (DESIGN.md, "More
  * statements": code_aster's AMOR_MODAL). */
 static int modal_damping(struct rt_problem *pb, struct rt_error *err)
@@ -97,11 +118,11 @@ static int modal_damping(struct rt_problem *pb, struct rt_error *err)
 	int rc = 0;
 	if (!w || !phi || !mp || !C) {
 		rc = fail(err, m->loc, "out of memory");
-	} else if (la_sygv(n, m->stiffness.a, m->mass.a, w, phi) != 0) {
+	} else if (la_sygv(n, pb->K, pb->M, w, phi) != 0) {
 		rc = fail(err, m->damping.loc, "modal damping: the eigenproblem K φ = ω² M φ failed");
 	} else {
 		for (int k = 0; k < n; k++)
-			la_gemv(n, m->mass.a, phi + (size_t)k * n, mp + (size_t)k * n);
+			la_gemv(n, pb->M, phi + (size_t)k * n, mp + (size_t)k * n);
 		for (int k = 0; k < n; k++) {
 			double c = 2 * m->modal_xi * sqrt(w[k] > 0 ? w[k] : 0);
 			const double *x = mp + (size_t)k * n;
@@ -271,7 +292,9 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 		return 3;
 	}
 	if (m->damping_kind == IR_DAMP_MODAL) {
-		if (!m->mass.a || !m->stiffness.a)
+		if (n <= IR_DENSE_MAX && problem_dense(pb))
+			return fail(err, m->loc, "out of memory");
+		if (!pb->M || !pb->K)
 			return fail(err, m->damping.loc, "modal damping needs the dense eigen-analysis, up to %d dofs: "
 			            "model %s has %d (use rayleigh(a0, a1) or a damping matrix)",
 			            (int)IR_DENSE_MAX, m->name, n);
@@ -290,6 +313,8 @@ void problem_free(struct rt_problem *pb)
 {
 	free(pb->name);
 	free(pb->Cbuf);
+	free(pb->Mbuf);
+	free(pb->Kbuf);
 	la_mat_free(&pb->Mm);
 	la_mat_free(&pb->Cm);
 	la_mat_free(&pb->Km);

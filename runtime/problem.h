@@ -29,6 +29,7 @@ struct rt_problem {
 	 * the IR holds them as triplets); C may be NULL */
 	const double *M, *C, *K;
 	double *Cbuf;               /* C of modal damping, owned */
+	double *Mbuf, *Kbuf;        /* M and K made dense by problem_dense, owned */
 	int linear;                 /* matrices only: the linear fast path applies */
 	const double *sigma;        /* m coefficients of σ_j |z_j'| */
 	const double *sigma_u;      /* n coefficients of dry friction μ_i |u_i'| */
@@ -60,6 +61,14 @@ struct rt_problem {
  * err saying why; problem_free in both cases. */
 int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, struct rt_error *err);
 void problem_free(struct rt_problem *pb);
+
+/* The dense M and K (pb->M, pb->K) of a model whose IR holds them as
+ * entries (finite-element models, whose operators are sparse at any
+ * size), for what is only dense: the explicit and impact schemes, the
+ * dense stage, modal damping, the dense eigen-analysis.  Up to
+ * IR_DENSE_MAX unknowns; nothing when they exist.  0, or -1 out of
+ * memory. */
+int problem_dense(struct rt_problem *pb);
 
 /* Loads at t: f (n entries) then g (m entries).  The support's load
  * −M d a(t) is included when the mass is constant; with a mass depending

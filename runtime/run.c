@@ -643,7 +643,12 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	 * point in compressed columns: runtime/nlstep.c).  What is still
 	 * dense needs the dense operators, which exist up to IR_DENSE_MAX
 	 * unknowns: the explicit and the impact schemes, a mass depending on
-	 * u, formulation = ggl (its μ columns, stage_ggl). */
+	 * u, formulation = ggl (its μ columns, stage_ggl).  A finite-element
+	 * model holds its operators as entries at any size: their dense
+	 * copies are made here for what needs them only. */
+	if ((!(e->caps & IR_SCHEME_IMPLICIT) || (e->caps & IR_SCHEME_CONTACTS) || (pb->nc > 0 && plan->ggl) ||
+	     pb->backend == LA_LAPACK_DENSE) && problem_dense(pb))
+		return fail(err, 3, plan->loc, "out of memory");
 	if (pb->N > IR_DENSE_MAX || !pb->M || !pb->K) {
 		if (!(e->caps & IR_SCHEME_IMPLICIT) || (e->caps & IR_SCHEME_CONTACTS))
 			return fail(err, 3, plan->scheme.loc, "%s solves nonlinear models with dense matrices, limited to %d "
