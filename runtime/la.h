@@ -124,6 +124,10 @@ int la_mat_band_pays(int n, int kl, int ku);
 /* y := A x (y must not overlap x), and y += alpha A x. */
 void la_mat_mul(const struct la_mat *A, const double *x, double *y);
 void la_mat_muladd(const struct la_mat *A, double alpha, const double *x, double *y);
+/* y := y − A x, to the bit y − t with t = A x from la_mat_mul; tmp (n)
+ * is scratch, used only by compressed columns (dense and banded
+ * matrices subtract row by row, in one pass). */
+void la_mat_mulsub(const struct la_mat *A, const double *x, double *y, double *tmp);
 /* xᵀ A y. */
 double la_mat_dot(const struct la_mat *A, const double *x, const double *y);
 /* The entry a_ij (0 when not stored). */

@@ -422,10 +422,53 @@ void la_mat_muladd(const struct la_mat *A, double alpha, const double *x, double
 	}
 }
 
+/* (A x)_i for the dense and band kinds, row by row: the terms a_ij x_j
+ * added in ascending j from 0, the order in which la_mat_muladd's column
+ * sweep adds them into a zeroed y, so that both give the same bits; each
+ * y_i is written once, without a zeroing pass (a step's products are
+ * memory-bound on large chains).  sub: y_i −= (A x)_i instead, the bits
+ * of y − (A x) formed in a scratch vector. */
+static void gather(const struct la_mat *A, const double *x, double *y, int sub)
+{
+	int n = A->n, kl = A->kl, ku = A->ku;
+	/* a_ij at x[off + i + j step]: step n − 1 for dense (i + j n), ld − 1
+	 * for band (ku + i − j + j ld) */
+	size_t off = A->kind == LA_MAT_DENSE ? 0 : (size_t)ku;
+	size_t step = A->kind == LA_MAT_DENSE ? (size_t)n + 1 : (size_t)(kl + ku + 1);
+	const double *a = A->x + off;
+	for (int i = 0; i < n; i++) {
+		double s = 0;
+		int lo = imax(0, i - kl), hi = imin(n - 1, i + ku);
+		/* a_ij = a[i + j (step − 1)] */
+		const double *r = a + i;
+		for (int j = lo; j <= hi; j++)
+			s += r[(size_t)j * (step - 1)] * x[j];
+		if (sub)
+			y[i] -= s;
+		else
+			y[i] = s;
+	}
+}
+
 void la_mat_mul(const struct la_mat *A, const double *x, double *y)
 {
+	if (A->kind == LA_MAT_DENSE || A->kind == LA_MAT_BAND) {
+		gather(A, x, y, 0);
+		return;
+	}
 	memset(y, 0, sizeof *y * (size_t)A->n);
 	la_mat_muladd(A, 1, x, y);
+}
+
+void la_mat_mulsub(const struct la_mat *A, const double *x, double *y, double *tmp)
+{
+	if (A->kind == LA_MAT_DENSE || A->kind == LA_MAT_BAND) {
+		gather(A, x, y, 1);
+		return;
+	}
+	la_mat_mul(A, x, tmp);
+	for (int i = 0; i < A->n; i++)
+		y[i] -= tmp[i];
 }
 
 double la_mat_dot(const struct la_mat *A, const double *x, const double *y)
@@ -436,14 +479,19 @@ double la_mat_dot(const struct la_mat *A, const double *x, const double *y)
 	for (int j = 0; j < n; j++) {
 		double c = 0;
 		switch (A->kind) {
-		case LA_MAT_DENSE:
+		case LA_MAT_DENSE: {
+			const double *col = A->x + (size_t)j * n;
 			for (int i = imax(0, j - A->ku), hi = imin(n - 1, j + A->kl); i <= hi; i++)
-				c += x[i] * A->x[(size_t)i + (size_t)j * n];
+				c += x[i] * col[i];
 			break;
-		case LA_MAT_BAND:
+		}
+		case LA_MAT_BAND: {
+			/* column j is contiguous: a_ij at x[ku + i − j + j ld] */
+			const double *col = A->x + (size_t)j * (size_t)(A->kl + A->ku + 1) + A->ku - j;
 			for (int i = imax(0, j - A->ku), hi = imin(n - 1, j + A->kl); i <= hi; i++)
-				c += x[i] * A->x[band_at(A, i, j)];
+				c += x[i] * col[i];
 			break;
+		}
 		case LA_MAT_CSC:
 			for (int k = A->p[j]; k < A->p[j + 1]; k++)
 				c += x[A->i[k]] * A->x[k];

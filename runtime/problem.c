@@ -385,9 +385,16 @@ void problem_load_at(struct rt_problem *pb, double t, const double *u, double *f
 		problem_support_load(pb, u, problem_support(pb, t), f);
 }
 
-/* ½xᵀAx with A x into y (length n), in the operator's storage. */
+/* ½xᵀAx with A x into y (length n), in the operator's storage.  y NULL:
+ * A x is not wanted, and a symmetric A gives the form without it, to the
+ * same bits (la_mat_dot's column j of A is its row j, summed in the same
+ * order as the product's y_j; one pass, no vector written). */
 static double quad(struct rt_problem *pb, const struct la_mat *A, const double *x, double *y)
 {
+	if (!y && A->sym)
+		return 0.5 * la_mat_dot(A, x, x);
+	if (!y)
+		y = pb->tmp;
 	la_mat_mul(A, x, y);
 	double s = 0;
 	for (int i = 0; i < pb->n; i++)
@@ -399,7 +406,7 @@ double problem_phi(struct rt_problem *pb, const double *u, const double *z, doub
 {
 	const struct ir_model *m = pb->ir;
 	int N = pb->N;
-	double *Ku = pb->tmp;
+	double *Ku = g ? pb->tmp : NULL;
 	double val = quad(pb, &pb->Km, u, Ku);
 	if (g) {
 		memcpy(g, Ku, sizeof(double) * (size_t)pb->n);
@@ -519,8 +526,7 @@ void problem_mass(struct rt_problem *pb, const double *u, double *Mu)
 double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, double *p, double *dTdu)
 {
 	int n = pb->n;
-	double *Mv = p ? p : pb->tmp;
-	double T = quad(pb, &pb->Mm, v, Mv);
+	double T = quad(pb, &pb->Mm, v, p);
 	if (dTdu)
 		memset(dTdu, 0, sizeof(double) * (size_t)n);
 	if (!pb->varmass)

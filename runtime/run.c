@@ -269,6 +269,7 @@ struct engine {
 	void *par;               /* the family's parameters (scheme_params) */
 	unsigned caps;           /* its capabilities for them */
 	const struct scheme_linear *lin;
+	int oop;                 /* lin steps out of place (step_to) */
 	void *lst;
 	struct rt_system sys;
 	double lin_tau;
@@ -346,7 +347,8 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 	e->f = fk;
 	e->f_t = t1;
 	e->f_ready = 0;
-	int rc = e->lin->step(e->lst, t1, tau, x->u, x->v, x->a, err);
+	int rc = e->oop ? e->lin->step_to(e->lst, t1, tau, uprev, vprev, e->prev->a, x->u, x->v, x->a, err)
+	                : e->lin->step(e->lst, t1, tau, x->u, x->v, x->a, err);
 	e->f_t = NAN;
 	if (rc) {
 		e->f = e->fprev;
@@ -531,6 +533,7 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	if (alpha_energy_init(&e->alg, e->type, e->par, &pb->Mm, n) < 0)
 		return fail(err, 3, plan->loc, "out of memory");
 	e->lin = pb->linear ? e->type->linear : NULL;
+	e->oop = e->lin && e->lin->step_to && pb->nc == 0 && pb->m == 0;
 	/* A linear model whose constraints are linear, B u = G(t) enforced as
 	 * index3, takes the linear path of the families that can
 	 * (IR_SCHEME_LINEAR_CONSTRAINTS: backward_euler, the Newmark family
@@ -927,6 +930,7 @@ struct rt_stepper_run {
 	struct output *outs;
 	struct rt_field_out *fouts;   /* plan->nfield_output field records */
 	double *buf, *prev, *dterm, *Dterm;
+	int *kept, nkept;        /* the dofs whose u, v, a histories are kept */
 	struct rt_state x;
 	struct rt_state xprev;   /* in prev: the state of step k − 1 */
 	struct state s;
@@ -948,15 +952,15 @@ static int store_row(struct rt_stepper_run *r)
 {
 	const struct ir_run *plan = r->plan;
 	struct rt_result *res = r->res;
-	int k = r->k, n = r->pb.n, nz = r->pb.m, N = plan->nstep;
+	int k = r->k, nz = r->pb.m, N = plan->nstep;
 	if (res->t)
 		res->t[k] = r->s.t;
-	for (int i = 0; i < n; i++)
-		if (res->u[i]) {
-			res->u[i][k] = r->x.u[i];
-			res->v[i][k] = r->x.v[i];
-			res->a[i][k] = r->x.a[i];
-		}
+	for (int q = 0; q < r->nkept; q++) {
+		int i = r->kept[q];
+		res->u[i][k] = r->x.u[i];
+		res->v[i][k] = r->x.v[i];
+		res->a[i][k] = r->x.a[i];
+	}
 	for (int j = 0; j < nz; j++)
 		if (res->z[j]) {
 			res->z[j][k] = r->x.z[j];
@@ -1082,6 +1086,14 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	memcpy(x.z, m->z0, sizeof(double) * (size_t)nz);
 	if ((r->status = alloc_history(res, plan, n, nz, N, err)) || (r->status = alloc_outputs(r->outs, plan, res, err)))
 		return r;
+	/* store_row visits the kept dofs only, not all n at every step */
+	if (!(r->kept = malloc(((size_t)n + 1) * sizeof *r->kept))) {
+		r->status = fail(err, 3, m->loc, "out of memory");
+		return r;
+	}
+	for (int i = 0; i < n; i++)
+		if (res->u[i])
+			r->kept[r->nkept++] = i;
 	if ((nc || m->contact.n) && m->init_equilibrium) {
 		r->status = fail(err, 3, nc ? m->constraint_loc[0] : m->contact.loc[0], "init equilibrium is not supported with constraints "
 		                 "or contacts: give an initial state that satisfies them");
@@ -1182,6 +1194,55 @@ static double omega_max_at(struct rt_problem *pb, const double *u, const double 
 	return wmax;
 }
 
+/* x, xprev and s's vectors in buf and prev */
+static void bind_state(struct rt_stepper_run *r)
+{
+	int n = r->pb.n, nz = r->pb.m;
+	struct rt_state x = { r->buf, r->buf + n, r->buf + 2 * n, r->buf + 3 * n, r->buf + 3 * n + nz,
+	                      r->buf + 3 * n + 2 * nz };
+	struct rt_state xp = { r->prev, r->prev + n, r->prev + 2 * n, r->prev + 3 * n, r->prev + 3 * n + nz,
+	                       r->prev + 3 * n + 2 * nz };
+	r->x = x;
+	r->xprev = xp;
+	r->s.u = x.u;
+	r->s.v = x.v;
+	r->s.a = x.a;
+	r->s.z = x.z;
+	r->s.zd = x.zd;
+	r->s.lam = x.lam;
+}
+
+/* Before a step: the state of step k into prev, restored when the step
+ * fails.  A linear stepper that steps out of place (step_to) writes the
+ * new state into the other buffer: the buffers are exchanged, not the
+ * 3n values copied (what is not u, v, a — z, ż, λ, none on that path —
+ * is carried over). */
+static void keep_state(struct rt_stepper_run *r, size_t sz)
+{
+	if (!r->eng.oop) {
+		memcpy(r->prev, r->buf, sz);
+		return;
+	}
+	double *b = r->buf;
+	r->buf = r->prev;
+	r->prev = b;
+	bind_state(r);
+	size_t n3 = 3 * (size_t)r->pb.n;
+	memcpy(r->buf + n3, r->prev + n3, sz - sizeof(double) * n3);
+}
+
+static void restore_state(struct rt_stepper_run *r, size_t sz)
+{
+	if (!r->eng.oop) {
+		memcpy(r->buf, r->prev, sz);
+		return;
+	}
+	double *b = r->buf;
+	r->buf = r->prev;
+	r->prev = b;
+	bind_state(r);
+}
+
 static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 {
 	const struct ir_run *plan = r->plan;
@@ -1201,12 +1262,25 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		/* the state of step k, restored when the step fails: the run then
 		 * ends at its last good step (records, results, the REPL) */
 		size_t sz = sizeof(double) * (size_t)(3 * n + 2 * r->pb.m + r->pb.nc);
-		memcpy(r->prev, r->buf, sz);
+		keep_state(r, sz);
 		r->state_valid = 0;
 		int failed = engine_step(&r->eng, r->s.t, tk, tau, &r->x, &dW, &dD, r->dterm, err);
-		for (int i = 0; i < n && !failed; i++)
-			if (!isfinite(r->x.u[i]) || !isfinite(r->x.v[i]))
-				failed = 2;
+		/* The state's energies at the step's end, which the ledger
+		 * needs anyway, are the finiteness check of the state: ½vᵀMv and
+		 * ½uᵀKu are not finite when a v_i or u_i is not (M's and K's
+		 * diagonals are stored, in every storage of la.h: 0·∞ is NaN),
+		 * and neither is ΔW = Δu·f̄ when a u_i is not.  The state is
+		 * searched only then, for the dof to name: no pass over it at
+		 * every step. */
+		double eT = 0, eP = 0;
+		if (!failed) {
+			eT = problem_kinetic(&r->pb, r->x.u, r->x.v, NULL, NULL);
+			eP = problem_phi(&r->pb, r->x.u, r->x.z, NULL);
+			if (!isfinite(eT + eP + dW + dD))
+				for (int i = 0; i < n && !failed; i++)
+					if (!isfinite(r->x.u[i]) || !isfinite(r->x.v[i]))
+						failed = 2;
+		}
 		if (failed) {
 			double bad = 0;
 			int dof = -1, disp = 0;
@@ -1216,7 +1290,7 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 					disp = !isfinite(r->x.u[i]);
 					bad = disp ? r->x.u[i] : r->x.v[i];
 				}
-			memcpy(r->buf, r->prev, sz);
+			restore_state(r, sz);
 			r->state_valid = 1;
 			/* a load with no value explains any failure of its step */
 			if (load_not_finite(r, r->s.t, tk, k, err))
@@ -1241,8 +1315,8 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		for (int q = 0; q < r->res->nterm; q++)
 			r->Dterm[q] += r->dterm[q];
 		r->s.t = tk;
-		r->s.energy[0] = problem_kinetic(&r->pb, r->x.u, r->x.v, NULL, NULL);
-		r->s.energy[1] = problem_phi(&r->pb, r->x.u, r->x.z, NULL);
+		r->s.energy[0] = eT;
+		r->s.energy[1] = eP;
 		r->s.energy[2] = r->D;
 		r->s.energy[3] = r->W;
 		/* against the algorithmic energy T + Φ + C of generalized-α,
@@ -1255,13 +1329,13 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		 * multiplies it by a factor each step.  At 1e12 times that scale
 		 * (amplitudes 1e6 times) the run is stopped before it records
 		 * values near overflow. */
-		double eT = r->s.energy[0], eP = r->s.energy[1], Ek = fabs(eT) + fabs(eP);
+		double Ek = fabs(eT) + fabs(eP);
 		if (r->E1 == 0)
 			r->E1 = Ek;
 		double escale = fabs(r->T0) + fabs(r->P0) + fabs(r->W) + fabs(r->D) + r->E1;
 		double created = r->s.energy[4];
 		if (!isfinite(Ek) || !(fabs(created) <= 1e12 * escale)) {
-			memcpy(r->buf, r->prev, sz);
+			restore_state(r, sz);
 			r->state_valid = 1;
 			r->W -= dW;
 			r->D -= dD;
@@ -1372,6 +1446,7 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 	nl_common_free(&r->nc);
 	free(r->buf);
 	free(r->prev);
+	free(r->kept);
 	free(r->dterm);
 	free(r->Dterm);
 	free(r->outs);

@@ -121,33 +121,43 @@ static int ga_set_step(void *p, double tau, struct rt_error *err)
 	                           "the step matrix of generalized_alpha is singular", err);
 }
 
-static int nm_step(void *p, double t, double tau, double *u, double *v, double *a, struct rt_error *err)
+/* From (u0, v0, a0) at t − τ into (u, v, a), which are either the same
+ * vectors (in place) or do not overlap them: every entry of the step
+ * before is read before the step's end is written. */
+static int nm_step_to(void *p, double t, double tau, const double *u0, const double *v0, const double *a0, double *u,
+                      double *v, double *a, struct rt_error *err)
 {
 	struct newmark *s = p;
 	const struct rt_system *sys = s->sys;
 	int n = sys->n;
 	double b = s->beta, g = s->gamma, am = s->am, af = s->af;
 	(void)err;
+	const double cu = tau * tau * (0.5 - b), cv = tau * (1 - g);
 	for (int i = 0; i < n; i++) {
-		s->ut[i] = u[i] + tau * v[i] + tau * tau * (0.5 - b) * a[i];
-		s->vt[i] = v[i] + tau * (1 - g) * a[i];
-		/* w = (1−α_f)ũ + α_f uᵏ⁻¹ for K, likewise for C below (ũ itself
-		 * for Newmark, to the last bit) */
-		s->w[i] = af != 0 ? (1 - af) * s->ut[i] + af * u[i] : s->ut[i];
+		s->ut[i] = u0[i] + tau * v0[i] + cu * a0[i];
+		s->vt[i] = v0[i] + cv * a0[i];
 	}
 	sys->load(sys->load_ctx, t - af * tau, s->rhs);
-	la_mat_mul(sys->K, s->w, s->tmp);
-	for (int i = 0; i < n; i++)
-		s->rhs[i] -= s->tmp[i];
+	/* K w with w = (1−α_f)ũ + α_f uᵏ⁻¹, likewise for C (ũ and ṽ
+	 * themselves for Newmark: no copy), subtracted as they are formed */
+	const double *w = s->ut;
+	if (af != 0) {
+		for (int i = 0; i < n; i++)
+			s->w[i] = (1 - af) * s->ut[i] + af * u0[i];
+		w = s->w;
+	}
+	la_mat_mulsub(sys->K, w, s->rhs, s->tmp);
 	if (sys->C) {
-		for (int i = 0; i < n; i++)
-			s->w[i] = af != 0 ? (1 - af) * s->vt[i] + af * v[i] : s->vt[i];
-		la_mat_mul(sys->C, s->w, s->tmp);
-		for (int i = 0; i < n; i++)
-			s->rhs[i] -= s->tmp[i];
+		w = s->vt;
+		if (af != 0) {
+			for (int i = 0; i < n; i++)
+				s->w[i] = (1 - af) * s->vt[i] + af * v0[i];
+			w = s->w;
+		}
+		la_mat_mulsub(sys->C, w, s->rhs, s->tmp);
 	}
 	if (am != 0) {
-		la_mat_mul(sys->M, a, s->tmp);
+		la_mat_mul(sys->M, a0, s->tmp);
 		for (int i = 0; i < n; i++)
 			s->rhs[i] -= am * s->tmp[i];
 	}
@@ -178,10 +188,16 @@ static int nm_step(void *p, double t, double tau, double *u, double *v, double *
 	return 0;
 }
 
+static int nm_step(void *p, double t, double tau, double *u, double *v, double *a, struct rt_error *err)
+{
+	return nm_step_to(p, t, tau, u, v, a, u, v, a, err);
+}
+
 const struct scheme_linear step_newmark = {
 	.alloc = alpha_alloc,
 	.set_step = nm_set_step,
 	.step = nm_step,
+	.step_to = nm_step_to,
 	.free = nm_free,
 };
 
@@ -189,6 +205,7 @@ const struct scheme_linear step_trapezoidal = {
 	.alloc = tr_alloc,
 	.set_step = nm_set_step,
 	.step = nm_step,
+	.step_to = nm_step_to,
 	.free = nm_free,
 };
 
@@ -196,6 +213,7 @@ static const struct scheme_linear generalized_alpha_linear = {
 	.alloc = alpha_alloc,
 	.set_step = ga_set_step,
 	.step = nm_step,
+	.step_to = nm_step_to,
 	.free = nm_free,
 };
 

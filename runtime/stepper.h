@@ -51,6 +51,12 @@ struct scheme_linear {
 	int (*set_step)(void *st, double tau, struct rt_error *err);
 	/* Advance (u, v, a) from t - tau to t, in place. */
 	int (*step)(void *st, double t, double tau, double *u, double *v, double *a, struct rt_error *err);
+	/* Optional, without constraints: the same step out of place, from
+	 * (u0, v0, a0) at t - tau into (u, v, a), which do not overlap them;
+	 * the driver then keeps the step before by exchanging two buffers,
+	 * not by copying the state at every step. */
+	int (*step_to)(void *st, double t, double tau, const double *u0, const double *v0, const double *a0, double *u,
+	               double *v, double *a, struct rt_error *err);
 	void (*free)(void *st);
 	/* the ledger pairs a moving constraint's work with sys->lamh,
 	 * −Δu·Bᵀλ^{k−½} (the midpoint rules), not with the step ends' λ */
