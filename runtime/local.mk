@@ -11,7 +11,7 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/step_matrix.c \
 	runtime/run.c runtime/run.h \
 	runtime/problem.c runtime/problem.h \
-	runtime/newton.c runtime/newton.h runtime/jacobian.c runtime/jacobian.h \
+	runtime/newton.c runtime/newton.h runtime/jacobian.c runtime/jacobian.h runtime/omega.c runtime/omega.h \
 	runtime/stage.c runtime/stage.h \
 	runtime/nlstep.c runtime/nlstep.h \
 	runtime/scheme_newmark.c runtime/scheme_central_difference.c runtime/scheme_backward_euler.c \

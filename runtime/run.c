@@ -14,6 +14,7 @@
 #include "vm.h"
 #include "problem.h"
 #include "nlstep.h"
+#include "omega.h"
 #include "stage.h"
 #include "fmt.h"
 #include "outfile.h"
@@ -463,6 +464,19 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 static int linearised_omega_max(struct rt_problem *pb, const double *u, const double *z, double *wmax)
 {
 	int n = pb->n, N = pb->N;
+	if (!pb->M && !pb->varmass) {
+		/* beyond the dense operators: power iterations on the matrix
+		 * layer (runtime/omega.c), an estimate from below converged to
+		 * 1e-10 or after 500 iterations */
+		struct omega *o = omega_alloc(pb);
+		if (!o)
+			return -1;
+		omega_stiffness(o, u, z);
+		double w2 = omega_max2(o, 500);
+		omega_free(o);
+		*wmax = w2 > 0 ? sqrt(w2) : 0;
+		return 0;
+	}
 	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double)), *Ku = calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	double *w = calloc((size_t)n + 1, sizeof(double)), *Mu = calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	int rc = -1;
@@ -645,18 +659,21 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	 * included (G on its pattern, the consistent acceleration's saddle
 	 * point in compressed columns: runtime/nlstep.c).  What is still
 	 * dense needs the dense operators, which exist up to IR_DENSE_MAX
-	 * unknowns: the explicit and the impact schemes, a mass depending on
-	 * u, formulation = ggl (its μ columns, stage_ggl).  A finite-element
-	 * model holds its operators as entries at any size: their dense
-	 * copies are made here for what needs them only. */
+	 * unknowns: the impact schemes, a mass depending on u, formulation =
+	 * ggl (its μ columns, stage_ggl).  Central differences step on the
+	 * stage too, and beyond the dense operators estimate their critical
+	 * step on the matrix layer (omega.c).  A finite-element model holds
+	 * its operators as entries at any size: their dense copies are made
+	 * here for what needs them only. */
 	if ((!(e->caps & IR_SCHEME_IMPLICIT) || (e->caps & IR_SCHEME_CONTACTS) || (pb->nc > 0 && plan->ggl) ||
 	     pb->backend == LA_LAPACK_DENSE) && problem_dense(pb))
 		return fail(err, 3, plan->loc, "out of memory");
 	if (pb->N > IR_DENSE_MAX || !pb->M || !pb->K) {
-		if (!(e->caps & IR_SCHEME_IMPLICIT) || (e->caps & IR_SCHEME_CONTACTS))
+		/* the implicit schemes enforce no contact: no advice then */
+		if (e->caps & IR_SCHEME_CONTACTS)
 			return fail(err, 3, plan->scheme.loc, "%s solves nonlinear models with dense matrices, limited to %d "
-			            "unknowns (this one has %d): use an implicit scheme such as midpoint",
-			            plan->scheme.name, (int)IR_DENSE_MAX, pb->N);
+			            "unknowns (this one has %d)%s", plan->scheme.name, (int)IR_DENSE_MAX, pb->N,
+			            pb->ncontact > 0 ? "" : ": use an implicit scheme such as midpoint");
 		if (pb->varmass)   /* refused by problem_init beyond IR_DENSE_MAX dofs */
 			return fail(err, 3, plan->model->kinetic_loc, "a mass depending on u is handled with dense matrices, "
 			            "limited to %d unknowns (this one has %d)", (int)IR_DENSE_MAX, pb->N);

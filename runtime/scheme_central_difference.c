@@ -24,11 +24,16 @@
  * first quotient), whose top eigenvalue is ω_max² + σ.  Each step costs the
  * Hessian and a few products and solves with the dense n×n matrices, O(n²)
  * (measured: a third more time on a 200-dof nonlinear chain, whose
- * explicit step is itself cheap). */
+ * explicit step is itself cheap).  Beyond IR_DENSE_MAX dofs, where the
+ * dense operators do not exist, the same iteration runs on the matrix
+ * layer (runtime/omega.c: K(u) on its pattern, M factored once), O(n) a
+ * step, and the step itself is the Newton path's, whose Jacobian
+ * M + γτ∇²Ψ is sparse too (runtime/stage.c). */
 #include <config.h>
 
 #include "scheme.h"
 #include "la.h"
+#include "omega.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -208,6 +213,7 @@ struct central {
 	double *K;                /* n×n: its u block */
 	double *x1, *x2, *y, *Mx; /* n */
 	int warm1, warm2;         /* the iterates have converged once */
+	struct omega *om;         /* beyond IR_DENSE_MAX: on the matrix layer */
 };
 
 static void cd_free(void *p)
@@ -218,6 +224,7 @@ static void cd_free(void *p)
 	if (s->inner)
 		nl_generalized_alpha.free(s->inner);
 	la_factor_free(s->mf);
+	omega_free(s->om);
 	free(s->J); free(s->K); free(s->x1); free(s->x2); free(s->y); free(s->Mx);
 	free(s);
 }
@@ -243,6 +250,13 @@ static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	if (!s->inner) {
 		cd_free(s);
 		return NULL;
+	}
+	if (!pb->M) {
+		if (!(s->om = omega_alloc(pb))) {
+			cd_free(s);
+			return nl_refuse(err, "out of memory for the step");
+		}
+		return s;
 	}
 	size_t n = (size_t)pb->n, N = (size_t)pb->N;
 	s->mf = la_factor_alloc(pb->n, LA_DENSE_SPD, 0, 0);
@@ -332,6 +346,8 @@ static void stiffness(struct central *s, const double *u, const double *z)
  * per iterate: a lower bound that converges to it. */
 static double omega2(struct central *s, int it)
 {
+	if (s->om)
+		return omega_max2(s->om, it);
 	double t1 = power(s, s->x1, 0, &s->warm1, it);
 	if (t1 >= 0)
 		return t1;
@@ -343,7 +359,10 @@ static int cd_step(void *p, double t0, double t1, double tau, struct rt_state *x
                    double *dterm, struct rt_error *err)
 {
 	struct central *s = p;
-	stiffness(s, x->u, x->z);
+	if (s->om)
+		omega_stiffness(s->om, x->u, x->z);
+	else
+		stiffness(s, x->u, x->z);
 	/* four iterations a step track the top eigenvector while the step is
 	 * well inside the limit; within 10 % of it (in ω) the estimate is
 	 * iterated to convergence before the step is judged */

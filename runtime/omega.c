@@ -1,0 +1,141 @@
+/* omega.c — ω_max of K(u) φ = ω² M φ by power iteration on the matrix
+ * layer (omega.h).
+ *
+ * The power iteration on M⁻¹K with the Rayleigh quotient θ = xᵀKx/xᵀMx
+ * (Golub and Van Loan, "Matrix Computations", §8.2.1): θ never exceeds
+ * ω_max² (Courant–Fischer) and approaches it from below.  When K(u) is
+ * indefinite and its most negative eigenvalue λ_min dominates, the
+ * iteration tends to λ_min; a second iteration then runs on M⁻¹K + σI
+ * with σ = −θ (θ ≥ λ_min the first quotient), whose top eigenvalue is
+ * ω_max² + σ.  Each iteration is a product with K(u) (the Hessian of Φ
+ * on its pattern: runtime/jacobian.c) and a solve with M (factored once
+ * by problem_init), O(entries): the same estimate as the dense one of
+ * scheme_central_difference.c, which uses n×n arrays. */
+#include <config.h>
+
+#include "omega.h"
+#include "jacobian.h"
+#include "nlstep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct omega {
+	struct rt_problem *pb;
+	struct jacobian J;          /* its values: K(u) (and the z blocks) */
+	double *x1, *x2, *y, *Mx;   /* N: z entries stay 0 */
+	int warm1, warm2;           /* the iterates have converged once */
+};
+
+/* A start vector with a component along every mode of interest: no
+ * pattern (constant, alternating) that an eigenvector of a chain could be
+ * orthogonal to (as scheme_central_difference.c). */
+static void start_vector(int n, double *x)
+{
+	for (int i = 0; i < n; i++)
+		x[i] = 0.5 + sin(1.7 * (i + 1));
+}
+
+struct omega *omega_alloc(struct rt_problem *pb)
+{
+	struct omega *o = calloc(1, sizeof *o);
+	if (!o)
+		return NULL;
+	o->pb = pb;
+	if (jacobian_init(&o->J, pb, 0, LA_MAT_CSC) ||
+	    nl_vectors((size_t)pb->N, &o->x1, &o->x2, &o->y, &o->Mx, (double **)NULL)) {
+		omega_free(o);
+		return NULL;
+	}
+	start_vector(pb->n, o->x1);
+	start_vector(pb->n, o->x2);
+	return o;
+}
+
+void omega_free(struct omega *o)
+{
+	if (!o)
+		return;
+	jacobian_free(&o->J);
+	free(o->x1); free(o->x2); free(o->y); free(o->Mx);
+	free(o);
+}
+
+void omega_stiffness(struct omega *o, const double *u, const double *z)
+{
+	memset(o->J.A.x, 0, sizeof(double) * o->J.A.nx);
+	problem_phi(o->pb, u, z, NULL);
+	jacobian_add_phi(&o->J, o->pb, NULL, NULL, o->J.A.x);
+}
+
+/* y := K x on the dofs (x's z entries are 0; y's are cleared). */
+static void kmul(struct omega *o, const double *x, double *y)
+{
+	la_mat_mul(&o->J.A, x, y);
+	for (int j = o->pb->n; j < o->pb->N; j++)
+		y[j] = 0;
+}
+
+/* x := x / √(xᵀMx); 0 when x is 0. */
+static double normalise(struct omega *o, double *x)
+{
+	int n = o->pb->n;
+	double q = la_mat_dot(&o->pb->Mm, x, x);
+	if (!(q > 0))
+		return 0;
+	q = sqrt(q);
+	for (int i = 0; i < n; i++)
+		x[i] /= q;
+	return q;
+}
+
+/* xᵀKx for an M-normalised x */
+static double rayleigh(struct omega *o, const double *x)
+{
+	kmul(o, x, o->y);
+	double q = 0;
+	for (int i = 0; i < o->pb->n; i++)
+		q += x[i] * o->y[i];
+	return q;
+}
+
+/* Iterations x := M⁻¹(K + σM)x, M-normalised, until the quotient settles
+ * to 1e-10, at most it (500 the first time).  Returns xᵀKx/xᵀMx. */
+static double power(struct omega *o, double *x, double sigma, int *warm, int it)
+{
+	int n = o->pb->n;
+	if (!*warm)
+		it = 500;
+	if (normalise(o, x) == 0) {
+		start_vector(n, x);
+		normalise(o, x);
+	}
+	double theta = rayleigh(o, x);
+	for (int k = 0; k < it; k++) {
+		kmul(o, x, o->y);
+		la_mat_mul(&o->pb->Mm, x, o->Mx);
+		for (int i = 0; i < n; i++)
+			o->y[i] += sigma * o->Mx[i];
+		la_solver_solve(o->pb->Mf, o->y);
+		if (normalise(o, o->y) == 0)
+			break;   /* (K + σM)x = 0: x is an eigenvector for −σ */
+		memcpy(x, o->y, sizeof(double) * (size_t)n);
+		double next = rayleigh(o, x);
+		int done = fabs(next - theta) <= 1e-10 * fabs(next);
+		theta = next;
+		if (done)
+			break;
+	}
+	*warm = 1;
+	return theta;
+}
+
+double omega_max2(struct omega *o, int it)
+{
+	double t1 = power(o, o->x1, 0, &o->warm1, it);
+	if (t1 >= 0)
+		return t1;
+	double t2 = power(o, o->x2, -t1, &o->warm2, it);
+	return fmax(t1, t2);
+}
