@@ -175,6 +175,10 @@ struct ir_gaps {
 	struct ir_loc *loc;        /* n: where each is stated */
 	double *restitution;       /* n: Newton's coefficient e_i (contacts) */
 	double *friction;          /* n: Coulomb's μ_i (contacts), NULL when all 0 */
+	int *slip_first;           /* n + 1 (contacts), or NULL: the rows of the
+	                              slip coordinates of contact i (`friction MU
+	                              along S`) are slip_first[i] ..
+	                              slip_first[i+1] − 1 of struct ir_model's slip */
 	int linear;                /* φ = B u + b(t) with B constant */
 	int moving;                /* depends on t: then the outputs go on with
 	                              ∂φ/∂t (n), ∂²φ/∂t² (n) and ∂G/∂t (ngrad) */
@@ -233,6 +237,9 @@ struct ir_model {
 	int constraint_moving;           /* c depends on t (ir_gaps.moving) */
 	int constraint_linear;           /* c = B u − G(t), B constant */
 	struct ir_gaps contact;          /* unilateral contacts φ_i(u) ≥ 0 */
+	struct ir_gaps slip;             /* the contact points' slip coordinates
+	                                    s(u) (`along`): values and gradients,
+	                                    the tangents of Coulomb friction */
 	struct ir_loc init_loc;
 };
 

@@ -132,7 +132,8 @@ enum ast_item_kind {
 	AST_ITEM_CONSTRAINT, /* value: c(u) == d(u), a bilateral constraint; with
 	                        target (a field), value is REGION == EXPR */
 	AST_ITEM_CONTACT,    /* value: φ(u) >= ψ(u), restitution: e or NULL,
-	                        friction: μ or NULL */
+	                        friction: μ or NULL, along: the slip
+	                        coordinate(s) of the contact point or NULL */
 	AST_ITEM_FIELD,      /* field TARGET on MESH (value) : ELEMENT (dir) */
 	AST_ITEM_FIX,        /* fix TARGET on REGION (value) */
 	AST_ITEM_LET         /* defs: values of the model's parameters (not
@@ -147,6 +148,7 @@ struct ast_item {
 	struct ast_expr *target, *value, *dir;
 	struct ast_expr *restitution;   /* contact ... restitution E */
 	struct ast_expr *friction;      /* contact ... friction MU */
+	struct ast_expr *along;         /* contact ... friction MU along S */
 	int equilibrium;          /* init equilibrium */
 };
 

@@ -451,6 +451,7 @@ static void model(struct checker *c, struct ast_model *m)
 			expr(c, it->dir);
 			expr(c, it->restitution);
 			expr(c, it->friction);
+			expr(c, it->along);
 		}
 	}
 	c->in_model = 0;

@@ -780,6 +780,25 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 		m->mass.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 		m->mass.loc = m->kinetic->loc;
 	}
+	/* friction without `along` takes the tangents orthogonal to the gap's
+	 * gradient in the coordinate space, which is the tangent plane of the
+	 * obstacle only when the dofs are one point's Cartesian coordinates:
+	 * a mass m I (then orthogonal in the metric of M too) */
+	for (int k = 0; k < m->contact.n && m->contact.friction; k++) {
+		if (m->contact.friction[k] == 0 ||
+		    (m->contact.slip_first && m->contact.slip_first[k + 1] > m->contact.slip_first[k]))
+			continue;
+		int point = !m->kinetic && m->mass.a && m->mass.a[0] > 0;
+		for (int i = 0; i < n && point; i++)
+			for (int j = 0; j < n && point; j++)
+				point = m->mass.a[i + (size_t)j * n] == (i == j ? m->mass.a[0] : 0);
+		if (!point) {
+			struct loc l = { m->contact.loc[k].file, m->contact.loc[k].line, m->contact.loc[k].col, 7 };
+			return eval_error(ev, l, "friction at this contact needs the slip of the contact point, "
+			                  "contact ... friction MU along S: without it the tangents are found from "
+			                  "the gap alone, which needs the dofs to be one point's coordinates (a mass m I)");
+		}
+	}
 	if (!m->stiffness.a && n <= IR_DENSE_MAX && mc->nfield == 0) {
 		/* no stiffness: a free body (K = 0) */
 		m->stiffness.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);

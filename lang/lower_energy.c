@@ -1036,12 +1036,46 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 	return 0;
 }
 
+/* contact ... friction MU along S: the slip coordinate S of the contact
+ * point along the obstacle (one number, or [S1, S2] in space), each a
+ * function of the dofs, appended as rows k, k+1 of the program p. */
+static int slip_rows(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, struct ast_expr *e, int *c,
+                     struct ir_loc *locs, double *rest, double *mu, int *k)
+{
+	struct value s;
+	if (eval_expr(ev, e, &s))
+		return -1;
+	if (s.kind != VAL_NUM && s.kind != VAL_MAT)
+		return eval_error(ev, e->loc, "the slip of a contact point is a number or a vector of two numbers");
+	int ns = s.kind == VAL_NUM ? 1 : s.rows * s.cols;
+	if (ns != 1 && ns != 2)
+		return eval_error(ev, e->loc, "the slip of a contact point has one coordinate along the obstacle "
+		                  "(in the plane) or two, [S1, S2] (in space), not %d", ns);
+	for (int j = 0; j < ns; j++) {
+		int r = ns == 1 && s.kind == VAL_NUM ? s.reg : s.m[j];
+		if (ir_depends(p, w, r, OPBIT(IR_VEL) | OPBIT(IR_ACC) | OPBIT(IR_INT) | OPBIT(IR_INTVEL) |
+		               OPBIT(IR_TIME)))
+			return eval_error(ev, e->loc, "the slip of a contact point is a function of the dofs only, not "
+			                  "of rates, internal variables or t");
+		if (ir_is_const(p, r, NULL))
+			return eval_error(ev, e->loc, "this slip coordinate does not involve any dof");
+		c[*k] = r;
+		locs[*k] = ir_loc_of(e->loc);
+		rest[*k] = mu[*k] = 0;
+		++*k;
+	}
+	return 0;
+}
+
 /* The gap functions of `constraint LHS == RHS` (c = LHS − RHS = 0) or of
  * `contact LHS >= RHS` (φ = LHS − RHS ≥ 0; <= swaps the sides): their
  * values, gradients G and the Hessians of each, all in one program
- * (ir.h, struct ir_gaps). */
+ * (ir.h, struct ir_gaps).  With slip_first (one more than the contacts),
+ * the same for the slip coordinates of `contact ... friction MU along S`
+ * (one S, or two [S1, S2]): slip_first[i] is the first row of contact
+ * i's. */
 static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, struct ir_diff_ws *w,
-                      enum ast_item_kind kind, struct ir_gaps *out)
+                      enum ast_item_kind kind, struct ir_gaps *out, int *slip_first)
 {
 	struct ir_model *m = mc->m;
 	int n = m->ndof, nc = 0;
@@ -1050,6 +1084,10 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		struct ast_item *it = am->items.v[i];
 		if (it->kind != kind)
 			continue;
+		if (slip_first) {
+			nc += it->along ? 2 : 0;   /* at most: counted below */
+			continue;
+		}
 		/* constraint FIELD on REGION == EXPR: one per dof of the region */
 		int nf = it->target ? fe_constraint(ev, it, NULL) : 1;
 		if (nf < 0)
@@ -1068,12 +1106,19 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 	struct ir_loc *locs = arena_alloc(ev->a, sizeof *locs * (size_t)nc);
 	double *rest = arena_alloc(ev->a, sizeof(double) * (size_t)nc);
 	double *mu = arena_alloc(ev->a, sizeof(double) * (size_t)nc);
-	int k = 0, moving = 0, anyfriction = 0;
+	int k = 0, moving = 0, anyfriction = 0, kc = 0;
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
 		if (it->kind != kind)
 			continue;
 		struct ast_expr *e = it->value;
+		if (slip_first) {
+			slip_first[kc] = k;
+			if (it->along && slip_rows(ev, w, p, it->along, c, locs, rest, mu, &k))
+				return -1;
+			slip_first[++kc] = k;
+			continue;
+		}
 		locs[k] = ir_loc_of(it->loc);
 		if (it->target) {
 			int nf = fe_constraint(ev, it, c + k);
@@ -1129,18 +1174,23 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			if (!(mu[k] >= 0 && isfinite(mu[k])))
 				return eval_error(ev, it->friction->loc, "the friction coefficient must be >= 0, not %g",
 				                  mu[k]);
-			/* the tangents are the directions of the coordinate space
-			 * orthogonal to the gap's gradient (dyn(5), "Friction at
-			 * contacts"): meaningful for one body in the plane or in space */
-			if (mu[k] > 0 && n != 2)
-				return eval_error(ev, it->friction->loc, "friction at a contact needs a model of 2 dofs "
-				                  "(one body in the plane: the tangent is orthogonal to the gap's gradient), "
-				                  "not %d", n);
+			/* without `along`, the tangents are the directions of the
+			 * coordinate space orthogonal to the gap's gradient (dyn(5),
+			 * "Friction at contacts"): the coordinates must be those of
+			 * one point in the plane or in space (its mass is checked
+			 * with the mass, lower_model) */
+			if (mu[k] > 0 && !it->along && n != 2 && n != 3)
+				return eval_error(ev, it->friction->loc, "friction at a contact in a model of %d dofs needs "
+				                  "the slip of the contact point: contact ... friction MU along S (the "
+				                  "tangents follow from the gap alone for one point of 2 or 3 coordinates)",
+				                  n);
 			if (mu[k] > 0)
 				anyfriction = 1;
 		}
 		k++;
 	}
+	if (slip_first)
+		nc = k;
 	struct ir_diff_inputs in = { n, 1, { { IR_DOF, 0 } } };
 	int gcap = 0, hcap = 0, ng = 0, nh = 0;
 	int *gk = NULL, *gi = NULL, *greg = NULL, *hk = NULL, *hi = NULL, *hj = NULL, *hreg = NULL;
@@ -1265,7 +1315,7 @@ static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_m
 {
 	struct ir_model *m = mc->m;
 	struct ir_gaps g;
-	if (lower_gaps(ev, mc, am, w, AST_ITEM_CONSTRAINT, &g))
+	if (lower_gaps(ev, mc, am, w, AST_ITEM_CONSTRAINT, &g, NULL))
 		return -1;
 	m->nconstraint = g.n;
 	m->constraint = g.prog;
@@ -1279,7 +1329,20 @@ static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_m
 	m->constraint_loc = g.loc;
 	m->constraint_moving = g.moving;
 	m->constraint_linear = g.linear;
-	return lower_gaps(ev, mc, am, w, AST_ITEM_CONTACT, &m->contact);
+	if (lower_gaps(ev, mc, am, w, AST_ITEM_CONTACT, &m->contact, NULL))
+		return -1;
+	int along = 0;
+	for (int i = 0; i < am->items.n; i++) {
+		struct ast_item *it = am->items.v[i];
+		along |= it->kind == AST_ITEM_CONTACT && it->along;
+	}
+	if (!along)
+		return 0;
+	int *first = arena_alloc(ev->a, sizeof(int) * (size_t)(m->contact.n + 1));
+	if (lower_gaps(ev, mc, am, w, AST_ITEM_CONTACT, &m->slip, first))
+		return -1;
+	m->contact.slip_first = first;
+	return 0;
 }
 
 int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)

@@ -348,6 +348,13 @@ item:
 		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $4;
 		$$->friction = $6;
 	}
+	| CONTACT expr FRICTION expr ALONG expr {
+		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->friction = $4; $$->along = $6;
+	}
+	| CONTACT expr RESTITUTION expr FRICTION expr ALONG expr {
+		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $4;
+		$$->friction = $6; $$->along = $8;
+	}
 	| INIT EQUILIBRIUM      { $$ = ast_item_new(A, AST_ITEM_INIT, L(@1)); $$->equilibrium = 1; }
 	| PARAM defs            { $$ = ast_item_new(A, AST_ITEM_PARAM, L(@1)); $$->defs = $2; }
 	| LET defs              { $$ = ast_item_new(A, AST_ITEM_LET, L(@1)); $$->defs = $2; }

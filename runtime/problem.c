@@ -246,6 +246,12 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 		if (!pb->reg_ct || !pb->out_ct)
 			return fail(err, m->loc, "out of memory");
 	}
+	if (m->slip.prog) {
+		pb->reg_sl = scratch((size_t)m->slip.prog->n);
+		pb->out_sl = scratch((size_t)m->slip.prog->nout);
+		if (!pb->reg_sl || !pb->out_sl)
+			return fail(err, m->loc, "out of memory");
+	}
 	pb->nc = m->nconstraint;
 	if (m->constraint) {
 		pb->reg_c = scratch((size_t)m->constraint->n);
@@ -337,6 +343,8 @@ void problem_free(struct rt_problem *pb)
 	free(pb->reg_c);
 	free(pb->out_ct);
 	free(pb->reg_ct);
+	free(pb->out_sl);
+	free(pb->reg_sl);
 	free(pb->out_c);
 	memset(pb, 0, sizeof *pb);
 }
@@ -677,6 +685,12 @@ void problem_contacts(struct rt_problem *pb, const double *u, double *phi, doubl
 {
 	const struct ir_gaps *g = &pb->ir->contact;
 	gaps_eval(pb, g->prog, pb->reg_ct, pb->out_ct, g->n, g->ngrad, g->gk, g->gi, 0, u, phi, Gd);
+}
+
+void problem_slips(struct rt_problem *pb, const double *u, double *s, double *Td)
+{
+	const struct ir_gaps *g = &pb->ir->slip;
+	gaps_eval(pb, g->prog, pb->reg_sl, pb->out_sl, g->n, g->ngrad, g->gk, g->gi, 0, u, s, Td);
 }
 
 void problem_add_contact_hess(struct rt_problem *pb, const double *mu, double coef, double *J, int ld)

@@ -48,6 +48,7 @@ struct rt_problem {
 	double *reg_dt, *out_dt;    /* per-term dissipation gradients */
 	double *reg_c, *out_c;      /* constraints */
 	double *reg_ct, *out_ct;    /* contacts */
+	double *reg_sl, *out_sl;    /* the contacts' slip coordinates */
 	int ncontact;
 	int nc;
 	double *tmp;                /* n */
@@ -127,6 +128,9 @@ void problem_constraint_gt(const struct rt_problem *pb, const double *g, const d
  * ∂²c/∂t² (nc each) and ∂G/∂t (nc × n; Gt may be NULL); zeros for fixed
  * ones. */
 void problem_constraint_rates(struct rt_problem *pb, double *ct, double *ctt, double *Gt);
+/* The slip coordinates s(u) of the contacts' `along` (ir->slip.n) and
+ * their gradients T (ir->slip.n × n, column-major, zeros included). */
+void problem_slips(struct rt_problem *pb, const double *u, double *s, double *Td);
 /* The contacts' gaps φ(u) (ncontact) and their gradients G (ncontact × n,
  * column-major), either may be NULL; then J += coef Σ_k μ_k ∇²φ_k from
  * that evaluation. */

@@ -42,21 +42,27 @@
  * mean force, λ = −Λ/τ (the sign of the equation of motion's +Cᵀλ).
  *
  * Coulomb friction at a contact with μ > 0 (dyn(5), "Friction at
- * contacts"; Acary & Brogliato 2008 §13.4, Jean 1999): in a model of two
- * coordinates the tangent is the gap's gradient turned by 90°,
- * T = (−G₂, G₁), of the same length as G so that |Tᵀp|/|Gᵀp| compares
- * forces; the active contact adds a row T v₊ with an impulse P_t and the
- * per-step problem becomes Signorini and Coulomb in impulses,
+ * contacts"; Acary & Brogliato 2008 §13.4, Jean 1999): the tangent rows
+ * T are the gradients of the contact point's slip coordinates s(u)
+ * (`friction MU along S`: one in the plane, two in space), so that T v
+ * is the slip velocity of the contact point whatever the coordinates (a
+ * rigid block's x, y, θ); without `along`, for one point's coordinates
+ * (a mass m I), the directions orthogonal to G in that metric, of the
+ * same length as G so that |P_t|/P_n compares forces: T = (−G₂, G₁) in
+ * the plane, two orthogonal ones in space.  The active contact adds the
+ * rows T v₊ with impulses P_t and the per-step problem becomes Signorini
+ * and Coulomb in impulses (De Saxcé's cone complementarity),
  *
  *   0 ≤ G v₊ + e G v ⊥ P_n ≥ 0,   |P_t| ≤ μP_n,
- *   T v₊ ≠ 0  ⇒  P_t = −μP_n sign(T v₊),
+ *   T v₊ ≠ 0  ⇒  P_t = −μP_n T v₊/|T v₊|,
  *
  * solved by projected Gauss–Seidel over the blocks (an equality row, a
  * frictionless contact, a frictional contact) with an exact local
- * solver for the 2 × 2 block: separation, sticking (P = −D⁻¹q in the
- * cone) or sliding in either direction (P_t = ∓μP_n, (DP + q)_n = 0,
- * checked against the sign of the slip) — one of them holds for a
- * positive definite D and μ|D_nt| < D_nn.  One sweep is exact for one
+ * solver for the 2 × 2 or 3 × 3 block: separation, sticking (P = −D⁻¹q
+ * in the cone) or sliding (P_t = −μP_n d, (DP + q)_n = 0, the slip along
+ * d; in the plane d = ±1, in space the angle of d is the root of one
+ * scalar equation, coulomb_cone) — one of them holds for a positive
+ * definite D and μ|D_nt| < D_nn.  One sweep is exact for one
  * contact; with several, the sweeps stop when the impulses change by
  * less than contact_tolerance (relative) and fail, naming the problem,
  * after contact_iterations.  The friction impulse's work pairs with the
@@ -82,7 +88,9 @@ struct moreau {
 	struct rt_problem *pb;
 	struct nl_common c;
 	double theta;
-	int nk, nc, nr;               /* contacts, constraints, nc + 2nk rows */
+	int nk, nc, nr;               /* contacts, constraints, nc + 3nk rows */
+	int nsl;                      /* slip coordinates (`along`) */
+	double *T;                    /* nsl × n: their gradients */
 	const double *mu;             /* nk: Coulomb's μ, or NULL */
 	double ctol;                  /* frictional problem: relative change */
 	int cmaxit;                   /* and sweeps */
@@ -114,7 +122,7 @@ static void mj_free(void *p)
 	free(s->f1); free(s->psi0); free(s->du); free(s->vold); free(s->wpsi); free(s->wphi); free(s->W);
 	free(s->G); free(s->H); free(s->WG); free(s->phi); free(s->q); free(s->P); free(s->y); free(s->active);
 	free(s->basic); free(s->idx); free(s->D); free(s->Dsub); free(s->rhs);
-	free(s->cval); free(s->Gc); free(s->X); free(s->A); free(s->rkind);
+	free(s->cval); free(s->Gc); free(s->X); free(s->A); free(s->rkind); free(s->T);
 	la_factor_free(s->wf);
 	la_factor_free(s->df);
 	la_factor_free(s->af);
@@ -134,7 +142,7 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	struct moreau *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	int n = pb->n, nk = pb->ir->contact.n, nc = pb->nc, nr = 2 * nk + nc;
+	int n = pb->n, nk = pb->ir->contact.n, nc = pb->nc, nr = 3 * nk + nc, nsl = pb->ir->slip.n;
 	s->pb = pb;
 	s->mu = pb->ir->contact.friction;
 	s->ctol = opt->contact_tol > 0 ? opt->contact_tol : 1e-12;
@@ -143,10 +151,12 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	s->nk = nk;
 	s->nc = nc;
 	s->nr = nr;
+	s->nsl = nsl;
 	if (nl_vectors((size_t)n, &s->v1, &s->u1, &s->R, &s->F0, &s->gphi, &s->gpsi, &s->f0, &s->f1, &s->psi0,
 	               &s->du, &s->vold, &s->wpsi, &s->wphi, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)n, &s->W, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)nk, &s->G, (double **)NULL) ||
+	    nl_vectors((size_t)n * (size_t)nsl, &s->T, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)nr, &s->H, &s->WG, (double **)NULL) ||
 	    nl_vectors((size_t)nk, &s->phi, (double **)NULL) ||
 	    nl_vectors((size_t)nr, &s->q, &s->P, &s->y, &s->rhs, (double **)NULL) ||
@@ -249,6 +259,98 @@ static int coulomb_local(double a, double b, double c, double qn, double qt, dou
 	return -1;
 }
 
+/* The sliding state in direction φ of coulomb_cone: P_n, y_t, g = d × y_t,
+ * h = d · y_t; 0 when D_nn − μD_nt·d ≤ 0 (no such state). */
+static int slide_at(const double *Dl, const double *q, double mu, double phi, double *pn, double *yt, double *g,
+                    double *h)
+{
+	double d1 = cos(phi), d2 = sin(phi);
+	double den = Dl[0] - mu * (Dl[3] * d1 + Dl[6] * d2);
+	*g = *h = 0;
+	if (!(den > 0))
+		return 0;
+	*pn = -q[0] / den;
+	for (int i = 0; i < 2; i++)
+		yt[i] = q[1 + i] + *pn * (Dl[1 + i] - mu * (Dl[1 + i + 3] * d1 + Dl[1 + i + 6] * d2));
+	*g = d1 * yt[1] - d2 * yt[0];
+	*h = d1 * yt[0] + d2 * yt[1];
+	return 1;
+}
+
+/* The exact solution of one frictional contact's 3 × 3 problem
+ * y = D P + q (normal, then two tangents; Dl column-major) under
+ * Signorini and Coulomb's cone |P_t| ≤ μP_n, y_t ≠ 0 ⇒ P_t = −μP_n
+ * y_t/|y_t| (De Saxcé's cone complementarity at one contact):
+ * separation when q_n ≥ 0; sticking, P = −D⁻¹q inside the cone; or
+ * sliding in the direction d = (cos φ, sin φ) of the tangent plane, with
+ * P = P_n(1, −μd), y_n = 0 (so P_n = −q_n/(D_nn − μD_nt·d)) and y_t =
+ * λd, λ ≥ 0.  The last is one equation in φ, d × y_t(φ) = 0, whose
+ * roots are bracketed on 720 angles and refined by bisection to rounding;
+ * the root with d·y_t ≥ 0 is the slip.  0, or -1 when none holds (μ too
+ * large for the coupling D_nt). */
+static int coulomb_cone(const double *Dl, const double *q, double mu, double *P)
+{
+	P[0] = P[1] = P[2] = 0;
+	if (q[0] >= 0)
+		return 0;
+#define DL(i, j) Dl[(i) + 3 * (j)]
+	double c00 = DL(1, 1) * DL(2, 2) - DL(1, 2) * DL(2, 1), c01 = DL(1, 2) * DL(2, 0) - DL(1, 0) * DL(2, 2),
+	       c02 = DL(1, 0) * DL(2, 1) - DL(1, 1) * DL(2, 0);
+	double det = DL(0, 0) * c00 + DL(0, 1) * c01 + DL(0, 2) * c02;
+	if (det > 0) {
+		/* −D⁻¹q by the adjugate */
+		double adj[9] = {
+			c00, c01, c02,
+			DL(0, 2) * DL(2, 1) - DL(0, 1) * DL(2, 2), DL(0, 0) * DL(2, 2) - DL(0, 2) * DL(2, 0),
+			DL(0, 1) * DL(2, 0) - DL(0, 0) * DL(2, 1),
+			DL(0, 1) * DL(1, 2) - DL(0, 2) * DL(1, 1), DL(0, 2) * DL(1, 0) - DL(0, 0) * DL(1, 2),
+			DL(0, 0) * DL(1, 1) - DL(0, 1) * DL(1, 0)
+		};   /* adj[i + 3j] = (D⁻¹)_ij det */
+		double st[3];
+		for (int i = 0; i < 3; i++)
+			st[i] = -(adj[i] * q[0] + adj[i + 3] * q[1] + adj[i + 6] * q[2]) / det;
+		if (st[0] >= 0 && hypot(st[1], st[2]) <= mu * st[0] * (1 + 1e-14)) {
+			memcpy(P, st, sizeof st);
+			return 0;
+		}
+	}
+	/* sliding: g(φ) = d × y_t(φ), h(φ) = d · y_t(φ) */
+	enum { NPHI = 720 };
+	double ga = 0, pn = 0, yt[2];
+	int va = 0;
+	for (int k = 0; k <= NPHI; k++) {
+		double phi = 2 * M_PI * k / NPHI, g, h;
+		int v = slide_at(Dl, q, mu, phi, &pn, yt, &g, &h);
+		if (v && va && (g == 0 || (g > 0) != (ga > 0))) {
+			double lo = 2 * M_PI * (k - 1) / NPHI, hi = phi, glo = ga;
+			for (int b = 0; b < 200 && lo < hi; b++) {
+				double mid = 0.5 * (lo + hi), gm, hm;
+				if (mid <= lo || mid >= hi || !slide_at(Dl, q, mu, mid, &pn, yt, &gm, &hm))
+					break;
+				if ((gm > 0) == (glo > 0) && gm != 0) {
+					lo = mid;
+					glo = gm;
+				} else {
+					hi = mid;
+				}
+			}
+			double gh, hh;
+			double scale = fabs(q[1]) + fabs(q[2]) + fabs(pn) * (fabs(Dl[1]) + fabs(Dl[2]) + mu * (fabs(Dl[4]) +
+			               fabs(Dl[5]) + fabs(Dl[7]) + fabs(Dl[8])));
+			if (slide_at(Dl, q, mu, hi, &pn, yt, &gh, &hh) && hh >= -1e-13 * scale) {
+				P[0] = pn;
+				P[1] = -mu * pn * cos(hi);
+				P[2] = -mu * pn * sin(hi);
+				return 0;
+			}
+		}
+		va = v;
+		ga = g;
+	}
+#undef DL
+	return -1;
+}
+
 /* Projected Gauss–Seidel over the blocks of the nr rows (kinds in
  * s->rkind): each block solved exactly with the others fixed.  0, or -1
  * with *sweeps and *change when it did not converge (or a local problem
@@ -263,35 +365,41 @@ static int pgs_solve(struct moreau *s, int nr, int *sweeps, double *change)
 		double dmax = 0, pmax = 0;
 		for (int a = 0; a < nr; a++) {
 			int kind = s->rkind[a];
-			int bs = kind == ROW_FRICTION ? 2 : 1;
-			double y[2];
+			int bs = 1;
+			while (kind == ROW_FRICTION && a + bs < nr && s->rkind[a + bs] == ROW_TANGENT)
+				bs++;
+			double y[3], pl[3] = { 0, 0, 0 };
 			for (int r = 0; r < bs; r++) {
 				y[r] = s->q[a + r];
 				for (int b = 0; b < nr; b++)
 					if (b < a || b >= a + bs)
 						y[r] += D[a + r + (size_t)b * ld] * s->P[b];
 			}
-			double p0 = s->P[a], p1 = bs == 2 ? s->P[a + 1] : 0, n0, n1 = 0;
 			double daa = D[a + (size_t)a * ld];
+			int bad = 0;
 			if (kind == ROW_EQ) {
-				n0 = -y[0] / daa;
+				pl[0] = -y[0] / daa;
 			} else if (kind == ROW_NORMAL) {
-				n0 = fmax(0, -y[0] / daa);
+				pl[0] = fmax(0, -y[0] / daa);
+			} else if (bs == 2) {
+				bad = coulomb_local(daa, D[a + (size_t)(a + 1) * ld], D[a + 1 + (size_t)(a + 1) * ld], y[0],
+				                    y[1], s->mu[s->idx[a]], &pl[0], &pl[1]);
 			} else {
-				if (coulomb_local(daa, D[a + (size_t)(a + 1) * ld], D[a + 1 + (size_t)(a + 1) * ld], y[0], y[1],
-				                  s->mu[s->idx[a]], &n0, &n1)) {
-					*sweeps = it;
-					*change = NAN;
-					return -1;
-				}
+				double Dl[9];
+				for (int i = 0; i < 3; i++)
+					for (int j = 0; j < 3; j++)
+						Dl[i + 3 * j] = D[a + i + (size_t)(a + j) * ld];
+				bad = coulomb_cone(Dl, y, s->mu[s->idx[a]], pl);
 			}
-			s->P[a] = n0;
-			dmax = fmax(dmax, fabs(n0 - p0));
-			pmax = fmax(pmax, fabs(n0));
-			if (bs == 2) {
-				s->P[a + 1] = n1;
-				dmax = fmax(dmax, fabs(n1 - p1));
-				pmax = fmax(pmax, fabs(n1));
+			if (bad) {
+				*sweeps = it;
+				*change = NAN;
+				return -1;
+			}
+			for (int r = 0; r < bs; r++) {
+				dmax = fmax(dmax, fabs(pl[r] - s->P[a + r]));
+				pmax = fmax(pmax, fabs(pl[r]));
+				s->P[a + r] = pl[r];
 			}
 			a += bs - 1;
 		}
@@ -362,6 +470,49 @@ static int constraint_project(struct moreau *s, double t, double *u, struct rt_e
 	}
 }
 
+/* The tangent rows of frictional contact k, from row r of s->H: the
+ * gradients of its slip coordinates (`along`), or, for one point's
+ * coordinates (a mass m I, checked by the language), the directions
+ * orthogonal to the gap's gradient G, of G's length so that the
+ * impulses compare as forces: T = (−G₂, G₁) in the plane; in space
+ * t₁ = the coordinate axis least aligned with G made orthogonal to it,
+ * t₂ = Ĝ × t₁.  Returns their number. */
+static int tangents(struct moreau *s, int k, int r)
+{
+	int n = s->pb->n, nk = s->nk, ld = s->nr;
+	const int *first = s->pb->ir->contact.slip_first;
+	if (first && first[k + 1] > first[k]) {
+		for (int j = first[k]; j < first[k + 1]; j++)
+			for (int i = 0; i < n; i++)
+				s->H[r + j - first[k] + (size_t)i * ld] = s->T[j + (size_t)i * s->nsl];
+		return first[k + 1] - first[k];
+	}
+	const double *g = s->G + k;   /* stride nk */
+	if (n == 2) {
+		s->H[r] = -g[nk];
+		s->H[r + (size_t)ld] = g[0];
+		return 1;
+	}
+	double gn = sqrt(g[0] * g[0] + g[nk] * g[nk] + g[2 * nk] * g[2 * nk]);
+	double u[3] = { g[0] / gn, g[nk] / gn, g[2 * nk] / gn }, t[3] = { 0, 0, 0 };
+	int a = 0;
+	for (int i = 1; i < 3; i++)
+		if (fabs(u[i]) < fabs(u[a]))
+			a = i;
+	t[a] = 1;
+	double tn = 0;
+	for (int i = 0; i < 3; i++)
+		t[i] -= u[a] * u[i];
+	tn = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+	double t2[3] = { u[1] * t[2] - u[2] * t[1], u[2] * t[0] - u[0] * t[2], u[0] * t[1] - u[1] * t[0] };
+	double t2n = sqrt(t2[0] * t2[0] + t2[1] * t2[1] + t2[2] * t2[2]);
+	for (int i = 0; i < 3; i++) {
+		s->H[r + (size_t)i * ld] = gn * t[i] / tn;
+		s->H[r + 1 + (size_t)i * ld] = gn * t2[i] / t2n;
+	}
+	return 2;
+}
+
 static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
                    double *dterm, struct rt_error *err)
 {
@@ -386,6 +537,8 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		s->rkind[r] = ROW_EQ;
 	if (nk) {
 		problem_contacts(pb, x->u, s->phi, s->G);
+		if (s->nsl)
+			problem_slips(pb, x->u, NULL, s->T);
 		/* the smooth acceleration M⁻¹F at the start, into R (scratch) */
 		memcpy(s->R, s->F0, sizeof(double) * (size_t)n);
 		nl_mass_solve(&s->c, s->R);
@@ -412,13 +565,12 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 			s->idx[r] = k;
 			na++;
 			if (fr) {
-				/* the tangent T = (−G₂, G₁) (the language allows
-				 * friction in models of 2 dofs only) */
-				s->H[r + 1] = -s->G[k + (size_t)1 * nk];
-				s->H[r + 1 + (size_t)ld] = s->G[k];
-				s->rkind[r + 1] = ROW_TANGENT;
-				s->idx[r + 1] = k;
-				na++;
+				int nt = tangents(s, k, r + 1);
+				for (int j = 1; j <= nt; j++) {
+					s->rkind[r + j] = ROW_TANGENT;
+					s->idx[r + j] = k;
+				}
+				na += nt;
 				friction = 1;
 			}
 		}
