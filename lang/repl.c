@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -895,6 +896,26 @@ static void on_line(char *line)
 	rl_callback_handler_remove();
 }
 
+/* Is a Ctrl-C waiting (SIGINT is blocked while readline reads)? */
+static int sigint_pending(void)
+{
+	sigset_t pend;
+	return sigpending(&pend) == 0 && sigismember(&pend, SIGINT);
+}
+
+/* readline asks this before reading ahead: since 8.0 it inserts all the
+ * typed-ahead characters of a paste in one call.  None is available
+ * past a pending Ctrl-C, so that keys typed after it are read on the
+ * next line, not into the line it drops. */
+static int input_available(void)
+{
+	if (sigint_pending())
+		return 0;
+	int fd = fileno(rl_instream ? rl_instream : stdin);
+	struct pollfd p = { fd, POLLIN, 0 };
+	return poll(&p, 1, 0) > 0;
+}
+
 /* One line typed at the prompt: 0 and *line (malloc'd), 1 at the end of
  * input (Ctrl-D), 2 when Ctrl-C dropped the line.  SIGINT stays blocked
  * except inside pselect, so that a Ctrl-C is either seen before waiting
@@ -934,6 +955,17 @@ static int read_line(const char *prompt, char **line)
 			rl_callback_handler_remove();
 			rc = 1;
 			break;
+		}
+		/* pselect reports ready input before a pending signal: keys
+		 * typed just after Ctrl-C would be read into the line the
+		 * Ctrl-C drops.  Take the signal first, so that they start
+		 * the next line. */
+		if (sigint_pending()) {
+			struct timespec zero = { 0, 0 };
+			if (sigtimedwait(&block, NULL, &zero) == SIGINT) {
+				prompt_interrupted = 1;
+				continue;
+			}
 		}
 		rl_callback_read_char();
 	}
@@ -1006,6 +1038,7 @@ int repl_main(struct session *s, const char *file)
 	rl_attempted_completion_function = complete;
 	rl_basic_word_break_characters = " \t\n\"(),[]{}+-*/^=<>;.'";
 	rl_catch_signals = 0;
+	rl_input_available_hook = input_available;
 	char *hist = getenv("HOME") ? arena_printf(s->arena, "%s/.dyn_history", getenv("HOME")) : NULL;
 	if (hist)
 		read_history(hist);

@@ -10,6 +10,10 @@
 #     takes one more step, :run continues (and is stopped again), :quit
 #     leaves with status 0 (the old :run, :step and :quit printed only
 #     "dyn: error:" after it).
+#  4. Keys typed right after Ctrl-C at the prompt start the next line:
+#     "1 + 2" typed, then "^Cprint 6*7⏎" sent at once, 100 times, prints
+#     42 every time and no error (the old loop read the keys before taking
+#     the pending signal, into the line the Ctrl-C dropped: "1 + 2print 6*7").
 # Waits are for prompts and messages, never fixed times; timeouts are long
 # for a loaded machine.
 set -u
@@ -158,6 +162,23 @@ if session run; then
 	b=$(grep -o 'step [0-9]* of 1000000 (in progress)' "$dir/run.out" | sed -n 3p | awk '{print $2}')
 	[ -n "$a" ] && [ -n "$b" ] && [ "$b" -eq $((a + 1)) ] ||
 		fail ":step after Ctrl-C during :run went from step '$a' to '$b', not one step"
+fi
+
+{
+	echo "timeout 60"
+	echo "expect dyn> "
+	i=0
+	while [ $i -lt 100 ]; do
+		printf '%s\n' 'send 1 + 2' 'expect 1 + 2' 'send \x03print 6*7\n' 'expect 42' 'expect dyn> '
+		i=$((i + 1))
+	done
+	printf '%s\n' 'send \x04' 'exit 0'
+} > "$dir/typeahead.pty"
+if session typeahead; then
+	tr -d '\r' < "$dir/typeahead.out" | grep 'error' > "$dir/typeahead.errors" &&
+		fail "keys typed after Ctrl-C joined the dropped line: $(head -1 "$dir/typeahead.errors")"
+	n=$(tr -d '\r' < "$dir/typeahead.out" | sed 's/\x1b\[?2004[hl]//g' | grep -cx '42')
+	[ "$n" -eq 100 ] || fail "print 6*7 after Ctrl-C printed 42 $n times of 100"
 fi
 
 [ "$status" -eq 0 ] && echo "repl_interrupt: ok"
