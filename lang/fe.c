@@ -1250,9 +1250,13 @@ int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *
 	*nr = 0;
 	int primes;
 	const struct fe_field *fd = target_field(ev, it->expr, &primes);
-	if (!fd)
+	const struct ast_expr *t = it->expr->kind == AST_PRIME ? it->expr->lhs : it->expr;
+	if (!fd && t->kind == AST_NAME)
 		return eval_error(ev, it->expr->loc, "'%s at (...)' records a field at a point: %s is not a field",
-		                  it->expr->name, it->expr->name);
+		                  t->name, t->name);
+	if (!fd)
+		return eval_error(ev, it->expr->loc, "'at (...)' records a field or its rates at a point: "
+		                  "U, U' or U'' at (...), U a field");
 	struct mesh *m = fd->mesh->m;
 	int dim = m->dim;
 	if (it->at.n != dim)

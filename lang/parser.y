@@ -463,12 +463,12 @@ record_items:
 record_item:
 	expr                    { $$ = arena_alloc(A, sizeof *$$); $$->expr = $1; $$->loc = $1->loc; }
 	| IDENT '=' expr        { $$ = arena_alloc(A, sizeof *$$); $$->name = $1; $$->expr = $3; $$->loc = L(@1); }
-	| IDENT AT '(' exprs ')' {
-		/* a field's value at a point */
-		$$ = arena_alloc(A, sizeof *$$); $$->expr = name_expr(ctx, $1, L(@1)); $$->loc = L(@1);
+	| postfix AT '(' exprs ')' {
+		/* a field's value (u) or velocity (u') at a point */
+		$$ = arena_alloc(A, sizeof *$$); $$->expr = $1; $$->loc = $1->loc;
 		$$->at = $4; $$->has_at = 1; $$->at_loc = L(@2); }
-	| IDENT '=' IDENT AT '(' exprs ')' {
-		$$ = arena_alloc(A, sizeof *$$); $$->name = $1; $$->expr = name_expr(ctx, $3, L(@3)); $$->loc = L(@1);
+	| IDENT '=' postfix AT '(' exprs ')' {
+		$$ = arena_alloc(A, sizeof *$$); $$->name = $1; $$->expr = $3; $$->loc = L(@1);
 		$$->at = $6; $$->has_at = 1; $$->at_loc = L(@4); }
 	| FIELD_KW IDENT           {
 		/* a whole field, to VTU files and their PVD index */
