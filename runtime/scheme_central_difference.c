@@ -214,6 +214,9 @@ struct central {
 	double *x1, *x2, *y, *Mx; /* n */
 	int warm1, warm2;         /* the iterates have converged once */
 	struct omega *om;         /* beyond IR_DENSE_MAX: on the matrix layer */
+	/* explicit steps (direct_step) */
+	int direct;
+	double *f0, *f1, *g, *un, *an;   /* N */
 };
 
 static void cd_free(void *p)
@@ -226,6 +229,7 @@ static void cd_free(void *p)
 	la_factor_free(s->mf);
 	omega_free(s->om);
 	free(s->J); free(s->K); free(s->x1); free(s->x2); free(s->y); free(s->Mx);
+	free(s->f0); free(s->f1); free(s->g); free(s->un); free(s->an);
 	free(s);
 }
 
@@ -236,6 +240,57 @@ static void start_vector(int n, double *x)
 {
 	for (int i = 0; i < n; i++)
 		x[i] = 0.5 + sin(1.7 * (i + 1));
+}
+
+/* Without dissipation nor internal variables the step's equation
+ * M aᵏ = fᵏ − ∇Φ(uᵏ) has uᵏ = uᵏ⁻¹ + τvᵏ⁻¹ + τ²/2 aᵏ⁻¹ known: the step is
+ * explicit, one gradient and one solve with M (factored once by
+ * problem_init), where the Newton path assembles and factors its Jacobian
+ * M twice a step.  Dissipation makes vᵏ = vᵏ⁻¹ + τ/2 (aᵏ⁻¹ + aᵏ) enter
+ * ∇Ψ (implicit in aᵏ), internal variables their own equation: those stay
+ * on the Newton path, as do a mass depending on u and constraints (which
+ * the scheme refuses). */
+static int direct_applies(const struct rt_problem *pb)
+{
+	const struct ir_model *m = pb->ir;
+	int friction = 0;
+	for (int i = 0; i < pb->n && pb->sigma_u; i++)
+		friction |= pb->sigma_u[i] > 0;
+	return pb->m == 0 && !m->dissipation && !pb->hasC && !friction && !pb->varmass && pb->nc == 0 && pb->Mf;
+}
+
+/* One explicit step: the Newmark updates with β = 0, γ = ½ in the Newton
+ * path's arithmetic (scheme_newmark.c, al_step), the acceleration by the
+ * solve with M.  The work is Δu·(fᵏ⁻¹ + fᵏ)/2, as there.  Returns 1
+ * without touching x when the acceleration is not finite: the Newton path
+ * then takes the step and says what failed. */
+static int direct_step(struct central *s, double t0, double t1, double tau, struct rt_state *x, double *dW,
+                       double *dD)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n;
+	problem_load(pb, t0, s->f0);
+	problem_load(pb, t1, s->f1);
+	for (int i = 0; i < n; i++)
+		s->un[i] = x->u[i] + tau * x->v[i] + tau * tau * 0.5 * x->a[i];
+	problem_phi(pb, s->un, x->z, s->g);
+	for (int i = 0; i < n; i++)
+		s->an[i] = s->f1[i] - s->g[i];
+	la_solver_solve(pb->Mf, s->an);
+	for (int i = 0; i < n; i++)
+		if (!isfinite(s->an[i]))
+			return 1;
+	double w = 0;
+	for (int i = 0; i < n; i++) {
+		double du = s->un[i] - x->u[i];
+		w += du * 0.5 * (s->f0[i] + s->f1[i]);
+		x->v[i] = x->v[i] + tau * 0.5 * x->a[i] + 0.5 * tau * s->an[i];
+		x->u[i] = s->un[i];
+		x->a[i] = s->an[i];
+	}
+	*dW = w;
+	*dD = 0;
+	return 0;
 }
 
 static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
@@ -250,6 +305,11 @@ static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	if (!s->inner) {
 		cd_free(s);
 		return NULL;
+	}
+	s->direct = direct_applies(pb);
+	if (s->direct && nl_vectors((size_t)pb->N, &s->f0, &s->f1, &s->g, &s->un, &s->an, (double **)NULL)) {
+		cd_free(s);
+		return nl_refuse(err, "out of memory for the step");
 	}
 	if (!pb->M) {
 		if (!(s->om = omega_alloc(pb))) {
@@ -378,6 +438,8 @@ static int cd_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		         tau, 2 / w, t0, w, 2 / w);
 		return NL_UNSTABLE;
 	}
+	if (s->direct && direct_step(s, t0, t1, tau, x, dW, dD) == 0)
+		return 0;
 	return nl_generalized_alpha.step(s->inner, t0, t1, tau, x, dW, dD, dterm, err);
 }
 
