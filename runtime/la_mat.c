@@ -436,13 +436,19 @@ static void gather(const struct la_mat *A, const double *x, double *y, int sub)
 	size_t off = A->kind == LA_MAT_DENSE ? 0 : (size_t)ku;
 	size_t step = A->kind == LA_MAT_DENSE ? (size_t)n + 1 : (size_t)(kl + ku + 1);
 	const double *a = A->x + off;
+	size_t sj = step - 1;
 	for (int i = 0; i < n; i++) {
 		double s = 0;
-		int lo = imax(0, i - kl), hi = imin(n - 1, i + ku);
 		/* a_ij = a[i + j (step − 1)] */
 		const double *r = a + i;
-		for (int j = lo; j <= hi; j++)
-			s += r[(size_t)j * (step - 1)] * x[j];
+		if (kl == 1 && ku == 1 && i > 0 && i < n - 1) {
+			/* a chain's rows, unrolled */
+			s += r[(size_t)(i - 1) * sj] * x[i - 1];
+			s += r[(size_t)i * sj] * x[i];
+			s += r[(size_t)(i + 1) * sj] * x[i + 1];
+		} else
+			for (int j = imax(0, i - kl), hi = imin(n - 1, i + ku); j <= hi; j++)
+				s += r[(size_t)j * sj] * x[j];
 		if (sub)
 			y[i] -= s;
 		else

@@ -271,6 +271,9 @@ struct engine {
 	unsigned caps;           /* its capabilities for them */
 	const struct scheme_linear *lin;
 	int oop;                 /* lin steps out of place (step_to) */
+	int fused;               /* the ledger and the energies in one pass
+	                            (lin_ledger); T, P: the step's end */
+	double T, P;
 	void *lst;
 	struct rt_system sys;
 	double lin_tau;
@@ -328,6 +331,103 @@ static void sys_constraint_gdd(void *ctx, double t, double *g)
 		g[k] = -g[k];
 }
 
+/* An operator of the dense or banded kind, row by row: a_ij at
+ * a[i + j s], within the pattern's band kl, ku (la.h's layouts). */
+struct rows {
+	const double *a;
+	size_t s;
+	int kl, ku;
+};
+
+static struct rows rows_of(const struct la_mat *A)
+{
+	struct rows r = { A->x, (size_t)A->n, A->kl, A->ku };
+	if (A->kind == LA_MAT_BAND) {
+		r.a = A->x + A->ku;
+		r.s = (size_t)(A->kl + A->ku);
+	}
+	return r;
+}
+
+/* Σ_j a_ij x_j in ascending j from 0, the common bands unrolled (the
+ * branches on the band go the same way at every row) */
+static inline double row_dot(const struct rows *R, int n, int i, const double *x)
+{
+	const double *a = R->a + i;
+	double s = 0;
+	if (R->kl == 0 && R->ku == 0) {
+		s += a[(size_t)i * R->s] * x[i];
+		return s;
+	}
+	if (R->kl == 1 && R->ku == 1 && i > 0 && i < n - 1) {
+		s += a[(size_t)(i - 1) * R->s] * x[i - 1];
+		s += a[(size_t)i * R->s] * x[i];
+		s += a[(size_t)(i + 1) * R->s] * x[i + 1];
+		return s;
+	}
+	for (int j = i - R->kl < 0 ? 0 : i - R->kl, hi = i + R->ku < n ? i + R->ku : n - 1; j <= hi; j++)
+		s += a[(size_t)j * R->s] * x[j];
+	return s;
+}
+
+/* the same of x_j = y_j + z_j, or 2 z_j when y is NULL */
+static inline double row_dot2(const struct rows *R, int n, int i, const double *y, const double *z)
+{
+	const double *a = R->a + i;
+	double s = 0;
+#define X(j) (y ? y[j] + z[j] : 2 * z[j])
+	if (R->kl == 0 && R->ku == 0) {
+		s += a[(size_t)i * R->s] * X(i);
+		return s;
+	}
+	if (R->kl == 1 && R->ku == 1 && i > 0 && i < n - 1) {
+		s += a[(size_t)(i - 1) * R->s] * X(i - 1);
+		s += a[(size_t)i * R->s] * X(i);
+		s += a[(size_t)(i + 1) * R->s] * X(i + 1);
+		return s;
+	}
+	for (int j = i - R->kl < 0 ? 0 : i - R->kl, hi = i + R->ku < n ? i + R->ku : n - 1; j <= hi; j++)
+		s += a[(size_t)j * R->s] * X(j);
+#undef X
+	return s;
+}
+
+static int fusable(const struct la_mat *A)
+{
+	return A->kind == LA_MAT_DENSE || A->kind == LA_MAT_BAND;
+}
+
+/* The linear step's ledger and the energies of its end in one pass over
+ * the state, the operators read row by row:
+ *   ΔW = Δu·(fᵏ⁻¹ + fᵏ)/2 (or Δu·fᵏ, end-point pairing),
+ *   ΔD = Δu·C(vᵏ⁻¹ + vᵏ)/2 (or Δu·C vᵏ),  T = ½vᵀMv,  Φ = ½uᵀKu,
+ * each row's product the terms a_ij x_j in ascending j from 0, and the
+ * sums in ascending i: the bits of la_mat_mul's and la_mat_dot's
+ * separate passes (which problem_kinetic and problem_phi make for the
+ * other models), without their scratch vectors and three reads of the
+ * state. */
+static void lin_ledger(struct engine *e, const struct rt_state *x, const double *uprev, const double *vprev,
+                       int endpoint, double *dW, double *dD)
+{
+	struct rt_problem *pb = e->pb;
+	int n = pb->n, hasC = pb->hasC;
+	struct rows M = rows_of(&pb->Mm), K = rows_of(&pb->Km), C = hasC ? rows_of(&pb->Cm) : M;
+	const double *u = x->u, *v = x->v, *f = e->f, *fp = e->fprev;
+	double w = 0, d = 0, t2 = 0, p2 = 0;
+	for (int i = 0; i < n; i++) {
+		double du = u[i] - uprev[i];
+		w += du * (endpoint ? f[i] : 0.5 * (fp[i] + f[i]));
+		t2 += v[i] * row_dot(&M, n, i, v);
+		p2 += u[i] * row_dot(&K, n, i, u);
+		if (hasC)
+			d += du * 0.5 * row_dot2(&C, n, i, endpoint ? NULL : vprev, v);
+	}
+	*dW = w;
+	*dD = d;
+	e->T = 0.5 * t2;
+	e->P = 0.5 * p2;
+}
+
 static int lin_step(struct engine *e, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
                     struct rt_error *err)
 {
@@ -362,6 +462,11 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 	 * pairing of backward Euler */
 	int endpoint = (e->caps & IR_SCHEME_ENDPOINT) != 0;
 	double w = 0, d = 0;
+	if (e->fused) {
+		lin_ledger(e, x, uprev, vprev, endpoint, dW, dD);
+		alpha_energy_step(&e->alg, tau, vprev, e->prev->a, x->v, x->a);
+		return 0;
+	}
 	if (pb->hasC) {
 		for (int i = 0; i < n; i++)
 			e->tmp2[i] = endpoint ? 2 * x->v[i] : vprev[i] + x->v[i];
@@ -548,6 +653,10 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		return fail(err, 3, plan->loc, "out of memory");
 	e->lin = pb->linear ? e->type->linear : NULL;
 	e->oop = e->lin && e->lin->step_to && pb->nc == 0 && pb->m == 0;
+	/* the energies of a linear model are ½vᵀMv and ½uᵀKu alone
+	 * (problem_kinetic, problem_phi): lin_ledger forms them */
+	e->fused = e->lin && pb->nc == 0 && !pb->varmass && !pb->ir->potential && fusable(&pb->Mm) &&
+	           fusable(&pb->Km) && (!pb->hasC || fusable(&pb->Cm));
 	/* A linear model whose constraints are linear, B u = G(t) enforced as
 	 * index3, takes the linear path of the families that can
 	 * (IR_SCHEME_LINEAR_CONSTRAINTS: backward_euler, the Newmark family
@@ -1291,8 +1400,8 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		 * every step. */
 		double eT = 0, eP = 0;
 		if (!failed) {
-			eT = problem_kinetic(&r->pb, r->x.u, r->x.v, NULL, NULL);
-			eP = problem_phi(&r->pb, r->x.u, r->x.z, NULL);
+			eT = r->eng.fused ? r->eng.T : problem_kinetic(&r->pb, r->x.u, r->x.v, NULL, NULL);
+			eP = r->eng.fused ? r->eng.P : problem_phi(&r->pb, r->x.u, r->x.z, NULL);
 			if (!isfinite(eT + eP + dW + dD))
 				for (int i = 0; i < n && !failed; i++)
 					if (!isfinite(r->x.u[i]) || !isfinite(r->x.v[i]))
