@@ -20,6 +20,8 @@ struct band {
 	int n, kl, ku, ld;
 	enum variant v;
 	int *perm;              /* perm[k]: the unknown placed k-th */
+	int ident;              /* perm is the identity (a chain in its own
+	                           order): solved in place, no copies */
 	size_t *at;             /* position in ab of each entry of A->x */
 	size_t ne, len;
 	double *ab;             /* PT: d (n) then e (n - 1) */
@@ -57,12 +59,22 @@ static void *band_alloc(const struct la_mat *A, unsigned flags)
 	pinv = malloc(((size_t)n + 1) * sizeof *pinv);
 	b->tmp = malloc(((size_t)n + 1) * sizeof *b->tmp);
 	b->at = malloc((A->nx + 1) * sizeof *b->at);
-	if (!b->perm || !pinv || !b->tmp || !b->at || la_sym_pattern(A, &p, &ix) || la_rcm(n, p, ix, b->perm) < 0 ||
-	    la_entries(A, &row, &col))
+	int bw = -1;
+	if (!b->perm || !pinv || !b->tmp || !b->at || la_sym_pattern(A, &p, &ix) ||
+	    (bw = la_rcm(n, p, ix, b->perm)) < 0 || la_entries(A, &row, &col))
 		goto fail;
 	la_entries_in_band(A, row, col);
-	for (int k = 0; k < n; k++)
+	/* the natural order when its band is no wider than the reordered
+	 * one (a chain numbered along itself, which reverse Cuthill-McKee
+	 * only reverses): the solve then permutes nothing */
+	if (imax(A->kl, A->ku) <= bw)
+		for (int k = 0; k < n; k++)
+			b->perm[k] = k;
+	b->ident = 1;
+	for (int k = 0; k < n; k++) {
 		pinv[b->perm[k]] = k;
+		b->ident &= b->perm[k] == k;
+	}
 	for (size_t e = 0; e < A->nx; e++)
 		if (row[e] >= 0) {
 			int i = pinv[row[e]], j = pinv[col[e]];
@@ -150,21 +162,24 @@ static void band_solve(void *p, double *x)
 {
 	struct band *b = p;
 	lapack_int n = b->n;
-	for (int k = 0; k < n; k++)
-		b->tmp[k] = x[b->perm[k]];
+	double *y = b->ident ? x : b->tmp;
+	if (!b->ident)
+		for (int k = 0; k < n; k++)
+			y[k] = x[b->perm[k]];
 	switch (b->v) {
 	case PT:
-		LAPACKE_dpttrs_work(LAPACK_COL_MAJOR, n, 1, b->ab, b->ab + n, b->tmp, n);
+		LAPACKE_dpttrs_work(LAPACK_COL_MAJOR, n, 1, b->ab, b->ab + n, y, n);
 		break;
 	case PB:
-		LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'U', n, b->ku, 1, b->ab, b->ld, b->tmp, n);
+		LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'U', n, b->ku, 1, b->ab, b->ld, y, n);
 		break;
 	case GB:
-		LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, 'N', n, b->kl, b->ku, 1, b->ab, b->ld, b->ipiv, b->tmp, n);
+		LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, 'N', n, b->kl, b->ku, 1, b->ab, b->ld, b->ipiv, y, n);
 		break;
 	}
-	for (int k = 0; k < n; k++)
-		x[b->perm[k]] = b->tmp[k];
+	if (!b->ident)
+		for (int k = 0; k < n; k++)
+			x[b->perm[k]] = y[k];
 }
 
 const struct la_ops la_band_ops = {
