@@ -984,6 +984,22 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 				r.name = rt_energy_name[i];
 				return add_record(ev, o, cap, r);
 			}
+		/* lambda: every multiplier, lambda[1] .. lambda[nc], as x is
+		 * every element of a vector of dofs */
+		if (strcmp(e->name, "lambda") == 0 && !scope_lookup(ev->scope, "lambda")) {
+			int nc = mc->m->nconstraint;
+			if (nc == 0)
+				return eval_error(ev, e->loc, "model %s has no constraints: lambda is the multipliers of "
+				                  "its constraint items", mc->m->name);
+			for (int k = 0; k < nc; k++) {
+				r.kind = IR_REC_LAMBDA;
+				r.dof = k;
+				r.name = arena_printf(ev->a, "lambda[%d]", k + 1);
+				if (add_record(ev, o, cap, r))
+					return -1;
+			}
+			return 0;
+		}
 	}
 	/* lambda[k]: the multiplier of the k-th constraint */
 	if (e->kind == AST_INDEX && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, "lambda") == 0 &&
@@ -1023,7 +1039,7 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 	if (!b || b->kind != B_DOF) {
 		if (nm->kind == AST_NAME && !b && (base == e || e->kind == AST_PRIME) && base->kind == AST_NAME)
 			return eval_error(ev, e->loc, "cannot record '%s': not t, energy, kinetic, stored, dissipated, work, "
-			                  "residual or a dof of model %s", nm->name, mc->m->name);
+			                  "residual, lambda or a dof of model %s", nm->name, mc->m->name);
 		return eval_error(ev, e->loc, "to record an expression, name it: record NAME = EXPR");
 	}
 	int first, count, primes, internal;
