@@ -439,9 +439,19 @@ static void model(struct checker *c, struct ast_model *m)
 				expr(c, it->names.v[k]);
 			break;
 		case AST_ITEM_CONSTRAINT:
+		case AST_ITEM_CONTACT:
 			if (it->target && it->value->kind == AST_BINARY && it->value->lhs->kind == AST_NAME) {
-				/* constraint u on REGION == EXPR */
+				/* constraint u on REGION == EXPR, contact u on REGION >= EXPR */
 				expr(c, it->value->rhs);
+				expr(c, it->dir);
+				expr(c, it->restitution);
+				break;
+			}
+			if (it->kind == AST_ITEM_CONTACT) {
+				expr(c, it->value);
+				expr(c, it->restitution);
+				expr(c, it->friction);
+				expr(c, it->along);
 				break;
 			}
 			expr(c, it->value);

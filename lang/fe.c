@@ -1443,3 +1443,88 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 		return eval_error(ev, e->lhs->loc, "region %s holds no free dof of %s", e->lhs->name, fd->name);
 	return n;
 }
+
+/* The obstacle's position EXPR of a contact on a region at a point of
+ * known coordinates xr: a number (of the component the contact holds). */
+static int point_value_scalar(struct eval *ev, struct ast_expr *e, const struct fe_field *f, const int *xr, int *g)
+{
+	struct fe_point pt = { 0 };
+	pt.constant_point = 1;
+	for (int k = 0; k < 3; k++)
+		pt.xreg[k] = k < f->mesh->m->dim ? xr[k] : -1;
+	struct fe_point *saved = ev->fe;
+	ev->fe = &pt;
+	struct value v;
+	int rc = eval_expr(ev, e, &v);
+	ev->fe = saved;
+	if (rc)
+		return -1;
+	if (v.kind != VAL_NUM)
+		return eval_error(ev, e->loc, "the obstacle of a contact on a field is a number at each point, not %s",
+		                  value_kind_name(&v));
+	g[0] = v.reg;
+	return 0;
+}
+
+int fe_contact(struct eval *ev, struct ast_item *it, int *c)
+{
+	int primes;
+	const struct fe_field *fd = target_field(ev, it->target, &primes);
+	if (!fd || primes)
+		return eval_error(ev, it->target->loc, "contact ... on REGION applies to a field (or a component of "
+		                  "one, u[2]), not this");
+	struct ast_expr *e = it->value;
+	if (e->kind != AST_BINARY || (e->op != AST_OP_GE && e->op != AST_OP_LE) || e->lhs->kind != AST_NAME)
+		return eval_error(ev, e->loc, "a contact on a field keeps it on one side of an obstacle on a region: "
+		                  "contact %s on REGION >= EXPR (or <= EXPR)", fd->name);
+	long comp = 0;
+	if (it->dir) {
+		if (eval_int(ev, it->dir, &comp, "a component"))
+			return -1;
+		if (!fd->vector)
+			return eval_error(ev, it->dir->loc, "field %s is scalar: contact %s on REGION, without a component",
+			                  fd->name, fd->name);
+		if (comp < 1 || comp > fd->ncomp)
+			return eval_error(ev, it->dir->loc, "field %s has components 1..%d, not %ld", fd->name, fd->ncomp,
+			                  comp);
+	} else if (fd->vector) {
+		return eval_error(ev, it->target->loc, "field %s has %d components: a contact holds one of them, "
+		                  "contact %s[i] on REGION >= EXPR", fd->name, fd->ncomp, fd->name);
+	}
+	const struct mesh_region *rg = find_region(ev, fd->mesh, e->lhs);
+	if (!rg)
+		return -1;
+	const struct fe_space *sp = fd->space;
+	const struct mesh *m = fd->mesh->m;
+	char err[512];
+	long *d = NULL;
+	long nd = fe_space_region_dofs(sp, rg, (int)comp - 1, FE_NODE_VALUE, &d, err, sizeof err);
+	if (nd < 0)
+		return eval_error(ev, e->lhs->loc, "%s", err);
+	int n = 0, rc = 0;
+	for (long q = 0; q < nd; q++) {
+		long md = fd->dof[d[q]];
+		if (md < 0)
+			continue;   /* fixed: nothing to keep off the obstacle */
+		if (c) {
+			/* φ = u_d − g(x_node) ≥ 0, or g − u_d for <= */
+			long node = d[q] / fd->ncomp;
+			int xr[3], g[1] = { -1 };
+			for (int k = 0; k < m->dim; k++)
+				xr[k] = konst(ev, sp->node_x[node * m->dim + k], e->rhs->loc);
+			if (point_value_scalar(ev, e->rhs, fd, xr, g)) {
+				rc = -1;
+				break;
+			}
+			int u = ir_emit_input(ev->prog, IR_DOF, (int)md, ir_loc_of(it->target->loc));
+			c[n] = e->op == AST_OP_GE ? emit(ev, IR_SUB, u, g[0], e->loc) : emit(ev, IR_SUB, g[0], u, e->loc);
+		}
+		n++;
+	}
+	free(d);
+	if (rc)
+		return -1;
+	if (n == 0)
+		return eval_error(ev, e->lhs->loc, "region %s holds no free dof of %s", e->lhs->name, fd->name);
+	return n;
+}

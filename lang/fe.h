@@ -108,5 +108,9 @@ int fe_field_output(struct eval *ev, struct ast_record_item *it, struct ir_field
  * number of constraints, or -1 on error (reported). */
 struct ast_item;
 int fe_constraint(struct eval *ev, struct ast_item *it, int *c);
+/* contact FIELD[i] on REGION >= EXPR (or <=): the gaps of the region's
+ * free nodes (u_d − EXPR(x_node), which may not depend on t) into c, or
+ * only their number when c is NULL; -1 after an error. */
+int fe_contact(struct eval *ev, struct ast_item *it, int *c);
 
 #endif

@@ -1088,8 +1088,9 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			nc += it->along ? 2 : 0;   /* at most: counted below */
 			continue;
 		}
-		/* constraint FIELD on REGION == EXPR: one per dof of the region */
-		int nf = it->target ? fe_constraint(ev, it, NULL) : 1;
+		/* constraint FIELD on REGION == EXPR, contact FIELD on REGION >=
+		 * EXPR: one per dof of the region */
+		int nf = !it->target ? 1 : contact ? fe_contact(ev, it, NULL) : fe_constraint(ev, it, NULL);
 		if (nf < 0)
 			return -1;
 		nc += nf;
@@ -1113,22 +1114,39 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			continue;
 		struct ast_expr *e = it->value;
 		if (slip_first) {
+			/* a contact on a region (no `along`) has one gap per node */
+			int nf = it->target ? fe_contact(ev, it, NULL) : 1;
+			if (nf < 0)
+				return -1;
 			slip_first[kc] = k;
 			if (it->along && slip_rows(ev, w, p, it->along, c, locs, rest, mu, &k))
 				return -1;
-			slip_first[++kc] = k;
+			for (int q = 0; q < nf; q++)
+				slip_first[++kc] = k;
 			continue;
 		}
 		locs[k] = ir_loc_of(it->loc);
 		if (it->target) {
-			int nf = fe_constraint(ev, it, c + k);
+			int nf = contact ? fe_contact(ev, it, c + k) : fe_constraint(ev, it, c + k);
 			if (nf < 0)
 				return -1;
+			double e0 = 0;
+			if (contact && it->restitution) {
+				if (eval_number(ev, it->restitution, &e0, "the restitution"))
+					return -1;
+				if (!(e0 >= 0 && e0 <= 1))
+					return eval_error(ev, it->restitution->loc, "the restitution must lie in [0, 1], not %g", e0);
+			}
 			for (int q = k; q < k + nf; q++) {
 				locs[q] = ir_loc_of(it->loc);
-				rest[q] = mu[q] = 0;
-				if (ir_depends(p, w, c[q], OPBIT(IR_TIME)))
+				rest[q] = e0;
+				mu[q] = 0;
+				if (ir_depends(p, w, c[q], OPBIT(IR_TIME))) {
+					if (contact)
+						return eval_error(ev, it->value->loc, "a contact may not depend on t (moving "
+						                  "obstacles are not supported)");
 					moving = 1;
+				}
 			}
 			k += nf;
 			continue;
