@@ -467,6 +467,10 @@ static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 	if (lower_model_named(&sub, me->name, me->loc, &m))
 		return -1;
 	int n = m->ndof, nmax = n - m->nconstraint;
+	if (nmax < 1)   /* "k must be between 1 and 0" would say nothing */
+		return eval_error(ev, me->loc, "modes: model %s has no modes: its %d constraint%s leave%s none of its %d "
+		                  "dof%s free", m->name, m->nconstraint, m->nconstraint == 1 ? "" : "s",
+		                  m->nconstraint == 1 ? "s" : "", n, n == 1 ? "" : "s");
 	if (k < 1 || k > nmax)
 		return eval_error(ev, arg(call, 1)->loc, "modes: k must be between 1 and %d (the modes of model %s), "
 		                  "not %ld", nmax, m->name, k);

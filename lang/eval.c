@@ -1116,7 +1116,7 @@ static int eval_field(struct eval *ev, struct ast_expr *e, struct value *out)
 	if (base.kind == VAL_MODES)
 		return modes_field(ev, e, base.modes, out);
 	if (base.kind != VAL_RUN)
-		return eval_error(ev, e->loc, "only runs and spectra have fields (r.u, s.psa); this is %s",
+		return eval_error(ev, e->loc, "only runs, spectra and modes have fields (r.u, s.psa, md.omega); this is %s",
 		                  value_kind_name(&base));
 	return run_field(ev, e, base.run, out);
 }

@@ -1025,6 +1025,10 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 		int nterm = mc->m->ndissipation + (mc->m->damping_kind != IR_DAMP_NONE) + (mc->m->contact.friction != NULL);
 		if (eval_int(ev, e->rhs, &k, "a dissipation term"))
 			return -1;
+		if (nterm == 0)
+			return eval_error(ev, e->lhs->loc, "model %s has no dissipation terms: dissipated[k] is the k-th of its "
+			                  "dissipation statements, then its damping matrix, then friction at contacts",
+			                  mc->m->name);
 		if (k < 1 || k > nterm)
 			return eval_error(ev, e->rhs->loc, "model %s has %d dissipation term%s (its dissipation statements, "
 			                  "then its damping matrix, then friction at contacts), not %ld", mc->m->name, nterm, nterm == 1 ? "" : "s", k);
