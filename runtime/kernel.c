@@ -137,9 +137,12 @@ void rt_kernels_entries(const struct rt_kernels *ks, int *I, int *J, double *v)
 				int r = k->row[e], c = k->col[e];
 				long gr = gather_index(k, r, i), gc = gather_index(k, c, i);
 				if (gr < 0 || gc < 0) {
-					/* an eliminated unknown: a zero on the diagonal's
-					 * first entry keeps the count of entries fixed */
-					I[p] = J[p] = 0;
+					/* an eliminated unknown: row and column -1 (as a
+					 * band's padding) keep the count of entries fixed;
+					 * a caller skips them.  A (0, 0) here once received
+					 * the eliminated entries' values in the Jacobian
+					 * (jacobian.c), and Newton on a fixed bar stalled. */
+					I[p] = J[p] = -1;
 					if (v)
 						v[p] = 0;
 					continue;

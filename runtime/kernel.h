@@ -32,7 +32,8 @@ void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const do
 /* For a sparse Jacobian: the number of Hessian entries of all instances,
  * and those entries as triplets (rows I, columns J, numbered as f's
  * variables; values of the last evaluation into v unless NULL: the
- * pattern alone, which does not change).  Duplicates are to be summed. */
+ * pattern alone, which does not change).  Duplicates are to be summed;
+ * an entry of an eliminated unknown (map -1) has row and column -1. */
 size_t rt_kernels_nentries(const struct rt_kernels *ks);
 void rt_kernels_entries(const struct rt_kernels *ks, int *I, int *J, double *v);
 /* The ledger's pairing per dissipation term: dterm[k] += Σ over the

@@ -248,6 +248,7 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
 	rep->worst = worst_of(N, nw->r);
 	if (!isfinite(res))
 		return -3;
+	double last = INFINITY;   /* the residual before the last iteration */
 	for (int it = 0; it < maxit; it++) {
 		if (res <= bound) {
 			/* Converged: one more Newton step takes a quadratically
@@ -297,6 +298,7 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
 			return 0;
 		}
 		double dxn = alpha * norm_inf(N, nw->dx), xn = norm_inf(N, x);
+		last = res;
 		memcpy(x, nw->xt, sizeof(double) * (size_t)N);
 		rep->iterations = it + 1;
 		memset(jac(nw), 0, sizeof(double) * NN);
@@ -315,6 +317,14 @@ int newton_solve(struct newton *nw, newton_fn fn, void *ctx, double *x, double t
 	}
 	/* the line search keeps the residual from growing (each step takes
 	 * the first α that decreases it, or a step of 2⁻¹² at worst), so an
-	 * iteration that ends here is slow, not divergent */
-	return res <= bound ? 0 : -1;
+	 * iteration that ends here is slow, not divergent.  One that ends
+	 * under the noise exits' level, its last iteration gaining less than
+	 * a factor 2, has crept along rounding: the soft-thresholding rows of
+	 * σ|z'| on a few hundred cells whose plastic flow starts or stops
+	 * within rounding of the yield stress switch back and forth, and each
+	 * step "decreases" the residual by a little (a 320-cell bar crawled
+	 * from 1e-11 to 3e-13 relative in 25 iterations); it is as converged
+	 * as those exits would have it.  A fast iteration cut short
+	 * (max_iterations = 1) still fails, and on_failure applies. */
+	return res <= bound || (res <= noise / tol * bound && res > 0.5 * last) ? 0 : -1;
 }
