@@ -134,7 +134,8 @@ enum ast_item_kind {
 	AST_ITEM_CONTACT,    /* value: φ(u) >= ψ(u), restitution: e or NULL,
 	                        friction: μ or NULL, along: the slip
 	                        coordinate(s) of the contact point or NULL */
-	AST_ITEM_FIELD,      /* field TARGET on MESH (value) : ELEMENT (dir) */
+	AST_ITEM_FIELD,      /* field TARGET on MESH (value) : ELEMENT (dir);
+	                        internal: internal TARGET on MESH : P0 */
 	AST_ITEM_FIX,        /* fix TARGET on REGION (value) */
 	AST_ITEM_LET         /* defs: values of the model's parameters (not
 	                        parameters themselves: no override) */
@@ -150,6 +151,7 @@ struct ast_item {
 	struct ast_expr *friction;      /* contact ... friction MU */
 	struct ast_expr *along;         /* contact ... friction MU along S */
 	int equilibrium;          /* init equilibrium */
+	int internal;             /* FIELD: an internal variable on a mesh */
 };
 
 struct ast_model {

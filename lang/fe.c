@@ -299,13 +299,17 @@ static const struct mesh_region *find_region(struct eval *ev, const struct fe_me
 	       NULL;
 }
 
-/* ELEMENT: P1, P2, Q1, hermite, P0, each with ^d for a vector field. */
-static int element(struct eval *ev, struct ast_expr *e, int dim, enum fe_family *fam, int *ncomp, int *vector)
+/* ELEMENT: P1, P2, Q1, hermite, each with ^d for a vector field; P0 for
+ * an internal variable (internal). */
+static int element(struct eval *ev, struct ast_expr *e, int dim, int internal, enum fe_family *fam, int *ncomp,
+                   int *vector)
 {
 	*ncomp = 1;
 	*vector = 0;
 	if (e->kind == AST_BINARY && e->op == AST_OP_POW) {
 		long d;
+		if (internal)
+			return eval_error(ev, e->loc, "an internal variable on a mesh is scalar: internal NAME on MESH : P0");
 		if (eval_int(ev, e->rhs, &d, "the number of components"))
 			return -1;
 		if (d != dim)
@@ -316,7 +320,8 @@ static int element(struct eval *ev, struct ast_expr *e, int dim, enum fe_family 
 		e = e->lhs;
 	}
 	if (e->kind != AST_NAME)
-		return eval_error(ev, e->loc, "an element is P1, P2, Q1 or hermite (with ^d for a vector field)");
+		return eval_error(ev, e->loc, internal ? "the element of an internal variable is P0 (one value per cell)"
+		                  : "an element is P1, P2, Q1 or hermite (with ^d for a vector field)");
 	static const char *const names[] = { "P1", "P2", "Q1", "hermite", "P0" };
 	static const enum fe_family fams[] = { FE_P1, FE_P2, FE_Q1, FE_HERMITE3, FE_P0 };
 	for (int i = 0; i < 5; i++)
@@ -325,12 +330,18 @@ static int element(struct eval *ev, struct ast_expr *e, int dim, enum fe_family 
 			if (*fam == FE_HERMITE3 && *vector)
 				return eval_error(ev, e->loc, "hermite is a scalar element (a beam's deflection): not hermite^%d",
 				                  *ncomp);
-			if (*fam == FE_P0)
-				return eval_error(ev, e->loc, "P0 is for internal variables (one value per cell), "
-				                  "not for fields of dofs");
+			if (*fam == FE_P0 && !internal)
+				return eval_error(ev, e->loc, "P0 is for internal variables (internal p on MESH : P0, one "
+				                  "value per cell), not for fields of dofs");
+			if (*fam != FE_P0 && internal)
+				return eval_error(ev, e->loc, "an internal variable on a mesh has one value per cell: "
+				                  "internal NAME on MESH : P0, not %s", e->name);
 			return 0;
 		}
-	const char *close = name_closest(e->name, names, 4);
+	const char *close = name_closest(e->name, internal ? names + 4 : names, internal ? 1 : 4);
+	if (internal)
+		return eval_error(ev, e->loc, "unknown element '%s'%s%s%s: an internal variable is P0", e->name,
+		                  close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
 	return eval_error(ev, e->loc, "unknown element '%s'%s%s%s: P1, P2, Q1 or hermite", e->name,
 	                  close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
 }
@@ -346,7 +357,7 @@ int fe_model_fields(struct model_ctx *mc, struct fe_field ***out)
 	return mc->nfield;
 }
 
-int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *am, int *cap)
+int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *am, int *cap, int *zcap)
 {
 	struct ir_model *m = mc->m;
 	int nf = 0;
@@ -364,7 +375,7 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			return -1;
 		enum fe_family fam = FE_P1;
 		int ncomp, vector;
-		if (element(ev, it->dir, fm->m->dim, &fam, &ncomp, &vector))
+		if (element(ev, it->dir, fm->m->dim, it->internal, &fam, &ncomp, &vector))
 			return -1;
 		if (!fe_ref_supported(fam, fm->m->type, err, sizeof err))
 			return eval_error(ev, it->dir->loc, "%s", err);
@@ -379,6 +390,7 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		f->space = sp;
 		f->ncomp = ncomp;
 		f->vector = vector;
+		f->internal = it->internal;
 		f->index = mc->nfield;
 		f->loc = it->target->loc;
 		mc->field[mc->nfield++] = f;
@@ -388,6 +400,9 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			struct ast_item *fx = am->items.v[j];
 			if (fx->kind != AST_ITEM_FIX || strcmp(fx->target->name, f->name) != 0)
 				continue;
+			if (f->internal)
+				return eval_error(ev, fx->loc, "%s is an internal variable: it is not fixed but follows "
+				                  "its own equation (∂Ψ(%s') + ∂Φ/∂%s ∋ 0)", f->name, f->name, f->name);
 			const struct mesh_region *r = find_region(ev, fm, fx->value);
 			if (!r)
 				return -1;
@@ -413,32 +428,37 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		struct binding *b = scope_bind(ev, f->name, B_DOF, it->target->loc);
 		if (!b)
 			return -1;
+		/* an internal field's values are internal variables z, after
+		 * the model's other ones */
+		int *count = f->internal ? &m->nint : &m->ndof, *capp = f->internal ? zcap : cap;
+		struct ir_dof **list = f->internal ? &m->intvar : &m->dof;
 		struct dof_group *g = arena_alloc(ev->a, sizeof *g);
 		g->name = f->name;
-		g->first = m->ndof;
+		g->first = *count;
 		g->loc = it->target->loc;
 		g->field = f;
+		g->internal = f->internal;
 		b->group = g;
-		f->first = m->ndof;
+		f->first = *count;
 		long nfree = 0;
 		for (long k = 0; k < sp->ndofs; k++)
 			nfree += f->dof[k] == 0;
-		if (m->ndof + nfree > 100000000L)
+		if (*count + nfree > 100000000L)
 			return eval_error(ev, it->target->loc, "field %s has %ld unknowns: too many", f->name, nfree);
-		if (m->ndof + nfree > *cap) {
-			int ncap = *cap ? *cap : 8;
-			while (ncap < m->ndof + nfree)
+		if (*count + nfree > *capp) {
+			int ncap = *capp ? *capp : 8;
+			while (ncap < *count + nfree)
 				ncap *= 2;
-			m->dof = arena_grow(ev->a, m->dof, sizeof *m->dof * (size_t)*cap, sizeof *m->dof * (size_t)ncap);
-			*cap = ncap;
+			*list = arena_grow(ev->a, *list, sizeof **list * (size_t)*capp, sizeof **list * (size_t)ncap);
+			*capp = ncap;
 		}
 		for (long k = 0; k < sp->ndofs; k++) {
 			if (f->dof[k] < 0)
 				continue;
-			f->dof[k] = m->ndof;
-			m->dof[m->ndof].name = dof_name(ev->a, f->name, k + 1);
-			m->dof[m->ndof].loc = ir_loc_of(it->target->loc);
-			m->ndof++;
+			f->dof[k] = *count;
+			(*list)[*count].name = dof_name(ev->a, f->name, k + 1);
+			(*list)[*count].loc = ir_loc_of(it->target->loc);
+			(*count)++;
 		}
 		f->nfree = nfree;
 		g->size = (int)nfree;
@@ -491,6 +511,13 @@ static int interpolate(struct eval *ev, const struct fe_field *f, enum ir_op op,
                        struct loc loc)
 {
 	int nloc = f->space->nloc, acc = -1;
+	if (f->space->family == FE_P0) {
+		/* one value per cell (φ = 1): the slot itself, so that a term
+		 * σ|p'| of a density is recognised as rate-independent */
+		int s = eval_model_input(ev, op, slot_code(f, comp), 0, loc);
+		return s < 0 ? eval_error(ev, loc, "the density reads too many unknowns per cell (more than %d)",
+		                          KERN_MAX_SLOTS) : s;
+	}
 	for (int a = 0; a < nloc; a++) {
 		int s = eval_model_input(ev, op, slot_code(f, a * f->ncomp + comp), 0, loc);
 		if (s < 0)
@@ -525,7 +552,7 @@ int fe_eval_name(struct eval *ev, struct ast_expr *e, const struct fe_field *f, 
 		                  f->name, f->name);
 	const struct fe_layout *lay = ev->fe->lay;
 	int q = ev->fe->q, nloc = f->space->nloc;
-	enum ir_op op = primes ? IR_VEL : IR_DOF;
+	enum ir_op op = f->internal ? (primes ? IR_INTVEL : IR_INT) : primes ? IR_VEL : IR_DOF;
 	int col = lay->phi[li] + q * nloc;
 	memset(out, 0, sizeof *out);
 	if (!f->vector) {
@@ -588,6 +615,9 @@ static int field_grad(struct eval *ev, struct ast_expr *e, const struct fe_field
 	int li;
 	if (field_here(ev, e, f, &li))
 		return -1;
+	if (f->internal)
+		return eval_error(ev, e->loc, "%s is an internal variable, constant on each cell (P0): it has no "
+		                  "gradient", f->name);
 	const struct fe_layout *lay = ev->fe->lay;
 	int q = ev->fe->q, nloc = f->space->nloc, d = lay->dim;
 	enum ir_op op = primes ? IR_VEL : IR_DOF;
@@ -962,6 +992,15 @@ int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build 
 	ev->fe = &pt;
 	ev->kern = kb;
 	int acc = -1;
+	out->nq = nq;
+	out->wdet = lay->wdet;
+	out->qreg = malloc(sizeof(int) * (size_t)nq);
+	if (!out->qreg) {
+		ev->fe = saved;
+		ev->kern = saved_kb;
+		eval_error(ev, call->loc, "out of memory");
+		goto out;
+	}
 	for (int q = 0; q < nq; q++) {
 		pt.q = q;
 		struct value v;
@@ -976,6 +1015,7 @@ int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build 
 			eval_error(ev, dens->loc, "a density is a number, not %s", value_kind_name(&v));
 			goto out;
 		}
+		out->qreg[q] = v.reg;
 		int term = emit(ev, IR_MUL, data_reg(ev, lay->wdet + q, dens->loc), v.reg, dens->loc);
 		acc = acc < 0 ? term : emit(ev, IR_ADD, acc, term, dens->loc);
 	}
@@ -999,8 +1039,40 @@ void fe_integral_free(struct fe_integral *in)
 {
 	free(in->data);
 	free(in->cell);
+	free(in->qreg);
 	in->data = NULL;
 	in->cell = NULL;
+	in->qreg = NULL;
+}
+
+/* The field of a slot code (slot_code), its local dof in *l. */
+static const struct fe_field *code_field(const struct fe_integral *in, long code, int *l)
+{
+	if (code >= 0)
+		return NULL;
+	long c = -code - 1;
+	*l = (int)(c % FE_CODE_STRIDE);
+	for (int i = 0; i < in->nfield; i++)
+		if (in->fields[i]->index == c / FE_CODE_STRIDE)
+			return in->fields[i];
+	return NULL;
+}
+
+int fe_integral_cellwise(const struct fe_integral *in, long code)
+{
+	int l;
+	const struct fe_field *f = code_field(in, code, &l);
+	return f && f->space->family == FE_P0;
+}
+
+long fe_integral_index(const struct fe_integral *in, long code, long k)
+{
+	int l;
+	const struct fe_field *f = code_field(in, code, &l);
+	if (!f)
+		return code;
+	const struct fe_space *sp = f->space;
+	return f->dof[sp->cell_dofs[in->cell[k] * sp->ndof_cell + l]];
 }
 
 int *fe_integral_map(struct eval *ev, const struct fe_integral *in, const struct kern_build *kb)
@@ -1009,21 +1081,10 @@ int *fe_integral_map(struct eval *ev, const struct fe_integral *in, const struct
 	int *map = arena_alloc(ev->a, sizeof(int) * ((size_t)in->ninst * (size_t)ns + 1));
 	for (int s = 0; s < ns; s++) {
 		long code = kb->base[s];
-		if (code >= 0) {
-			/* an ordinary dof or internal variable read by the density */
-			for (long k = 0; k < in->ninst; k++)
-				map[k * ns + s] = (int)code;
-			continue;
-		}
-		long c = -code - 1;
-		const struct fe_field *f = NULL;
-		for (int i = 0; i < in->nfield; i++)
-			if (in->fields[i]->index == c / FE_CODE_STRIDE)
-				f = in->fields[i];
-		int l = (int)(c % FE_CODE_STRIDE);
-		const struct fe_space *sp = f->space;
+		/* an ordinary dof or internal variable read by the density is
+		 * the same at every instance */
 		for (long k = 0; k < in->ninst; k++)
-			map[k * ns + s] = (int)f->dof[sp->cell_dofs[in->cell[k] * sp->ndof_cell + l]];
+			map[k * ns + s] = (int)fe_integral_index(in, code, k);
 	}
 	return map;
 }
@@ -1110,6 +1171,9 @@ int fe_force(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair, int *
 	}
 	if (primes)
 		return eval_error(ev, pair->lhs->loc, "a force acts on a field, not on its velocity");
+	if (fd->internal)
+		return eval_error(ev, pair->lhs->loc, "%s is an internal variable: a force acts on a field of dofs",
+		                  fd->name);
 	const struct mesh *m = fd->mesh->m;
 	const struct mesh_region *rg = NULL;
 	if (pair->cond && !(rg = find_region(ev, fd->mesh, pair->cond)))
@@ -1197,7 +1261,10 @@ int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 		return 1;
 	if (primes > 1)
 		return eval_error(ev, pair->lhs->loc, "initial accelerations follow from the equation of motion");
-	double *dst = primes ? mc->m->v0 : mc->m->u0;
+	if (fd->internal && primes)
+		return eval_error(ev, pair->lhs->loc, "internal variables have no initial rate: it follows from the "
+		                  "equations");
+	double *dst = fd->internal ? mc->m->z0 : primes ? mc->m->v0 : mc->m->u0;
 	const struct fe_space *sp = fd->space;
 	const struct mesh *m = fd->mesh->m;
 	int dim = m->dim;
@@ -1300,7 +1367,8 @@ int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *
 			long md = fd->dof[sd];
 			if (md < 0 || out[c] == 0)
 				continue;
-			int in = ir_emit_input(prog, primes == 0 ? IR_DOF : primes == 1 ? IR_VEL : IR_ACC, (int)md, loc);
+			int in = ir_emit_input(prog, fd->internal ? (primes ? IR_INTVEL : IR_INT) : primes == 0 ? IR_DOF
+			                       : primes == 1 ? IR_VEL : IR_ACC, (int)md, loc);
 			acc = ir_emit(prog, IR_ADD, acc, ir_emit(prog, IR_MUL, ir_emit_const(prog, out[c], loc), in, 0, loc), 0,
 			              loc);
 		}
@@ -1331,6 +1399,9 @@ int fe_field_output(struct eval *ev, struct ast_record_item *it, struct ir_field
 	if (!fd)
 		return eval_error(ev, it->expr->loc, "record field writes a field of the model: %s is not one",
 		                  it->expr->name);
+	if (fd->internal)
+		return eval_error(ev, it->expr->loc, "record field writes fields of dofs: %s is an internal variable "
+		                  "(record %s at (x) records its value in a cell)", fd->name, fd->name);
 	const struct mesh *m = fd->mesh->m;
 	const struct fe_space *sp = fd->space;
 	memset(out, 0, sizeof *out);
@@ -1398,6 +1469,9 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 	if (!fd)
 		return eval_error(ev, it->target->loc, "constraint ... on REGION applies to a field: %s is not one",
 		                  it->target->name);
+	if (fd->internal)
+		return eval_error(ev, it->target->loc, "constraint ... on REGION prescribes a field of dofs: %s is an "
+		                  "internal variable", fd->name);
 	struct ast_expr *e = it->value;
 	if (e->kind != AST_BINARY || e->op != AST_OP_EQ || e->lhs->kind != AST_NAME)
 		return eval_error(ev, e->loc, "a constraint on a field prescribes it on a region: constraint %s on "

@@ -33,6 +33,8 @@ struct fe_field {
 	struct fe_space *space;
 	int ncomp;              /* 1, or d for P1^d, P2^d, Q1^d */
 	int vector;             /* declared ELEMENT^d */
+	int internal;           /* internal NAME on MESH : P0: its values are
+	                           internal variables z (dof indexes z) */
 	int index;              /* among the model's fields */
 	long *dof;              /* space dof -> model dof, -1 when fixed */
 	int first;              /* its first model dof */
@@ -51,9 +53,10 @@ struct fe_owned;
 void fe_free_owned(struct fe_owned *list);
 
 /* The model's fields (field items, with their fix items): spaces made,
- * free dofs declared after the model's other dofs (*cap as for
+ * free dofs declared after the model's other dofs, the values of internal
+ * fields after its other internal variables (*cap, *zcap as for
  * declare_dofs).  0 when the model has none. */
-int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *am, int *cap);
+int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *am, int *cap, int *zcap);
 /* The model's fields after fe_declare_fields (NULL, 0 when none). */
 int fe_model_fields(struct model_ctx *mc, struct fe_field ***out);
 
@@ -74,9 +77,17 @@ struct fe_integral {
 	int nfield;
 	long *cell;             /* ninst: the cell of each instance */
 	int ncell_table;        /* fields' tables are per cell */
+	int nq;                 /* quadrature points */
+	int *qreg;              /* nq: the density's register at each point */
+	int wdet;               /* the data column of w_q |det J| at point 0 */
 };
 int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build *kb, int *reg,
                       struct fe_integral *out);
+/* Whether the slot code (kb->base of a slot) reads a field constant on
+ * each cell (P0), and the model index (dof or internal variable) it reads
+ * at instance k (-1 for a fixed dof). */
+int fe_integral_cellwise(const struct fe_integral *in, long code);
+long fe_integral_index(const struct fe_integral *in, long code, long k);
 /* The gather map of the built integral for its final slots. */
 int *fe_integral_map(struct eval *ev, const struct fe_integral *in, const struct kern_build *kb);
 void fe_integral_free(struct fe_integral *in);

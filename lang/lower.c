@@ -749,7 +749,7 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 				return -1;
 		}
 	}
-	if (fe_declare_fields(ev, mc, am, &cap))
+	if (fe_declare_fields(ev, mc, am, &cap, &zcap))
 		return -1;
 	if (m->ndof == 0)
 		return eval_error(ev, am->loc, mc->nfield ? "model %s has no free unknowns: every dof of its fields is "

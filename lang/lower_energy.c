@@ -491,6 +491,84 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 	return 1;
 }
 
+/* The rate-independent terms c|p'| of a dissipation density, p an
+ * internal variable constant on each cell (P0): Σ_q w_q|det J| c|p'| is
+ * σ|p'| with σ = c·Σ_q w_q|det J| = c·|cell|, kept apart per cell as for
+ * a sum's terms c|q'| (the exact return mapping of the schemes, Roubíček
+ * 2017's σ_y|p'|).  The density's other terms, integrated, replace *r.
+ * 1 when nothing smooth is left, 0 when something is, -1 on error. */
+static int integral_friction(struct eval *ev, struct ir_prog *p, const struct fe_integral *in,
+                             const struct kern_build *kb, double scale, int term, struct kern_list *kl, int *r,
+                             struct loc where)
+{
+	struct term_list tl = { 0 }, st = { 0 };
+	struct ir_loc loc = ir_loc_of(where);
+	double *coef = calloc((size_t)in->nq * (size_t)(kb->nslot + 1), sizeof(double));
+	int acc = -1, nfric = 0, rc = -1;
+	if (!coef) {
+		eval_error(ev, where, "out of memory");
+		return -1;
+	}
+	for (int q = 0; q < in->nq; q++) {
+		tl.n = 0;
+		if (terms(p, in->qreg[q], &tl, &st)) {
+			eval_error(ev, where, "out of memory");
+			goto out;
+		}
+		int smooth = -1;
+		for (int k = 0; k < tl.n; k++) {
+			int j, isdof = 0, sg = scale < 0 ? -tl.sg[k] : tl.sg[k];
+			double c = sg > 0 ? one_homogeneous(p, tl.t[k], &j, &isdof) : 0;
+			if (c > 0 && !isdof && kb->kind[j] == IR_INTVEL && fe_integral_cellwise(in, kb->base[j])) {
+				coef[(size_t)q * (size_t)kb->nslot + (size_t)j] += c * fabs(scale);
+				nfric++;
+				continue;
+			}
+			int t = tl.sg[k] > 0 ? tl.t[k] : ir_emit(p, IR_NEG, tl.t[k], 0, 0, loc);
+			smooth = smooth < 0 ? t : ir_emit(p, IR_ADD, smooth, t, 0, loc);
+		}
+		if (smooth >= 0) {
+			int w = ir_emit_input(p, IR_DATA, in->wdet + q, loc);
+			int t = ir_emit(p, IR_MUL, w, smooth, 0, loc);
+			acc = acc < 0 ? t : ir_emit(p, IR_ADD, acc, t, 0, loc);
+		}
+	}
+	if (nfric == 0) {
+		rc = 0;
+		goto out;
+	}
+	/* σ of every cell's unknown: Σ_q c_q w_q|det J| */
+	for (int j = 0; j < kb->nslot; j++) {
+		int any = 0;
+		for (int q = 0; q < in->nq; q++)
+			any |= coef[(size_t)q * (size_t)kb->nslot + (size_t)j] != 0;
+		if (!any)
+			continue;
+		for (long i = 0; i < in->ninst; i++) {
+			const double *row = in->data + (size_t)i * (size_t)in->ndata;
+			double sigma = 0;
+			for (int q = 0; q < in->nq; q++)
+				sigma += coef[(size_t)q * (size_t)kb->nslot + (size_t)j] * row[in->wdet + q];
+			long g = fe_integral_index(in, kb->base[j], i);
+			struct kern_fric f = { 0, term, g, 0, 0, 0, sigma };
+			if (add_fric(kl, &f, 1)) {
+				eval_error(ev, where, "out of memory");
+				goto out;
+			}
+		}
+	}
+	if (acc >= 0)
+		*r = acc;
+	rc = acc < 0;
+out:
+	free(coef);
+	free(tl.t);
+	free(tl.sg);
+	free(st.t);
+	free(st.sg);
+	return rc;
+}
+
 /* Lower integral(D, DENSITY) of an energy as a kernel over the cells
  * (fe.c: the program and the gather map), appended to kl.  Unlike a sum it
  * is never unrolled: what it cannot be is an error.  -1 on error
@@ -503,12 +581,22 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 	struct ir_prog *saved = ev->prog;
 	struct ir_prog *p = ir_prog_new(ev->a);
 	struct fe_integral in;
-	int r, rc = -1;
+	int r, rc = -1, *dmap = NULL, *dcol = NULL;
 	ev->prog = p;
 	int bad = fe_integral_build(ev, e, &kb, &r, &in);
 	ev->prog = saved;
 	if (bad)
 		return -1;
+	if (ek == EN_DISSIPATION) {
+		int fr = integral_friction(ev, p, &in, &kb, scale, term, kl, &r, e->loc);
+		if (fr < 0)
+			goto out;
+		if (fr > 0) {
+			/* nothing smooth left: no kernel, only σ per cell */
+			rc = 0;
+			goto out;
+		}
+	}
 	r = scaled(p, r, scale, ir_loc_of(e->loc));
 	ir_prog_add_output(p, r);
 	ir_prog_compact(p);
@@ -518,8 +606,8 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 	int map[KERN_MAX_SLOTS], ns = 0;
 	enum ir_op kind[KERN_MAX_SLOTS];
 	long base[KERN_MAX_SLOTS];
-	int *dmap = malloc(sizeof(int) * (size_t)(in.ndata + 1));
-	int *dcol = malloc(sizeof(int) * (size_t)(in.ndata + 1));
+	dmap = malloc(sizeof(int) * (size_t)(in.ndata + 1));
+	dcol = malloc(sizeof(int) * (size_t)(in.ndata + 1));
 	if (!dmap || !dcol) {
 		eval_error(ev, e->loc, "out of memory");
 		goto out;
@@ -611,8 +699,9 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 		k->data = d;
 	}
 	if (ek == EN_DISSIPATION && k->nonsmooth) {
-		eval_error(ev, e->loc, "a nonsmooth dissipation density (abs, min, max, if on the velocities) is not "
-		           "supported in integrals yet");
+		eval_error(ev, e->loc, "a nonsmooth dissipation density (abs, min, max, if on the velocities) is "
+		           "supported in integrals only as terms c*abs(p') of an internal variable on the cells "
+		           "(internal p on MESH : P0)");
 		goto out;
 	}
 	if (ek == EN_KINETIC && !kinetic_form(k)) {

@@ -344,6 +344,10 @@ item:
 	| FIELD_KW IDENT ON IDENT ':' expr {
 		$$ = ast_item_new(A, AST_ITEM_FIELD, L(@1)); $$->target = name_expr(ctx, $2, L(@2));
 		$$->value = name_expr(ctx, $4, L(@4)); $$->dir = $6; }
+	| INTERNAL IDENT ON IDENT ':' expr {
+		/* an internal variable on a mesh: one value per cell (P0) */
+		$$ = ast_item_new(A, AST_ITEM_FIELD, L(@1)); $$->target = name_expr(ctx, $2, L(@2));
+		$$->value = name_expr(ctx, $4, L(@4)); $$->dir = $6; $$->internal = 1; }
 	| FIX IDENT ON IDENT    {
 		$$ = ast_item_new(A, AST_ITEM_FIX, L(@1)); $$->target = name_expr(ctx, $2, L(@2));
 		$$->value = name_expr(ctx, $4, L(@4)); }
