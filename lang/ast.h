@@ -152,6 +152,7 @@ struct ast_item {
 	struct ast_expr *along;         /* contact ... friction MU along S */
 	int equilibrium;          /* init equilibrium */
 	int internal;             /* FIELD: an internal variable on a mesh */
+	int lumped;               /* KINETIC: kinetic lumped EXPR */
 };
 
 struct ast_model {

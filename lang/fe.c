@@ -1065,6 +1065,16 @@ int fe_integral_cellwise(const struct fe_integral *in, long code)
 	return f && f->space->family == FE_P0;
 }
 
+const char *fe_integral_unlumpable(const struct fe_integral *in, long code, const char **elem)
+{
+	int l;
+	const struct fe_field *f = code_field(in, code, &l);
+	if (!f || f->space->family == FE_P1 || f->space->family == FE_Q1)
+		return NULL;
+	*elem = fe_family_name(f->space->family);
+	return f->name;
+}
+
 long fe_integral_index(const struct fe_integral *in, long code, long k)
 {
 	int l;

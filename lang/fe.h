@@ -88,6 +88,9 @@ int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build 
  * at instance k (-1 for a fixed dof). */
 int fe_integral_cellwise(const struct fe_integral *in, long code);
 long fe_integral_index(const struct fe_integral *in, long code, long k);
+/* NULL when the slot code reads a P1 or Q1 field (a row-sum lumped mass
+ * is positive), else the field's name (and its element's in *elem). */
+const char *fe_integral_unlumpable(const struct fe_integral *in, long code, const char **elem);
 /* The gather map of the built integral for its final slots. */
 int *fe_integral_map(struct eval *ev, const struct fe_integral *in, const struct kern_build *kb);
 void fe_integral_free(struct fe_integral *in);

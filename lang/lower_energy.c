@@ -709,6 +709,17 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 		           "with constant coefficients (½ rho u'^2)");
 		goto out;
 	}
+	for (int s = 0; ek == EN_KINETIC && term && s < ns; s++) {
+		/* the row sums of P2's mass vanish or are negative at the
+		 * vertices of triangles and tetrahedra (Hermite's mix values
+		 * and slopes): row-sum lumping is for P1 and Q1 */
+		const char *elem, *bad = fe_integral_unlumpable(&in, kb.base[s], &elem);
+		if (bad) {
+			eval_error(ev, e->loc, "kinetic lumped is for P1 and Q1 fields (row-sum lumping): %s is %s", bad,
+			           elem);
+			goto out;
+		}
+	}
 	kl->n++;
 	rc = 0;
 out:
@@ -851,8 +862,12 @@ static int sum_items(struct eval *ev, struct model_ctx *mc, struct ast_model *am
 		if (it->kind != kind)
 			continue;
 		struct value v;
-		if (energy_expr(ev, w, it->value, ek, 0, what, kl, &v))
+		/* a kinetic kernel's term says whether it is lumped */
+		if (energy_expr(ev, w, it->value, ek, it->lumped, what, kl, &v))
 			return -2;
+		if (it->lumped && v.reg >= 0 && (*prog)->insn[v.reg].op != IR_CONST)
+			return eval_error(ev, it->value->loc, "kinetic lumped applies to integrals over meshes "
+			                  "(kinetic lumped integral(MESH, DENSITY)): this kinetic energy has other terms"), -2;
 		if (v.kind != VAL_NUM)
 			return eval_error(ev, it->value->loc, "%s must be a number, not %s", what, value_kind_name(&v)), -2;
 		if (v.reg >= 0 && (*prog)->insn[v.reg].op != IR_CONST) {
@@ -975,7 +990,7 @@ static int kernel_var(const struct ir_kernel *k, int s, long i, int n)
 /* The constant Hessian entries of kernel k (value and gradient 0 at the
  * origin for every instance, else 0: not an operator) into t; 1 when
  * they are, -1 when out of memory. */
-static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, struct triplets *t)
+static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int lumped, struct triplets *t)
 {
 	double *r = malloc(sizeof(double) * (size_t)(k->prog->n + 1));
 	double *o = malloc(sizeof(double) * (size_t)(k->prog->nout + 1));
@@ -993,7 +1008,12 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, str
 		for (int e = 0; e < k->nnz && rc == 1; e++) {
 			/* a slot mapped to -1 is an eliminated (fixed) unknown */
 			int I = kernel_var(k, k->row[e], i, n), J = kernel_var(k, k->col[e], i, n);
-			if (o[1 + k->nslot + e] != 0 && I >= 0 && J >= 0)
+			/* lumped: the row sum on the diagonal, with the entries
+			 * of fixed neighbours (the row sum of the whole space,
+			 * then the fixed rows dropped) */
+			if (lumped && o[1 + k->nslot + e] != 0 && I >= 0)
+				trip_add(t, I, I, o[1 + k->nslot + e]);
+			else if (!lumped && o[1 + k->nslot + e] != 0 && I >= 0 && J >= 0)
 				trip_add(t, I, J, o[1 + k->nslot + e]);
 		}
 	}
@@ -1028,7 +1048,7 @@ static int quadratic_entries(struct eval *ev, const struct ir_func *f, int n, st
 		trip_add(t, f->row[k], f->col[k], vals[1 + f->nvar + k]);
 	free(vals);
 	for (int q = 0; q < f->nkernel; q++) {
-		int rc = kernel_entries(ev, &f->kernel[q], n, t);
+		int rc = kernel_entries(ev, &f->kernel[q], n, 0, t);
 		if (rc <= 0)
 			return rc;
 	}
@@ -1491,7 +1511,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		/* sums of ½ c(i) x[..]'²...: constant masses, added entry by entry */
 		struct triplets t = { 0 };
 		for (int q = 0; q < kl.n; q++)
-			if (kernel_entries(ev, &kl.v[q], n, &t) < 0) {
+			if (kernel_entries(ev, &kl.v[q], n, kl.v[q].term, &t) < 0) {
 				eval_error(ev, where, "out of memory");
 				goto out;
 			}

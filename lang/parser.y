@@ -170,7 +170,7 @@ static struct ast_item *region_contact(struct parse_ctx *ctx, struct loc loc, st
 %token IMPORT "import" SCHEME "scheme" REQUIRE "require"
 %token KINETIC "kinetic" POTENTIAL "potential" DISSIPATION "dissipation"
 %token INTERNAL "internal" EQUILIBRIUM "equilibrium" CONSTRAINT "constraint"
-%token CONTACT "contact" RESTITUTION "restitution" FRICTION "friction"
+%token CONTACT "contact" RESTITUTION "restitution" FRICTION "friction" LUMPED "lumped"
 %token MESH "mesh" FIELD_KW "field" ON "on" FIX "fix" AT "at"
 %token IF "if" THEN "then" ELSE "else" AND "and" OR "or" NOT "not" SUM "sum"
 
@@ -335,6 +335,9 @@ item:
 	DOF dof_decls           { $$ = ast_item_new(A, AST_ITEM_DOF, L(@1)); $$->names = $2; }
 	| INTERNAL dof_decls    { $$ = ast_item_new(A, AST_ITEM_INTERNAL, L(@1)); $$->names = $2; }
 	| KINETIC expr          { $$ = ast_item_new(A, AST_ITEM_KINETIC, L(@1)); $$->value = $2; }
+	| KINETIC LUMPED expr   {
+		/* kinetic lumped integral(...): a diagonal (row-sum) mass */
+		$$ = ast_item_new(A, AST_ITEM_KINETIC, L(@1)); $$->value = $3; $$->lumped = 1; }
 	| POTENTIAL expr        { $$ = ast_item_new(A, AST_ITEM_POTENTIAL, L(@1)); $$->value = $2; }
 	| DISSIPATION expr      { $$ = ast_item_new(A, AST_ITEM_DISSIPATION, L(@1)); $$->value = $2; }
 	| CONSTRAINT expr       { $$ = ast_item_new(A, AST_ITEM_CONSTRAINT, L(@1)); $$->value = $2; }
