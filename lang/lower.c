@@ -575,6 +575,15 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 			if (eval_number(ev, ((struct ast_arg *)e->args.v[0])->value, &a0, "a0") ||
 			    eval_number(ev, ((struct ast_arg *)e->args.v[1])->value, &a1, "a1"))
 				return -1;
+			/* K is the stiffness matrix: declared, or the potential's
+			 * when it folded into one; a potential that did not (not
+			 * quadratic, or with internal variables) left K = 0, and
+			 * a1 K silently nothing */
+			if (a1 != 0 && !mc->stiffness_declared && m->potential)
+				return eval_error(ev, ((struct ast_arg *)e->args.v[1])->loc, "rayleigh(a0, a1) takes K from a "
+				                  "constant stiffness, and the potential of model %s is not one (not quadratic "
+				                  "with constant coefficients, or with internal variables): state the damping "
+				                  "as a dissipation instead", m->name);
 			if (!m->mass.a && m->mass.nnz) {
 				/* operators held as entries: C's entries are
 				 * theirs, scaled (duplicates are summed later) */
