@@ -128,6 +128,9 @@ void la_mat_muladd(const struct la_mat *A, double alpha, const double *x, double
  * is scratch, used only by compressed columns (dense and banded
  * matrices subtract row by row, in one pass). */
 void la_mat_mulsub(const struct la_mat *A, const double *x, double *y, double *tmp);
+/* The same for rows i0 ≤ i < i1 of a dense or banded A only (reading x
+ * within A's band of those rows): a stepper that forms x a block ahead. */
+void la_mat_mulsub_rows(const struct la_mat *A, const double *x, double *y, int i0, int i1);
 /* xᵀ A y. */
 double la_mat_dot(const struct la_mat *A, const double *x, const double *y);
 /* The entry a_ij (0 when not stored). */

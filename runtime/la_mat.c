@@ -428,7 +428,7 @@ void la_mat_muladd(const struct la_mat *A, double alpha, const double *x, double
  * y_i is written once, without a zeroing pass (a step's products are
  * memory-bound on large chains).  sub: y_i −= (A x)_i instead, the bits
  * of y − (A x) formed in a scratch vector. */
-static void gather(const struct la_mat *A, const double *x, double *y, int sub)
+static void gather(const struct la_mat *A, const double *x, double *y, int sub, int i0, int i1)
 {
 	int n = A->n, kl = A->kl, ku = A->ku;
 	/* a_ij at x[off + i + j step]: step n − 1 for dense (i + j n), ld − 1
@@ -437,7 +437,7 @@ static void gather(const struct la_mat *A, const double *x, double *y, int sub)
 	size_t step = A->kind == LA_MAT_DENSE ? (size_t)n + 1 : (size_t)(kl + ku + 1);
 	const double *a = A->x + off;
 	size_t sj = step - 1;
-	for (int i = 0; i < n; i++) {
+	for (int i = i0; i < i1; i++) {
 		double s = 0;
 		/* a_ij = a[i + j (step − 1)] */
 		const double *r = a + i;
@@ -459,17 +459,22 @@ static void gather(const struct la_mat *A, const double *x, double *y, int sub)
 void la_mat_mul(const struct la_mat *A, const double *x, double *y)
 {
 	if (A->kind == LA_MAT_DENSE || A->kind == LA_MAT_BAND) {
-		gather(A, x, y, 0);
+		gather(A, x, y, 0, 0, A->n);
 		return;
 	}
 	memset(y, 0, sizeof *y * (size_t)A->n);
 	la_mat_muladd(A, 1, x, y);
 }
 
+void la_mat_mulsub_rows(const struct la_mat *A, const double *x, double *y, int i0, int i1)
+{
+	gather(A, x, y, 1, i0, i1);
+}
+
 void la_mat_mulsub(const struct la_mat *A, const double *x, double *y, double *tmp)
 {
 	if (A->kind == LA_MAT_DENSE || A->kind == LA_MAT_BAND) {
-		gather(A, x, y, 1);
+		gather(A, x, y, 1, 0, A->n);
 		return;
 	}
 	la_mat_mul(A, x, tmp);

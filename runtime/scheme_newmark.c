@@ -44,7 +44,18 @@ struct newmark {
 	double am, af, beta, gamma, tau;
 	struct step_matrix *f;
 	double *ut, *vt, *rhs, *tmp, *w;
+	int rows;             /* K and C dense or banded: nm_step_to's one pass */
 };
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static int imin(int a, int b)
+{
+	return a < b ? a : b;
+}
 
 static void nm_free(void *p)
 {
@@ -80,6 +91,8 @@ static void *alpha_alloc(const struct rt_system *sys, const void *par, struct rt
 	 * (step_matrix_alloc knows) */
 	size_t nt = (size_t)n + (size_t)sys->nc;
 	s->f = step_matrix_alloc(sys, sym);
+	s->rows = (sys->K->kind == LA_MAT_DENSE || sys->K->kind == LA_MAT_BAND) &&
+	          (!sys->C || sys->C->kind == LA_MAT_DENSE || sys->C->kind == LA_MAT_BAND);
 	s->ut = malloc(sizeof(double) * (size_t)n);
 	s->vt = malloc(sizeof(double) * (size_t)n);
 	s->rhs = malloc(sizeof(double) * nt);
@@ -121,25 +134,18 @@ static int ga_set_step(void *p, double tau, struct rt_error *err)
 	                           "the step matrix of generalized_alpha is singular", err);
 }
 
-/* From (u0, v0, a0) at t − τ into (u, v, a), which are either the same
- * vectors (in place) or do not overlap them: every entry of the step
- * before is read before the step's end is written. */
-static int nm_step_to(void *p, double t, double tau, const double *u0, const double *v0, const double *a0, double *u,
-                      double *v, double *a, struct rt_error *err)
+/* The predictors ũ = uᵏ⁻¹ + τvᵏ⁻¹ + τ²(½−β)aᵏ⁻¹, ṽ = vᵏ⁻¹ + τ(1−γ)aᵏ⁻¹,
+ * and rhs −= K w + C w' with w = (1−α_f)ũ + α_f uᵏ⁻¹, w' likewise (ũ
+ * and ṽ themselves for Newmark: no copy), subtracted as they are formed */
+static void predict(struct newmark *s, double tau, const double *u0, const double *v0, const double *a0)
 {
-	struct newmark *s = p;
 	const struct rt_system *sys = s->sys;
 	int n = sys->n;
-	double b = s->beta, g = s->gamma, am = s->am, af = s->af;
-	(void)err;
-	const double cu = tau * tau * (0.5 - b), cv = tau * (1 - g);
+	double af = s->af, cu = tau * tau * (0.5 - s->beta), cv = tau * (1 - s->gamma);
 	for (int i = 0; i < n; i++) {
 		s->ut[i] = u0[i] + tau * v0[i] + cu * a0[i];
 		s->vt[i] = v0[i] + cv * a0[i];
 	}
-	sys->load(sys->load_ctx, t - af * tau, s->rhs);
-	/* K w with w = (1−α_f)ũ + α_f uᵏ⁻¹, likewise for C (ũ and ṽ
-	 * themselves for Newmark: no copy), subtracted as they are formed */
 	const double *w = s->ut;
 	if (af != 0) {
 		for (int i = 0; i < n; i++)
@@ -156,6 +162,46 @@ static int nm_step_to(void *p, double t, double tau, const double *u0, const dou
 		}
 		la_mat_mulsub(sys->C, w, s->rhs, s->tmp);
 	}
+}
+
+/* The same for α_f = 0 and dense or banded K and C: the predictors
+ * formed a block of rows ahead and subtracted while in cache, one pass
+ * over the state instead of three, the same arithmetic row by row */
+static void predict_rows(struct newmark *s, double tau, const double *u0, const double *v0, const double *a0)
+{
+	const struct rt_system *sys = s->sys;
+	const struct la_mat *C = sys->C;
+	int n = sys->n, ahead = imax(sys->K->ku, C ? C->ku : 0), done = 0;
+	double cu = tau * tau * (0.5 - s->beta), cv = tau * (1 - s->gamma);
+	for (int i0 = 0; i0 < n; i0 += 512) {
+		int i1 = imin(n, i0 + 512), p1 = imin(n, i1 + ahead);
+		for (int i = done; i < p1; i++) {
+			s->ut[i] = u0[i] + tau * v0[i] + cu * a0[i];
+			s->vt[i] = v0[i] + cv * a0[i];
+		}
+		done = p1;
+		la_mat_mulsub_rows(sys->K, s->ut, s->rhs, i0, i1);
+		if (C)
+			la_mat_mulsub_rows(C, s->vt, s->rhs, i0, i1);
+	}
+}
+
+/* From (u0, v0, a0) at t − τ into (u, v, a), which are either the same
+ * vectors (in place) or do not overlap them: every entry of the step
+ * before is read before the step's end is written. */
+static int nm_step_to(void *p, double t, double tau, const double *u0, const double *v0, const double *a0, double *u,
+                      double *v, double *a, struct rt_error *err)
+{
+	struct newmark *s = p;
+	const struct rt_system *sys = s->sys;
+	int n = sys->n;
+	double b = s->beta, g = s->gamma, am = s->am, af = s->af;
+	(void)err;
+	sys->load(sys->load_ctx, t - af * tau, s->rhs);
+	if (af == 0 && s->rows)
+		predict_rows(s, tau, u0, v0, a0);
+	else
+		predict(s, tau, u0, v0, a0);
 	if (am != 0) {
 		la_mat_mul(sys->M, a0, s->tmp);
 		for (int i = 0; i < n; i++)
