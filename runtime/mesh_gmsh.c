@@ -102,7 +102,9 @@ static int fail(struct rd *r, const char *fmt, ...)
 	va_list ap;
 	int k;
 
-	k = snprintf(r->err, r->errlen, "%s:%ld: error: ", r->name, r->line);
+	/* dyn reports it as "script:line:col: error: 'file' line n: ...", the
+	 * convention of mtx() and table(): one "error:", the file quoted */
+	k = snprintf(r->err, r->errlen, "'%s' line %ld: ", r->name, r->line);
 	if (k >= 0 && (size_t)k < r->errlen) {
 		va_start(ap, fmt);
 		vsnprintf(r->err + k, r->errlen - (size_t)k, fmt, ap);
@@ -275,6 +277,7 @@ static const char *type_name(int type)
 	case 12: return "27-node second-order hexahedron";
 	case 13: return "18-node second-order prism";
 	case 14: return "14-node second-order pyramid";
+	case 15: return "point";   /* read, as a region of nodes: named in messages */
 	case 16: return "8-node second-order quadrangle";
 	case 17: return "20-node second-order hexahedron";
 	case 18: return "15-node second-order prism";
@@ -585,8 +588,8 @@ static int read_elements(struct gm *g)
 			if (!e)
 				return -1;
 			if (r->ntok != 3 + ntags + e->nn)
-				return fail(r, "a %s has %d nodes, the line holds %ld",
-				            type_name(e->type), e->nn, (long)r->ntok - 3 - ntags);
+				return fail(r, "a %s has %d node%s, the line holds %ld", type_name(e->type), e->nn,
+				            e->nn == 1 ? "" : "s", (long)r->ntok - 3 - ntags);
 			if (ntags >= 1) {
 				if (tok_long(r, 3, "the physical tag", &v))
 					return -1;
@@ -634,8 +637,8 @@ static int read_elements(struct gm *g)
 				if (e->dim != edim)
 					return fail(r, "a %s in a block of dimension %ld", type_name(e->type), edim);
 				if (r->ntok != 1 + e->nn)
-					return fail(r, "a %s has %d nodes, the line holds %d",
-					            type_name(e->type), e->nn, r->ntok - 1);
+					return fail(r, "a %s has %d node%s, the line holds %d", type_name(e->type),
+					            e->nn, e->nn == 1 ? "" : "s", r->ntok - 1);
 				for (int k = 0; k < e->nn; k++)
 					if (tok_long(r, 1 + k, "a node tag", &g->pool[e->nodes + k]))
 						return -1;

@@ -243,7 +243,7 @@ static void bad(const char *name, const char *want)
 	char path[1024], full[1024];
 
 	snprintf(path, sizeof path, "%s", data(name));
-	snprintf(full, sizeof full, "%s%s", path, want);
+	snprintf(full, sizeof full, "'%s'%s", path, want);
 	err[0] = '\0';
 	CHECK(mesh_read_gmsh(path, err, sizeof err) == NULL);
 	if (strcmp(err, full) != 0) {
@@ -254,34 +254,34 @@ static void bad(const char *name, const char *want)
 
 static void test_errors(void)
 {
-	bad("bad/not_gmsh.msh", ":1: error: not a Gmsh mesh file (it does not start with $MeshFormat)");
-	bad("bad/binary.msh", ":2: error: binary Gmsh files are not read: save the mesh as ASCII "
+	bad("bad/not_gmsh.msh", " line 1: not a Gmsh mesh file (it does not start with $MeshFormat)");
+	bad("bad/binary.msh", " line 2: binary Gmsh files are not read: save the mesh as ASCII "
 	    "(gmsh -format msh41 without -bin, or Mesh.Binary = 0)");
-	bad("bad/version.msh", ":2: error: Gmsh format 3 is not supported: dyn reads formats 4.1 "
+	bad("bad/version.msh", " line 2: Gmsh format 3 is not supported: dyn reads formats 4.1 "
 	    "and 2.2 (gmsh -format msh41 or msh22)");
-	bad("bad/no_nodes.msh", ":7: error: the file ends without a $Nodes section");
-	bad("bad/bad_number.msh", ":7: error: a coordinate is not a number");
-	bad("bad/short_node.msh", ":7: error: a node (tag x y z) has 3 numbers, expected 4");
-	bad("bad/second_order.msh", ":13: error: element type 9 (6-node second-order triangle) "
+	bad("bad/no_nodes.msh", " line 7: the file ends without a $Nodes section");
+	bad("bad/bad_number.msh", " line 7: a coordinate is not a number");
+	bad("bad/short_node.msh", " line 7: a node (tag x y z) has 3 numbers, expected 4");
+	bad("bad/second_order.msh", " line 13: element type 9 (6-node second-order triangle) "
 	    "is not supported: dyn reads linear lines, triangles, quadrangles, tetrahedra and "
 	    "hexahedra (Mesh.ElementOrder = 1, no prisms or pyramids)");
-	bad("bad/missing_node.msh", ":13: error: node 99 is not in $Nodes");
-	bad("bad/not_a_side.msh", ":15: error: this line of physical group 7 is not a side of "
+	bad("bad/missing_node.msh", " line 13: node 99 is not in $Nodes");
+	bad("bad/not_a_side.msh", " line 15: this line of physical group 7 is not a side of "
 	    "any triangle of the mesh");
-	bad("bad/mixed.msh", ":14: error: a mesh has cells of one type: this quadrangle is among "
+	bad("bad/mixed.msh", " line 14: a mesh has cells of one type: this quadrangle is among "
 	    "triangles (line 13)");
-	bad("bad/nonplanar.msh", ":8: error: the mesh is 2-D (its cells are triangles) but its "
+	bad("bad/nonplanar.msh", " line 8: the mesh is 2-D (its cells are triangles) but its "
 	    "nodes do not share one z: a 2-D mesh lies in a plane z = constant");
-	bad("bad/dup_node.msh", ":8: error: node tag 2 is defined twice (lines 7 and 8)");
-	bad("bad/degenerate.msh", ":13: error: this triangle is degenerate (zero area)");
-	bad("bad/no_cells.msh", ":14: error: no cells: the file has no lines, surfaces or volumes "
+	bad("bad/dup_node.msh", " line 8: node tag 2 is defined twice (lines 7 and 8)");
+	bad("bad/degenerate.msh", " line 13: this triangle is degenerate (zero area)");
+	bad("bad/no_cells.msh", " line 14: no cells: the file has no lines, surfaces or volumes "
 	    "(with physical groups, Gmsh saves only their elements: put the body in a physical "
 	    "group, or set Mesh.SaveAll = 1)");
-	bad("bad/unclosed.msh", ":4: error: $Comments is not closed by $EndComments");
-	bad("bad/no_end.msh", ":7: error: expected $EndNodes");
-	bad("bad/nul.msh", ":1: error: not a text file (binary data)");
-	bad("bad/count41.msh", ":16: error: the $Nodes header announces 4 nodes, the blocks hold 3");
-	bad("bad/entity41.msh", ":20: error: entity 5 of dimension 2 is not in $Entities");
+	bad("bad/unclosed.msh", " line 4: $Comments is not closed by $EndComments");
+	bad("bad/no_end.msh", " line 7: expected $EndNodes");
+	bad("bad/nul.msh", " line 1: not a text file (binary data)");
+	bad("bad/count41.msh", " line 16: the $Nodes header announces 4 nodes, the blocks hold 3");
+	bad("bad/entity41.msh", " line 20: entity 5 of dimension 2 is not in $Entities");
 }
 
 int main(void)
