@@ -241,6 +241,19 @@ struct ir_model {
 	                                    s(u) (`along`): values and gradients,
 	                                    the tangents of Coulomb friction */
 	struct ir_loc init_loc;
+	/* A free elastic body: the model's dofs are one vector field of the
+	 * mesh's dimension (2 or 3) with its values at the mesh's nodes, none
+	 * fixed, dof first + dim p + c the component c of node p at X[dim p
+	 * + c], so that q = X + u is the placement and the rigid motions are
+	 * known (discrete_gradient keeps its momenta; NULL otherwise). */
+	const struct ir_rigid *rigid;
+};
+
+struct ir_rigid {
+	int dim;
+	long nnode;
+	int first;
+	const double *X;
 };
 
 /* Whether the model needs the nonlinear machinery (energies, internal

@@ -463,6 +463,21 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		f->nfree = nfree;
 		g->size = (int)nfree;
 	}
+	/* one vector field, nothing fixed, values at the nodes only (P1,
+	 * Q1): a free body, whose rigid motions discrete_gradient keeps */
+	if (mc->nfield == 1) {
+		const struct fe_field *f = mc->field[0];
+		const struct mesh *me = f->mesh->m;
+		if (f->vector && f->ncomp == me->dim && me->dim >= 2 && f->nfree == f->space->ndofs &&
+		    f->space->ndofs == me->nnodes * f->ncomp && f->first == 0) {
+			struct ir_rigid *r = arena_alloc(ev->a, sizeof *r);
+			r->dim = me->dim;
+			r->nnode = me->nnodes;
+			r->first = f->first;
+			r->X = me->x;
+			m->rigid = r;
+		}
+	}
 	/* a fix item must name a field */
 	for (int j = 0; j < am->items.n; j++) {
 		struct ast_item *fx = am->items.v[j];

@@ -96,6 +96,14 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->cw = calloc((size_t)s->nc + 1, sizeof(double));
 	s->cwe = calloc((size_t)s->nc + 1, sizeof(double));
 	s->shift = calloc((size_t)s->n + 1, sizeof(double));
+	if (pb->ir->rigid) {
+		s->dgdir = calloc((size_t)s->n + 1, sizeof(double));
+		s->rig = calloc(6 * (size_t)s->n + 1, sizeof(double));
+		if (!s->dgdir || !s->rig) {
+			stage_free(s);
+			return -1;
+		}
+	}
 	s->solve_u = s->solve_z = 1;
 	s->wu = 1;
 	s->tol = 1e-13;
@@ -116,6 +124,7 @@ void stage_free(struct stage *s)
 	free(s->cval); free(s->gs); free(s->ge); free(s->gtl); free(s->Ge); free(s->uend); free(s->cw); free(s->cwe); free(s->shift);
 	free(s->Gm); free(s->Pv); free(s->ct); free(s->ctt); free(s->Gt); free(s->cwv); free(s->vend); free(s->ve0); free(s->hu);
 	free(s->ccu);
+	free(s->dgdir); free(s->rig);
 	newton_free(s->nw);
 	s->nw = NULL;
 	if (s->jac)
@@ -241,6 +250,74 @@ static void jac_values(struct stage *s, double *J)
 			J[s->jac->diag[n + j]] = 1;
 }
 
+/* The direction of Gonzalez's correction on a free elastic body: Δu
+ * without its rigid part, d = Δu − Σ_k (b_k·Δu) b_k with b_k the
+ * orthonormalised translations and infinitesimal rotations about the
+ * origin at the midpoint placement q^½ = X + u^½ (ir_rigid).  An
+ * invariant Φ has ∇Φ(q^½) orthogonal to the b_k; d is too, so
+ * DΦ = ∇Φ(x^½) + c d keeps Σ DΦ = 0 and Σ q^½ × DΦ = 0: the step
+ * conserves the linear and angular momenta exactly, as the midpoint rule
+ * does, while c = [Φ(xᵏ) − Φ(xᵏ⁻¹) − ∇Φ(x^½)·Δx]/(d·Δx) keeps the
+ * energy exact (d·Δx = |d|²).  A rigid step (Δu = 2 tan(θ/2) J q^½ for a
+ * rotation by θ, Cayley) has d = 0 and a zero bracket.  Returns d·Δu. */
+static double rigid_direction(struct stage *s)
+{
+	const struct ir_rigid *rg = s->pb->ir->rigid;
+	int n = s->n, dim = rg->dim, nb = dim == 2 ? 3 : 6;
+	double *b = s->rig, *d = s->dgdir;
+	memset(b, 0, sizeof(double) * (size_t)nb * (size_t)n);
+	for (long p = 0; p < rg->nnode; p++) {
+		double q[3];
+		size_t i0 = (size_t)rg->first + (size_t)p * (size_t)dim;
+		for (int c = 0; c < dim; c++) {
+			q[c] = rg->X[(size_t)p * (size_t)dim + (size_t)c] + s->u[i0 + (size_t)c];
+			b[(size_t)c * (size_t)n + i0 + (size_t)c] = 1;
+		}
+		if (dim == 2) {
+			b[2 * (size_t)n + i0] = -q[1];
+			b[2 * (size_t)n + i0 + 1] = q[0];
+		} else {
+			/* e_k × q for k = x, y, z */
+			double *r0 = b + 3 * (size_t)n + i0, *r1 = b + 4 * (size_t)n + i0, *r2 = b + 5 * (size_t)n + i0;
+			r0[1] = -q[2], r0[2] = q[1];
+			r1[0] = q[2], r1[2] = -q[0];
+			r2[0] = -q[1], r2[1] = q[0];
+		}
+	}
+	/* modified Gram–Schmidt (the translations are orthogonal already) */
+	for (int k = 0; k < nb; k++) {
+		double *bk = b + (size_t)k * (size_t)n;
+		for (int j = 0; j < k; j++) {
+			const double *bj = b + (size_t)j * (size_t)n;
+			double dot = 0;
+			for (int i = 0; i < n; i++)
+				dot += bj[i] * bk[i];
+			for (int i = 0; i < n; i++)
+				bk[i] -= dot * bj[i];
+		}
+		double nn = 0;
+		for (int i = 0; i < n; i++)
+			nn += bk[i] * bk[i];
+		nn = nn > 0 ? 1 / sqrt(nn) : 0;
+		for (int i = 0; i < n; i++)
+			bk[i] *= nn;
+	}
+	for (int i = 0; i < n; i++)
+		d[i] = 2 * (s->u[i] - s->uprev[i]);
+	for (int k = 0; k < nb; k++) {
+		const double *bk = b + (size_t)k * (size_t)n;
+		double dot = 0;
+		for (int i = 0; i < n; i++)
+			dot += bk[i] * d[i];
+		for (int i = 0; i < n; i++)
+			d[i] -= dot * bk[i];
+	}
+	double dd = 0;
+	for (int i = 0; i < n; i++)
+		dd += d[i] * 2 * (s->u[i] - s->uprev[i]);
+	return dd;
+}
+
 static int residual(void *ctx, const double *x, double *R, double *J)
 {
 	struct stage *s = ctx;
@@ -317,11 +394,21 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 			size += fabs(phiend) + fabs(s->phiprev);
 			if (fabs(byvalues - bracket) > 16 * DBL_EPSILON * size)
 				bracket = byvalues;
-			double c = bracket / dd;
-			for (int i = 0; i < n; i++)
-				g[i] += c * 2 * (s->u[i] - s->uprev[i]);
+			/* on a free body the correction leaves the rigid motions
+			 * out (rigid_direction), unless the step is rigid to
+			 * rounding (no deformation to carry it) */
+			double ddr = s->dgdir && m == 0 ? rigid_direction(s) : 0;
+			if (ddr > 1e-24 * dd) {
+				double c = bracket / ddr;
+				for (int i = 0; i < n; i++)
+					g[i] += c * s->dgdir[i];
+			} else {
+				double c = bracket / dd;
+				for (int i = 0; i < n; i++)
+					g[i] += c * 2 * (s->u[i] - s->uprev[i]);
+			}
 			for (int j = 0; j < m; j++)
-				g[n + j] += c * 2 * (s->z[j] - s->zprev[j]);
+				g[n + j] += bracket / dd * 2 * (s->z[j] - s->zprev[j]);
 			/* the Jacobian uses the midpoint Hessian: evaluate there last */
 			problem_phi(pb, s->u, s->z, NULL);
 			s->phi = phimid;

@@ -45,6 +45,9 @@ struct stage {
 	double *pc;           /* m: the scale c of each soft-thresholding row */
 	double *pcu;          /* n: the same for dry friction on dofs */
 	double *rbuf, *gq;    /* N */
+	/* discrete_gradient on a free body (ir_rigid): the direction of
+	 * Gonzalez's correction and the rigid motions at x^½ (6 n at most) */
+	double *dgdir, *rig;
 	/* bilateral constraints: nc multipliers λ after the N unknowns; the
 	 * forces Gᵀλ at the stage's u, the equations c(u_end, tc) = 0 at the
 	 * step's end u_end = ue0 + cue y (Newmark: the stage's u itself).
