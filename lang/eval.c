@@ -561,10 +561,19 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 			out->ser.index = i;
 			return 0;
 		}
-	if (strcmp(name, "lambda") == 0 && run->res->nlam > 0) {
+	if (strcmp(name, "lambda") == 0 && run->res->nlam > run->res->nimp) {
 		/* r.lambda[k]: the multiplier of constraint k */
 		out->ser.kind = SER_LAM;
-		out->rows = run->res->nlam;
+		out->rows = run->res->nlam - run->res->nimp;
+		out->cols = -1;
+		return 0;
+	}
+	if (strcmp(name, "impulse") == 0 && run->res->nimp > 0) {
+		/* r.impulse[k]: contact k's impulse per step, after the
+		 * multipliers in the same series */
+		out->ser.kind = SER_LAM;
+		out->ser.index = run->res->nlam - run->res->nimp;
+		out->rows = run->res->nimp;
 		out->cols = -1;
 		return 0;
 	}
@@ -933,11 +942,13 @@ static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 		return 0;
 	}
 	if (base.kind == VAL_HIST && base.ser.kind == SER_LAM && base.cols == -1) {
+		int imp = base.ser.index > 0 || base.run->res->nlam == base.run->res->nimp;
 		if (i < 1 || i > base.rows)
-			return eval_error(ev, e->rhs->loc, "run %s has %d constraint%s: lambda[k] takes k in 1..%d, "
-			                  "not %ld", base.run->name, base.rows, base.rows == 1 ? "" : "s", base.rows, i);
+			return eval_error(ev, e->rhs->loc, "run %s has %d %s%s: %s[k] takes k in 1..%d, not %ld",
+			                  base.run->name, base.rows, imp ? "contact" : "constraint", base.rows == 1 ? "" : "s",
+			                  imp ? "impulse" : "lambda", base.rows, i);
 		*out = base;
-		out->ser.index = (int)i - 1;
+		out->ser.index = base.ser.index + (int)i - 1;
 		out->rows = 1;
 		out->cols = 0;
 		out->ser.label = arena_printf(ev->a, "%s[%ld]", base.ser.label, i);

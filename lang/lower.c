@@ -1010,6 +1010,30 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 			return 0;
 		}
 	}
+	/* impulse, impulse[k]: the contacts' normal impulses over each step,
+	 * kept after the constraints' multipliers in the state */
+	int imp_whole = e->kind == AST_NAME && strcmp(e->name, "impulse") == 0;
+	if ((imp_whole || (e->kind == AST_INDEX && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, "impulse") == 0)) &&
+	    !scope_lookup(ev->scope, "impulse")) {
+		int nk = mc->m->contact.n, nc = mc->m->nconstraint;
+		long k = 0;
+		if (!imp_whole && eval_int(ev, e->rhs, &k, "a contact"))
+			return -1;
+		if (nk == 0)
+			return eval_error(ev, e->loc, "model %s has no contacts: impulse[k] is the impulse of its k-th "
+			                  "contact", mc->m->name);
+		if (!imp_whole && (k < 1 || k > nk))
+			return eval_error(ev, e->rhs->loc, "model %s has %d contact%s: impulse[k] takes k in 1..%d, not %ld",
+			                  mc->m->name, nk, nk == 1 ? "" : "s", nk, k);
+		for (long q = imp_whole ? 1 : k; q <= (imp_whole ? nk : k); q++) {
+			r.kind = IR_REC_LAMBDA;
+			r.dof = nc + (int)q - 1;
+			r.name = arena_printf(ev->a, "impulse[%ld]", q);
+			if (add_record(ev, o, cap, r))
+				return -1;
+		}
+		return 0;
+	}
 	/* lambda[k]: the multiplier of the k-th constraint */
 	if (e->kind == AST_INDEX && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, "lambda") == 0 &&
 	    !scope_lookup(ev->scope, "lambda")) {
@@ -1403,7 +1427,7 @@ static void lower_keep(struct eval *ev, const struct ast_run *ar, struct ir_run 
 				k->energy |= 1u << energy;
 			continue;
 		}
-		if (strcmp(name, "lambda") == 0 && m->nconstraint > 0) {
+		if ((strcmp(name, "lambda") == 0 && m->nconstraint > 0) || (strcmp(name, "impulse") == 0 && m->contact.n > 0)) {
 			k->lam = 1;
 			continue;
 		}

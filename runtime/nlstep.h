@@ -11,7 +11,8 @@
 struct rt_state {
 	double *u, *v, *a;   /* n */
 	double *z, *zd;      /* m */
-	double *lam;         /* nc: constraint multipliers */
+	double *lam;         /* nc: constraint multipliers, then (in a run) the
+	                        ncontact normal impulses of the last step */
 };
 
 struct nl_options {

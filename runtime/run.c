@@ -1219,11 +1219,14 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->pb.jac_auto = plan->solver == IR_SOLVER_AUTO || plan->solver_auto;
 	r->pb_ok = 1;
 	int n = r->pb.n, nz = r->pb.m;
-	int nc = r->pb.nc;
-	r->buf = calloc((size_t)(3 * n + 2 * nz + nc) + 1, sizeof(double));
-	r->prev = calloc((size_t)(3 * n + 2 * nz + nc) + 1, sizeof(double));
+	int nc = r->pb.nc, nk = m->contact.n;
+	/* the state's multipliers: the constraints', then the contacts'
+	 * impulses of the step (written by the nonsmooth schemes) */
+	r->buf = calloc((size_t)(3 * n + 2 * nz + nc + nk) + 1, sizeof(double));
+	r->prev = calloc((size_t)(3 * n + 2 * nz + nc + nk) + 1, sizeof(double));
 	res->nterm = problem_nterm(&r->pb);
-	res->nlam = nc;
+	res->nlam = nc + nk;
+	res->nimp = nk;
 	r->dterm = calloc((size_t)res->nterm + 1, sizeof(double));
 	r->Dterm = calloc((size_t)res->nterm + 1, sizeof(double));
 	if (!r->outs || !r->buf || !r->prev || !r->dterm || !r->Dterm) {

@@ -34,6 +34,8 @@ struct rt_result {
 	                         statements, then the damping matrix */
 	double **dterm;
 	int nlam;             /* constraint multipliers λ_k, or NULL */
+	int nimp;             /* of which the last nimp are the contacts'
+	                         impulses of each step (record impulse) */
 	double **lam;
 	int ncol;             /* recorded expressions (IR_REC_EXPR), by name */
 	const char **col_name;

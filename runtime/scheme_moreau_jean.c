@@ -671,6 +671,13 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	/* the constraints' mean forces over the step, λ = −Λ/τ */
 	for (int k = 0; k < ne; k++)
 		x->lam[k] = -s->P[k] / tau;
+	/* the contacts' normal impulses P_n of the step, after the
+	 * multipliers (record impulse): 0 on an open contact */
+	for (int k = 0; k < nk; k++)
+		x->lam[ne + k] = 0;
+	for (int r = ne; r < nr; r++)
+		if (s->rkind[r] == ROW_NORMAL || s->rkind[r] == ROW_FRICTION)
+			x->lam[ne + s->idx[r]] = s->P[r];
 	/* the state at t₁ and the ledger */
 	memcpy(s->vold, x->v, sizeof(double) * (size_t)n);
 	memcpy(s->u1, x->u, sizeof(double) * (size_t)n);

@@ -368,6 +368,11 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	int moved;
 	if (project(s, t1, 1, &moved))
 		goto failed;
+	/* the contacts' normal impulses of the step, after the multipliers
+	 * (record impulse): M(Uᵐ⁺¹ − U_free) = (1+e) Σ μ_i alpha_i ∇φ_i, the
+	 * change of momentum τM(Vᵐ⁺¹ − V_free) over τ (see gaps_at) */
+	for (int k = 0; k < s->nk; k++)
+		x->lam[s->nc + k] = (1 + e) * s->mu[k] * (s->ng > 1 ? s->galpha[s->grp[k]] : 1) / tau;
 	if (s->nc) {
 		/* back onto C: P_C(2Uᵐ − Uᵐ⁻¹ + τ²aᵐ) without contact,
 		 * P_C(−eUᵐ⁻¹ + (1+e)w) with one */
