@@ -1,6 +1,9 @@
 /* arena.c — bump allocator: large chunks, each allocation 16-byte aligned.
  * AST and IR nodes live until the script (or REPL input) that made them is
- * done, so nothing is freed individually. */
+ * done, so small ones are never freed individually.  An allocation larger
+ * than a chunk (the O(n) arrays of a large model: its dofs, the entries of
+ * its operators) gets a chunk of its own, which arena_release can give
+ * back early: the owner of such an array says when it is done with it. */
 #include "arena.h"
 
 #include <stdarg.h>
@@ -79,10 +82,18 @@ void *arena_alloc(struct arena *a, size_t size)
 {
 	size = (size + 15) & ~(size_t)15;
 	struct chunk *c = a->head;
-	if (!c || c->size - c->used < size) {
-		size_t n = size > CHUNK_MIN ? size : CHUNK_MIN;
-		c = xmalloc(sizeof *c + n);
-		c->size = n;
+	if (size > CHUNK_MIN) {
+		/* a block of its own, behind the head: the head's room stays
+		 * for the small allocations that follow */
+		c = xmalloc(sizeof *c + size);
+		c->size = size;
+		c->used = 0;
+		struct chunk **at = a->head ? &a->head->next : &a->head;
+		c->next = *at;
+		*at = c;
+	} else if (!c || c->size - c->used < size) {
+		c = xmalloc(sizeof *c + CHUNK_MIN);
+		c->size = CHUNK_MIN;
 		c->used = 0;
 		c->next = a->head;
 		a->head = c;
@@ -99,6 +110,32 @@ void *arena_grow(struct arena *a, void *old, size_t oldsize, size_t newsize)
 	void *p = arena_alloc(a, newsize);
 	if (old && oldsize)
 		memcpy(p, old, oldsize < newsize ? oldsize : newsize);
+	return p;
+}
+
+int arena_release(struct arena *a, void *p)
+{
+	if (!a || !p)
+		return 0;
+	/* blocks of their own sit near the head (arena_alloc): the search is
+	 * short for the arrays just made */
+	for (struct chunk **at = &a->head; *at; at = &(*at)->next) {
+		struct chunk *c = *at;
+		if ((void *)c->data == p) {
+			if (c->size <= CHUNK_MIN)
+				return 0;   /* a shared chunk: other blocks may follow */
+			*at = c->next;
+			free(c);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void *arena_regrow(struct arena *a, void *old, size_t oldsize, size_t newsize)
+{
+	void *p = arena_grow(a, old, oldsize, newsize);
+	arena_release(a, old);
 	return p;
 }
 

@@ -25,6 +25,15 @@ _Noreturn void arena_out_of_memory(void);
 /* A copy of the old contents in a larger block (the old block stays until
  * the arena is freed). */
 void *arena_grow(struct arena *a, void *old, size_t oldsize, size_t newsize);
+/* Give back block p early when it was allocated on its own (larger than
+ * the arena's chunks, 64 KB: the O(n) arrays of a large model); a smaller
+ * block stays until arena_free.  Either way p must not be used afterwards:
+ * the caller owns the array and says so.  Returns 1 when released. */
+int arena_release(struct arena *a, void *p);
+/* arena_grow, then arena_release of the old block: for an array that only
+ * its owner points into (no pointer to an element is kept across the
+ * call). */
+void *arena_regrow(struct arena *a, void *old, size_t oldsize, size_t newsize);
 char *arena_strdup(struct arena *a, const char *s);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_printf(struct arena *a, const char *fmt, ...)

@@ -264,12 +264,25 @@ int ir_emit(struct ir_prog *p, enum ir_op op, int a, int b, int c, struct ir_loc
 	return intern((struct ir_prog_ext *)p, &in);
 }
 
+void ir_matrix_release(struct ir_matrix *m)
+{
+	if (!m->arena || m->a)
+		return;
+	arena_release(m->arena, m->row);
+	arena_release(m->arena, m->col);
+	arena_release(m->arena, m->val);
+	m->row = m->col = NULL;
+	m->val = NULL;
+	m->nnz = 0;
+	m->arena = NULL;
+}
+
 void ir_prog_add_output(struct ir_prog *p, int reg)
 {
 	struct ir_prog_ext *x = (struct ir_prog_ext *)p;
 	if (p->nout >= x->outcap) {
 		int cap = x->outcap ? 2 * x->outcap : 8;
-		p->out = arena_grow(x->arena, p->out, sizeof(int) * (size_t)p->nout, sizeof(int) * (size_t)cap);
+		p->out = arena_regrow(x->arena, p->out, sizeof(int) * (size_t)p->nout, sizeof(int) * (size_t)cap);
 		x->outcap = cap;
 	}
 	p->out[p->nout++] = reg;

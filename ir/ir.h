@@ -82,7 +82,18 @@ struct ir_matrix {
 	int *row, *col;
 	double *val;
 	struct ir_loc loc;   /* the declaration */
+	struct arena *arena; /* the arena holding row, col and val when the
+	                        runtime may release them (ir_matrix_release),
+	                        else NULL */
 };
+
+/* The entries of a large operator are the lowering's until the runtime
+ * has built its own matrix from them (rt_begin, runtime/problem.c); then
+ * the runtime gives them back to their arena: a model of 10⁶ dofs does
+ * not hold its operators twice while it steps.  The matrix is left with
+ * no entries (nnz 0, a NULL); without an arena (a plan built by hand, a
+ * dense operator) nothing happens. */
+void ir_matrix_release(struct ir_matrix *m);
 
 enum { IR_DENSE_MAX = 4000 };
 

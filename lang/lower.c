@@ -335,7 +335,7 @@ static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *
 			int ncap = *cap ? *cap : 8;
 			while (ncap < *count + size)
 				ncap *= 2;
-			*list = arena_grow(ev->a, *list, sizeof **list * (size_t)*cap, sizeof **list * (size_t)ncap);
+			*list = arena_regrow(ev->a, *list, sizeof **list * (size_t)*cap, sizeof **list * (size_t)ncap);
 			*cap = ncap;
 		}
 		for (long i = 0; i < size; i++) {
@@ -506,6 +506,7 @@ static int file_operator(struct eval *ev, struct model_ctx *mc, struct ast_expr 
 		 * positive definite, as a dense one) */
 		int nnz = a.colptr[n] > 0 ? (int)a.colptr[n] : 1;
 		out->nnz = nnz;
+		out->arena = ev->a;   /* the runtime releases them (ir_matrix_release) */
 		out->row = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 		out->col = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 		out->val = arena_alloc(ev->a, sizeof(double) * ((size_t)nnz + 1));
@@ -590,6 +591,7 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				const struct ir_matrix *M = &m->mass, *K = &m->stiffness;
 				int nnz = M->nnz + (K->a ? 0 : K->nnz);
 				m->damping.nnz = nnz;
+				m->damping.arena = ev->a;   /* released by the runtime */
 				m->damping.row = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 				m->damping.col = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 				m->damping.val = arena_alloc(ev->a, sizeof(double) * ((size_t)nnz + 1));

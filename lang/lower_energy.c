@@ -963,9 +963,9 @@ static int trip_reserve(struct eval *ev, struct triplets *t, long long more)
 	if (need > INT_MAX)
 		return -1;
 	size_t c = (size_t)need;
-	t->row = arena_grow(ev->a, t->row, sizeof(int) * (size_t)t->n, sizeof(int) * c);
-	t->col = arena_grow(ev->a, t->col, sizeof(int) * (size_t)t->n, sizeof(int) * c);
-	t->val = arena_grow(ev->a, t->val, sizeof(double) * (size_t)t->n, sizeof(double) * c);
+	t->row = arena_regrow(ev->a, t->row, sizeof(int) * (size_t)t->n, sizeof(int) * c);
+	t->col = arena_regrow(ev->a, t->col, sizeof(int) * (size_t)t->n, sizeof(int) * c);
+	t->val = arena_regrow(ev->a, t->val, sizeof(double) * (size_t)t->n, sizeof(double) * c);
 	t->cap = (int)need;
 	return 0;
 }
@@ -1074,8 +1074,17 @@ static void add_operator(struct eval *ev, struct ir_matrix *a, int n, const stru
 			a->a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 		for (int k = 0; k < t->n; k++)
 			a->a[t->row[k] + (size_t)t->col[k] * n] += t->val[k];
+		arena_release(ev->a, t->row);
+		arena_release(ev->a, t->col);
+		arena_release(ev->a, t->val);
 		return;
 	}
+	/* the triplets and the operator's entries are the operator's alone:
+	 * the runtime releases them once it has built its matrix
+	 * (ir_matrix_release), and a merge releases the parts it copied
+	 * (the old entries only when they were the operator's own) */
+	int owned = a->arena != NULL && a->nnz > 0;
+	a->arena = ev->a;
 	if (a->nnz == 0) {
 		/* the triplets are in the arena: the operator takes them */
 		a->row = t->row;
@@ -1094,6 +1103,14 @@ static void add_operator(struct eval *ev, struct ir_matrix *a, int n, const stru
 	memcpy(row + a->nnz, t->row, sizeof(int) * (size_t)t->n);
 	memcpy(col + a->nnz, t->col, sizeof(int) * (size_t)t->n);
 	memcpy(val + a->nnz, t->val, sizeof(double) * (size_t)t->n);
+	if (owned) {
+		arena_release(ev->a, a->row);
+		arena_release(ev->a, a->col);
+		arena_release(ev->a, a->val);
+	}
+	arena_release(ev->a, t->row);
+	arena_release(ev->a, t->col);
+	arena_release(ev->a, t->val);
 	a->row = row;
 	a->col = col;
 	a->val = val;
