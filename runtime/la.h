@@ -96,12 +96,14 @@ struct la_mat {
 	size_t nx;          /* length of x: n², (kl + ku + 1) n or nnz */
 	double *x;
 	int *p, *i;         /* CSC only */
-	/* a combination built by la_mat_sum_init: its terms and, for each,
-	 * the slot of S->x that each entry of the term's x adds into (-1
-	 * for a band's padding) */
+	/* a combination built by la_mat_sum_init: its terms and, when S is
+	 * compressed, for each term the slot of S->x that each entry of the
+	 * term's x adds into (NULL for dense and banded S: the slot follows
+	 * from the row and column) */
 	int nterm;
 	const struct la_mat *term[LA_MAXTERM];
-	size_t *slot[LA_MAXTERM];
+	int *slot[LA_MAXTERM];   /* into slots, the one allocation */
+	int *slots;
 };
 
 /* A from nnz triplets (row[k], col[k], val[k]), 0-based, duplicates summed.

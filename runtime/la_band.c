@@ -7,6 +7,7 @@
  * whose symbolic and indexing costs they do not pay. */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,8 @@ struct band {
 	int *perm;              /* perm[k]: the unknown placed k-th */
 	int ident;              /* perm is the identity (a chain in its own
 	                           order): solved in place, no copies */
-	size_t *at;             /* position in ab of each entry of A->x */
+	int *at;                /* position in ab of each entry of A->x, -1
+	                           for none: 32 bits, as len < INT32_MAX */
 	size_t ne, len;
 	double *ab;             /* PT: d (n) then e (n - 1) */
 	double *tmp;
@@ -94,26 +96,26 @@ static void *band_alloc(const struct la_mat *A, unsigned flags)
 		if (!(b->ipiv = malloc(((size_t)n + 1) * sizeof *b->ipiv)))
 			goto fail;
 	}
-	if (!(b->ab = malloc((b->len + 1) * sizeof *b->ab)))
+	if (b->len >= INT32_MAX || !(b->ab = malloc((b->len + 1) * sizeof *b->ab)))
 		goto fail;
 	for (size_t e = 0; e < A->nx; e++) {
-		b->at[e] = (size_t)-1;
+		b->at[e] = -1;
 		if (row[e] < 0)
 			continue;
 		int i = pinv[row[e]], j = pinv[col[e]];
 		switch (b->v) {
 		case PT:        /* d then the superdiagonal e; lower half skipped */
 			if (i == j)
-				b->at[e] = (size_t)i;
+				b->at[e] = i;
 			else if (i + 1 == j)
-				b->at[e] = (size_t)n + (size_t)i;
+				b->at[e] = n + i;
 			break;
 		case PB:        /* upper band: a_ij at ab[kd + i - j, j] */
 			if (i <= j)
-				b->at[e] = (size_t)(b->ku + i - j) + (size_t)j * (size_t)b->ld;
+				b->at[e] = b->ku + i - j + j * b->ld;
 			break;
 		case GB:
-			b->at[e] = (size_t)(b->kl + b->ku + i - j) + (size_t)j * (size_t)b->ld;
+			b->at[e] = b->kl + b->ku + i - j + j * b->ld;
 			break;
 		}
 	}
@@ -139,7 +141,7 @@ static int band_factor(void *p, const struct la_mat *A)
 	lapack_int n = b->n, info = 0;
 	memset(b->ab, 0, sizeof *b->ab * b->len);
 	for (size_t e = 0; e < b->ne; e++)
-		if (b->at[e] != (size_t)-1)
+		if (b->at[e] >= 0)
 			b->ab[b->at[e]] += A->x[e];
 	switch (b->v) {
 	case PT:

@@ -50,8 +50,7 @@ void la_mat_free(struct la_mat *A)
 	free(A->x);
 	free(A->p);
 	free(A->i);
-	for (int k = 0; k < A->nterm; k++)
-		free(A->slot[k]);
+	free(A->slots);
 	memset(A, 0, sizeof *A);
 }
 
@@ -134,12 +133,17 @@ int la_csc_build(int n, size_t ne, const int *row, const int *col, int upper, in
 	 * entries (the n diagonal ones included, numbered ne..ne+n-1) in
 	 * column-major order in O(ne + n), whatever their number. */
 	size_t tot = ne + (size_t)n, kept = 0;
-	size_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
-	size_t *a = malloc(tot * sizeof *a), *b = malloc(tot * sizeof *b);
-	int *p = calloc((size_t)n + 1, sizeof *p), *ix = NULL;
-	int rc = -1;
+	/* the sort's indices in 32 bits: half the memory of size_t, at the
+	 * peak of a large model's setup (beyond 4·10⁹ entries the matrix
+	 * would not fit anyway: refused as out of memory) */
 	*pp = NULL;
 	*ixp = NULL;
+	if (tot >= UINT32_MAX)
+		return -1;
+	uint32_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
+	uint32_t *a = malloc(tot * sizeof *a), *b = malloc(tot * sizeof *b);
+	int *p = calloc((size_t)n + 1, sizeof *p), *ix = NULL;
+	int rc = -1;
 	if (!cnt || !a || !b || !p)
 		goto out;
 #define ROW(e) ((e) < ne ? row[e] : (int)((e) - ne))
@@ -148,7 +152,7 @@ int la_csc_build(int n, size_t ne, const int *row, const int *col, int upper, in
 		int r = ROW(e);
 		if (r < 0 || (upper && r > COL(e)))
 			continue;
-		a[kept++] = e;
+		a[kept++] = (uint32_t)e;
 		cnt[r + 1]++;
 	}
 	for (int r = 0; r < n; r++)
@@ -162,6 +166,10 @@ int la_csc_build(int n, size_t ne, const int *row, const int *col, int upper, in
 		cnt[c + 1] += cnt[c];
 	for (size_t k = 0; k < kept; k++)
 		a[cnt[COL(b[k])]++] = b[k];
+	free(b);
+	free(cnt);
+	b = NULL;
+	cnt = NULL;
 	/* a: column-major, rows ascending.  Merge duplicates. */
 	size_t nnz = 0;
 	for (size_t k = 0; k < kept; k++)
@@ -566,60 +574,40 @@ int la_mat_sum_init(struct la_mat *S, int nterm, const struct la_mat *const *ter
 	S->sym = sym;
 	int *row = NULL, *col = NULL;
 	for (int k = 0; k < nterm; k++)
-		if (term[k]) {
-			S->term[S->nterm] = term[k];
-			S->slot[S->nterm] = malloc((term[k]->nx + 1) * sizeof(size_t));
-			if (!S->slot[S->nterm++])
-				goto oom;
-		}
+		if (term[k])
+			S->term[S->nterm++] = term[k];
 	if (any_dense || all_band) {
+		/* dense or banded: an entry's place in S follows from its row
+		 * and column (la_mat_sum), no map is kept */
 		enum la_mat_kind kind = any_dense ? LA_MAT_DENSE : LA_MAT_BAND;
 		if (kind == LA_MAT_DENSE)
 			S->kl = S->ku = n - 1;
 		if (alloc_kind(S, kind))
 			goto oom;
-		for (int t = 0; t < S->nterm; t++) {
-			if (la_entries(S->term[t], &row, &col))
-				goto oom;
-			for (size_t e = 0; e < S->term[t]->nx; e++)
-				S->slot[t][e] = row[e] < 0 ? (size_t)-1
-				                : kind == LA_MAT_DENSE ? (size_t)row[e] + (size_t)col[e] * n
-				                : band_at(S, row[e], col[e]);
-			free(row);
-			free(col);
-			row = col = NULL;
-		}
 		if (kind == LA_MAT_DENSE) {
 			S->kl = kl;
 			S->ku = ku;
 		}
 	} else {
-		/* The union pattern: every term's entries in one list. */
+		/* The union pattern: every term's entries in one list; each
+		 * term keeps the slot of S->x that each of its entries adds
+		 * into (int: a compressed matrix has at most INT32_MAX
+		 * entries, la_csc_build), all in one array */
 		size_t ne = 0, off = 0;
 		for (int t = 0; t < S->nterm; t++)
 			ne += S->term[t]->nx;
 		row = malloc((ne + 1) * sizeof *row);
 		col = malloc((ne + 1) * sizeof *col);
-		int *map = malloc((ne + 1) * sizeof *map);
-		if (!row || !col || !map) {
-			free(map);
+		S->slots = malloc((ne + 1) * sizeof *S->slots);
+		if (!row || !col || !S->slots)
 			goto oom;
-		}
 		for (int t = 0; t < S->nterm; t++) {
 			la_mat_pattern(S->term[t], row + off, col + off);
+			S->slot[t] = S->slots + off;
 			off += S->term[t]->nx;
 		}
-		if (la_csc_build(n, ne, row, col, 0, &S->p, &S->i, map)) {
-			free(map);
+		if (la_csc_build(n, ne, row, col, 0, &S->p, &S->i, S->slots))
 			goto oom;
-		}
-		off = 0;
-		for (int t = 0; t < S->nterm; t++) {
-			for (size_t e = 0; e < S->term[t]->nx; e++)
-				S->slot[t][e] = map[off + e] < 0 ? (size_t)-1 : (size_t)map[off + e];
-			off += S->term[t]->nx;
-		}
-		free(map);
 		free(row);
 		free(col);
 		row = col = NULL;
@@ -638,15 +626,50 @@ oom:
 	return -1;
 }
 
+/* S += c T for S dense or banded, on T's entries in the order of T->x
+ * (the order of the additions is that of the terms: the sums are those
+ * of a map from T's entries to S's slots). */
+static void sum_term(struct la_mat *S, const struct la_mat *T, double c)
+{
+	int n = T->n;
+	size_t e = 0;
+	for (int j = 0; j < n; j++) {
+		double *s = S->kind == LA_MAT_DENSE ? S->x + (size_t)j * (size_t)n : S->x + band_at(S, 0, j);
+		switch (T->kind) {
+		case LA_MAT_DENSE:
+			for (int i = 0; i < n; i++)
+				s[i] += c * T->x[e++];
+			break;
+		case LA_MAT_BAND:
+			/* a_ij at x[ku + i - j + j ld]: rows j - ku .. j + kl,
+			 * the padding outside the matrix skipped */
+			for (int i = j - T->ku; i <= j + T->kl; i++, e++)
+				if (i >= 0 && i < n)
+					s[i] += c * T->x[e];
+			break;
+		case LA_MAT_CSC:
+			for (int k = T->p[j]; k < T->p[j + 1]; k++)
+				s[T->i[k]] += c * T->x[k];
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 void la_mat_sum(struct la_mat *S, const double *coef)
 {
 	memset(S->x, 0, sizeof *S->x * S->nx);
 	for (int t = 0; t < S->nterm; t++) {
 		const struct la_mat *T = S->term[t];
-		const size_t *slot = S->slot[t];
 		double c = coef[t];
+		if (S->kind != LA_MAT_CSC) {
+			sum_term(S, T, c);
+			continue;
+		}
+		const int *slot = S->slot[t];
 		for (size_t e = 0; e < T->nx; e++)
-			if (slot[e] != (size_t)-1)
+			if (slot[e] >= 0)
 				S->x[slot[e]] += c * T->x[e];
 	}
 }
@@ -765,6 +788,31 @@ const char *la_backend_name(enum la_backend b)
 /* The symmetrised pattern of A in compressed columns, for the ordering. */
 int la_sym_pattern(const struct la_mat *A, int **p, int **ix)
 {
+	*p = *ix = NULL;
+	if (A->kind != LA_MAT_CSC) {
+		/* dense or banded: the pattern below is the band |i - j| <= b,
+		 * b = max(kl, ku), written directly (no sort, no entry lists:
+		 * this runs at the peak of a large model's setup) */
+		int n = A->n, b = imax(A->kl, A->ku);
+		if ((size_t)n * (size_t)(2 * b + 1) > INT32_MAX)
+			return -1;
+		*p = malloc(((size_t)n + 1) * sizeof **p);
+		*ix = malloc(((size_t)n * (size_t)(2 * b + 1) + 1) * sizeof **ix);
+		if (!*p || !*ix) {
+			free(*p);
+			free(*ix);
+			*p = *ix = NULL;
+			return -1;
+		}
+		int k = 0;
+		for (int j = 0; j < n; j++) {
+			(*p)[j] = k;
+			for (int i = imax(0, j - b), hi = imin(n - 1, j + b); i <= hi; i++)
+				(*ix)[k++] = i;
+		}
+		(*p)[n] = k;
+		return 0;
+	}
 	int *row, *col;
 	if (la_entries(A, &row, &col))
 		return -1;

@@ -151,6 +151,16 @@ void nl_common_free(struct nl_common *c)
 	memset(c, 0, sizeof *c);
 }
 
+void nl_common_trim(struct nl_common *c)
+{
+	free(c->f0);
+	free(c->f1);
+	free(c->fm);
+	free(c->gu);
+	free(c->Ma);
+	c->f0 = c->f1 = c->fm = c->gu = c->Ma = NULL;
+}
+
 void nl_mass_solve(struct nl_common *c, double *b)
 {
 	if (c->pb->varmass)

@@ -1218,6 +1218,13 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	}
 	r->pb.jac_auto = plan->solver == IR_SOLVER_AUTO || plan->solver_auto;
 	r->pb_ok = 1;
+	/* The problem holds its own M, C and K now: the plan's entries of
+	 * large operators go back to the lowering's arena (ir.h,
+	 * ir_matrix_release), before the step matrix and its factor are
+	 * built beside them. */
+	ir_matrix_release(&plan->model->mass);
+	ir_matrix_release(&plan->model->damping);
+	ir_matrix_release(&plan->model->stiffness);
 	int n = r->pb.n, nz = r->pb.m;
 	int nc = r->pb.nc, nk = m->contact.n;
 	/* the state's multipliers: the constraints', then the contacts'
@@ -1272,6 +1279,14 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 		return r;
 	}
 	nl_acceleration(&r->nc, plan->t0, &r->x);
+	if (r->eng.lin) {
+		/* The linear path's step matrix does every solve from here on:
+		 * the mass's factor and the acceleration's buffers are done
+		 * with (g stays: load_not_finite's scratch). */
+		la_solver_free(r->pb.Mf);
+		r->pb.Mf = NULL;
+		nl_common_trim(&r->nc);
+	}
 	struct state s = { plan, n, x.u, x.v, x.a, x.z, x.zd, { 0 }, plan->t0, r->Dterm, x.lam };
 	r->s = s;
 	r->T0 = problem_kinetic(&r->pb, x.u, x.v, NULL, NULL);
