@@ -277,6 +277,15 @@ void ir_matrix_release(struct ir_matrix *m)
 	m->arena = NULL;
 }
 
+void ir_model_release_start(struct ir_model *m)
+{
+	if (!m->arena)
+		return;
+	arena_release(m->arena, m->u0);
+	arena_release(m->arena, m->v0);
+	m->u0 = m->v0 = NULL;
+}
+
 void ir_prog_add_output(struct ir_prog *p, int reg)
 {
 	struct ir_prog_ext *x = (struct ir_prog_ext *)p;

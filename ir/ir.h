@@ -209,7 +209,9 @@ struct ir_model {
 	struct ir_prog *support;      /* ground acceleration a(t), or NULL */
 	double *support_dir;          /* d: load is -M d a(t) */
 	struct ir_loc support_loc;
-	double *u0, *v0;              /* initial state */
+	double *u0, *v0;              /* initial state: NULL once the run has
+	                                 copied it (ir_model_release_start) */
+	struct arena *arena;          /* where u0 and v0 live, or NULL */
 	int ntable;
 	struct ir_table *table;
 
@@ -266,6 +268,10 @@ struct ir_rigid {
 	int first;
 	const double *X;
 };
+
+/* The same for the initial state: rt_begin copies u0 and v0 into its own
+ * state and gives them back to the model's arena; they are NULL after. */
+void ir_model_release_start(struct ir_model *m);
 
 /* Whether the model needs the nonlinear machinery (energies, internal
  * variables, u-dependent mass) rather than the linear fast path. */

@@ -766,6 +766,7 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 		return eval_error(ev, am->loc, mc->nfield ? "model %s has no free unknowns: every dof of its fields is "
 		                  "fixed" : "model %s declares no dof (add e.g. 'dof u')", am->name);
 	int n = m->ndof, nf = m->ndof + m->nint;
+	m->arena = ev->a;   /* rt_begin releases u0, v0 once it has copied them */
 	m->u0 = arena_alloc(ev->a, sizeof(double) * (size_t)n);
 	m->v0 = arena_alloc(ev->a, sizeof(double) * (size_t)n);
 	m->z0 = arena_alloc(ev->a, sizeof(double) * (size_t)(m->nint + 1));

@@ -222,7 +222,7 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 	pb->name = malloc(sizeof(char *) * (size_t)(N + 1));
 	pb->reg_f = scratch(m->force ? (size_t)m->force->n : 0);
 	pb->reg_s = scratch(m->support ? (size_t)m->support->n : 0);
-	pb->md = scratch((size_t)n);
+	pb->md = scratch(m->support ? (size_t)n : 0);   /* M d: with a support only */
 	pb->hint = calloc((size_t)m->ntable + 1, sizeof(int));
 	pb->tmp = scratch((size_t)N);
 	if (m->potential) {

@@ -1245,6 +1245,9 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->x = x;
 	memcpy(x.u, m->u0, sizeof(double) * (size_t)n);
 	memcpy(x.v, m->v0, sizeof(double) * (size_t)n);
+	/* the run's state is its own from here: the plan's copy goes back
+	 * to the lowering's arena (ir.h) */
+	ir_model_release_start(plan->model);
 	memcpy(x.z, m->z0, sizeof(double) * (size_t)nz);
 	if ((r->status = alloc_history(res, plan, n, nz, N, err)) || (r->status = alloc_outputs(r->outs, plan, res, err)))
 		return r;
