@@ -628,7 +628,7 @@ static const double *series_samples(const struct rt_result *r, const struct seri
 {
 	switch (s->kind) {
 	case SER_T: return r->t;
-	case SER_DOF: return (s->deriv == 0 ? r->u : s->deriv == 1 ? r->v : r->a)[s->index];
+	case SER_DOF: return r->u ? (s->deriv == 0 ? r->u : s->deriv == 1 ? r->v : r->a)[s->index] : NULL;
 	case SER_INT: return (s->deriv ? r->zd : r->z)[s->index];
 	case SER_ENERGY: return r->energy[s->index];
 	case SER_DTERM: return r->dterm[s->index];

@@ -111,17 +111,19 @@ static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc
 /* The names of a model's dofs or internal variables whose history is kept
  * (kept = 1) or not (0), a vector's consecutive elements as x[1..n],
  * followed by the derivative suffix (' or ''). */
+/* hist NULL: none of the n is kept (rt_result's u when no dof is) */
 static void list_dofs(FILE *f, const struct ir_dof *d, double *const *hist, int n, int kept, const char *suffix,
                       int *first)
 {
+#define KEPT(i) (hist && hist[i] != NULL)
 	for (int i = 0; i < n;) {
 		const char *br = strchr(d[i].name, '[');
 		size_t base = br ? (size_t)(br - d[i].name) : strlen(d[i].name);
 		int j = i + 1;
-		while (br && j < n && (hist[j] != NULL) == (hist[i] != NULL) && strncmp(d[j].name, d[i].name, base) == 0 &&
+		while (br && j < n && KEPT(j) == KEPT(i) && strncmp(d[j].name, d[i].name, base) == 0 &&
 		       d[j].name[base] == '[')
 			j++;
-		if ((hist[i] != NULL) == kept) {
+		if (KEPT(i) == kept) {
 			fprintf(f, "%s", *first ? "" : ", ");
 			*first = 0;
 			if (j - i == 1)
@@ -132,6 +134,7 @@ static void list_dofs(FILE *f, const struct ir_dof *d, double *const *hist, int 
 		}
 		i = j;
 	}
+#undef KEPT
 }
 
 /* print r, alone on its line: the run and the histories it keeps, by
@@ -180,7 +183,7 @@ static void print_run_histories(FILE *f, const struct run_value *rv)
 	first = 1;
 	int nk = 0;
 	for (int i = 0; i < m->ndof; i++)
-		nk += r->u[i] == NULL;
+		nk += !r->u || r->u[i] == NULL;
 	for (int i = 0; i < m->nint && r->z; i++)
 		nk += r->z[i] == NULL;
 	if (nk) {

@@ -716,7 +716,7 @@ static void state(void)
 	printf("run %s of %s with %s: t = %.10g, step %d of %d%s\n", rv->name, m->name, rv->plan->scheme.name,
 	       r->t[k], k, rv->plan->nstep, S->pending_run ? " (in progress)" : "");
 	for (int i = 0; i < m->ndof && i < 12; i++)
-		if (r->u[i])
+		if (r->u && r->u[i])
 			printf("  %-10s u = %-14.8g u' = %-14.8g u'' = %.8g\n", m->dof[i].name, r->u[i][k], r->v[i][k],
 			       r->a[i][k]);
 	for (int j = 0; j < m->nint; j++)

@@ -945,9 +945,6 @@ static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n
 	for (int o = 0; o < plan->noutput; o++)
 		for (int j = 0; j < plan->output[o].nrecord; j++)
 			ncol += plan->output[o].record[j].kind == IR_REC_EXPR;
-	res->u = calloc((size_t)n + 1, sizeof(double *));
-	res->v = calloc((size_t)n + 1, sizeof(double *));
-	res->a = calloc((size_t)n + 1, sizeof(double *));
 	res->z = calloc((size_t)m + 1, sizeof(double *));
 	res->zd = calloc((size_t)m + 1, sizeof(double *));
 	res->dterm = calloc((size_t)res->nterm + 1, sizeof(double *));
@@ -955,7 +952,7 @@ static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n
 	res->col = calloc((size_t)ncol + 1, sizeof(double *));
 	res->col_name = calloc((size_t)ncol + 1, sizeof(char *));
 	char *keep = calloc((size_t)(n + m + ncol) + 1, 1);
-	if (!res->u || !res->v || !res->a || !res->z || !res->zd || !res->dterm || !res->lam || !res->col ||
+	if (!res->z || !res->zd || !res->dterm || !res->lam || !res->col ||
 	    !res->col_name || !keep) {
 		free(keep);
 		return fail(err, 3, plan->model->loc, "out of memory for the history");
@@ -997,7 +994,19 @@ static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n
 	}
 	size_t len = sizeof(double) * (size_t)(N + 1);
 	int bad = keep_t && !(res->t = malloc(len));
-	for (int i = 0; i < n && !bad; i++)
+	/* the dofs' series by dof only when one is kept (else res->u, v
+	 * and a stay NULL): 24 bytes per dof less for a large model whose
+	 * run is only recorded */
+	int anydof = 0;
+	for (int i = 0; i < n && !anydof; i++)
+		anydof = keep[i];
+	if (anydof && !bad) {
+		res->u = calloc((size_t)n + 1, sizeof(double *));
+		res->v = calloc((size_t)n + 1, sizeof(double *));
+		res->a = calloc((size_t)n + 1, sizeof(double *));
+		bad = !res->u || !res->v || !res->a;
+	}
+	for (int i = 0; i < n && !bad && anydof; i++)
 		if (keep[i])
 			bad = !(res->u[i] = malloc(len)) || !(res->v[i] = malloc(len)) || !(res->a[i] = malloc(len));
 	for (int j = 0; j < m && !bad; j++)
@@ -1252,11 +1261,14 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	if ((r->status = alloc_history(res, plan, n, nz, N, err)) || (r->status = alloc_outputs(r->outs, plan, res, err)))
 		return r;
 	/* store_row visits the kept dofs only, not all n at every step */
-	if (!(r->kept = malloc(((size_t)n + 1) * sizeof *r->kept))) {
+	int nkept = 0;
+	for (int i = 0; i < n && res->u; i++)
+		nkept += res->u[i] != NULL;
+	if (!(r->kept = malloc(((size_t)nkept + 1) * sizeof *r->kept))) {
 		r->status = fail(err, 3, m->loc, "out of memory");
 		return r;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n && res->u; i++)
 		if (res->u[i])
 			r->kept[r->nkept++] = i;
 	if ((nc || m->contact.n) && m->init_equilibrium) {
@@ -1679,6 +1691,8 @@ static int at_step(const struct rt_result *r, double T, int *k)
 
 double rt_result_dof(const struct rt_result *r, int dof, int deriv, double T)
 {
+	if (!r->u)
+		return NAN;   /* no dof kept (the caller asks series_samples first) */
 	const double *y = deriv == 0 ? r->u[dof] : deriv == 1 ? r->v[dof] : r->a[dof];
 	const double *dy = deriv == 0 ? r->v[dof] : deriv == 1 ? r->a[dof] : NULL;
 	int k;
