@@ -585,6 +585,14 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				                  "constant stiffness, and the potential of model %s is not one (not quadratic "
 				                  "with constant coefficients, or with internal variables): state the damping "
 				                  "as a dissipation instead", m->name);
+			/* likewise M: with a kinetic energy whose mass depends on
+			 * u, m->mass holds only its constant part (zeros when
+			 * all of it depends on u), and a0 M would silently drop
+			 * the rest */
+			if (a0 != 0 && m->kinetic)
+				return eval_error(ev, ((struct ast_arg *)e->args.v[0])->loc, "rayleigh(a0, a1) takes M from a "
+				                  "constant mass, and the mass of model %s depends on u: state the damping as "
+				                  "a dissipation instead", m->name);
 			if (!m->mass.a && m->mass.nnz) {
 				/* operators held as entries: C's entries are
 				 * theirs, scaled (duplicates are summed later) */
@@ -625,6 +633,9 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 			if (!mc->stiffness_declared)
 				return eval_error(ev, e->loc, "modal damping needs a stiffness matrix (its modes come from "
 				                  "K phi = w^2 M phi)");
+			if (m->kinetic)   /* M would be its constant part only (see rayleigh) */
+				return eval_error(ev, e->loc, "modal damping needs a constant mass (its modes come from "
+				                  "K phi = w^2 M phi), and the mass of model %s depends on u", m->name);
 			m->damping_kind = IR_DAMP_MODAL;
 			return 0;
 		}

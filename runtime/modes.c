@@ -287,7 +287,7 @@ int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *n
 			         m->name, N, (int)RT_MODES_DENSE_MAX);
 		else if (kmax >= n - pb.nc)
 			snprintf(err->msg, sizeof err->msg, "model %s has %d modes: ARPACK computes fewer than all "
-			         "of a large model", m->name, n - pb.nc);
+			         "of a large model (ask for fewer than %d)", m->name, n - pb.nc, n - pb.nc);
 		else if ((rc = modes_large(&pb, kmax, w2, phi, err)) == 0)
 			*nmodes = kmax;
 		problem_free(&pb);
