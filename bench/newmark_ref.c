@@ -21,10 +21,10 @@
  *   uᵏ = ũ + βτ² aᵏ,   vᵏ = ṽ + γτ aᵏ,
  *
  * the products K ũ and C ṽ summed column by column as la_gemv_band does,
- * the step matrix formed as step_factor forms it, factored once.  The one
- * difference is the solver, which the issue fixes: LAPACK's tridiagonal
- * LDLᵀ (dpttrf/dpttrs) where dyn's banded path calls dpbtrf/dpbtrs (the
- * results then agree to rounding, not to the bit; run.sh compares them).
+ * the step matrix formed as step_factor forms it, factored once, and
+ * solved by LAPACK's tridiagonal LDLᵀ (dpttrf/dpttrs) in the natural
+ * order, as dyn's banded backend solves a chain (runtime/la_band.c): the
+ * recorded column has the same bytes as dyn's (run.sh compares them).
  * dyn also keeps the energy ledger at every step; this program does not:
  * the ledger is part of the cost that dyn must hide.
  *

@@ -116,7 +116,7 @@ part_linear() {
 	echo
 	echo "Linear chain, newmark(beta = 1/4, gamma = 1/2), x[n] recorded every 100 steps, against bench/newmark_ref"
 	echo "(C + LAPACK dpttrf/dpttrs, the same arithmetic).  Targets: dyn/C <= 1.15 (CPU), dyn MB <= C MB + 20."
-	echo "|dyn-C|: the largest difference of the recorded columns over the largest value (rounding: the solvers differ)."
+	echo "|dyn-C|: the largest difference of the recorded columns over the largest value (0: the same bytes)."
 	printf '%-5s %-5s %-8s %8s %8s %7s %-3s %8s %8s %8s %7s %-3s %-7s %s\n' \
 		n steps form "dyn cpu" "C cpu" ratio "" "dyn wall" "C wall" "dyn MB" "C MB" "" "|dyn-C|" status
 	for n in $SIZES; do
