@@ -6,8 +6,8 @@
 # left out.  See bench/README for what each part states and why.
 #
 # Environment (default in brackets):
-#   BENCH_PARTS        the parts, in order [linear lower fpu memory csv other];
-#                      "profile" adds perf's profile of dyn at n = 10
+#   BENCH_PARTS        the parts, in order [linear lower fpu memory csv other
+#                      siconos]; "profile" adds perf's profile of dyn at n = 10
 #   BENCH_SIZES        the linear chain's sizes [10 1000 100000 1000000]
 #   BENCH_LOWER_SIZES  terms of the lowered energy [10000 100000 1000000]
 #   BENCH_FPU_SIZES    the FPU chain's sizes [1000 10000 100000 1000000]
@@ -21,6 +21,7 @@
 #   BENCH_MEMORY       MB of address space a run may take (ulimit -v) [8000]:
 #                      the machine is shared; a run beyond it fails
 #   DYN, REF, RUNSTAT  the programs [./dyn, ./bench/newmark_ref, ./bench/runstat]
+#   PYTHON             the Python that imports Siconos [python3]
 #
 # Figures are of the whole process (parse, lowering, setup, stepping,
 # writing), measured by bench/runstat: CPU seconds (user + system, to the
@@ -31,7 +32,7 @@ DYN=${DYN:-./dyn}
 REF=${REF:-./bench/newmark_ref}
 RUNSTAT=${RUNSTAT:-./bench/runstat}
 srcdir=${srcdir:-.}
-PARTS=${BENCH_PARTS:-linear lower fpu memory csv other}
+PARTS=${BENCH_PARTS:-linear lower fpu memory csv other siconos}
 SIZES=${BENCH_SIZES:-10 1000 100000 1000000}
 LOWER_SIZES=${BENCH_LOWER_SIZES:-10000 100000 1000000}
 FPU_SIZES=${BENCH_FPU_SIZES:-1000 10000 100000 1000000}
@@ -39,6 +40,7 @@ FPU_STEPS=${BENCH_FPU_STEPS:-1 6}
 RUNS=${BENCH_RUNS:-3}
 TIMEOUT=${BENCH_TIMEOUT:-60}
 MEMORY=${BENCH_MEMORY:-8000}
+PYTHON=${PYTHON:-python3}
 # the time seismic_long.dyn took before fast records (issue 9, item 8)
 CSV_BEFORE=6.61
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 LC_ALL=C
@@ -246,6 +248,52 @@ part_other() {
 	done
 }
 
+# dyn's moreau_jean against Siconos' MoreauJeanOSI on the same problems
+# (issue 11): the value at T and its error against the closed form, and
+# the time per step: Siconos' is its stepping loop alone (timed inside
+# the script), dyn's the difference of two whole runs of 10^4 and 10^5
+# steps divided by 9 * 10^4, so that parsing and setup drop out.
+part_siconos() {
+	echo
+	echo "Nonsmooth problems, dyn's moreau_jean(0.5) against Siconos' MoreauJeanOSI(0.5) (bench/siconos/):"
+	if ! "$PYTHON" -c 'import siconos.kernel' > /dev/null 2>&1; then
+		echo "Siconos is not installed for $PYTHON (Debian: apt-get install python3-siconos; or set PYTHON)"
+		return
+	fi
+	printf '%-34s %8s %22s %10s %10s %9s %9s\n' problem tau "dyn value" "dyn err" "Sic. err" "dyn us" "Sic. us"
+	for spec in \
+		"ball e = 0.9, y(3)|ball|3|" \
+		"block on incline mu = 0.3, s(1)|incline|1|0.3" \
+		"block on incline mu = 0.5, s(1)|incline|1|0.5"; do
+		label=${spec%%|*} rest=${spec#*|}
+		name=${rest%%|*} rest=${rest#*|}
+		T=${rest%%|*} mu=${rest#*|}
+		for tau in 1e-3 1e-4; do
+			set -- "$srcdir/bench/siconos/$name.py" "$tau" "$T"
+			[ -n "$mu" ] && set -- "$@" "$mu"
+			if ! sic=$("$PYTHON" "$@" 2> "$out/stderr"); then
+				notes="$notes
+  siconos $name.py: $(tail -n 1 "$out/stderr")"
+				continue
+			fi
+			set -- --set tau="$tau" --set T="$T"
+			[ -n "$mu" ] && set -- "$@" --set mu="$mu"
+			measure "$name.dyn tau=$tau" 1 "$DYN" -q -o "$out/dyn" "$@" "$srcdir/bench/$name.dyn"
+			value=$(cat "$out/stdout")
+			[ -n "$STATUS" ] && { printf '%-34s %8s %s\n' "$label" "$tau" "$STATUS"; continue; }
+			long=$(awk "BEGIN { print 1e5 * $tau }") short=$(awk "BEGIN { print 1e4 * $tau }")
+			measure "$name.dyn long" 1 "$DYN" -q -o "$out/dyn" "$@" --set T="$long" "$srcdir/bench/$name.dyn"
+			c_long=$C
+			measure "$name.dyn short" 1 "$DYN" -q -o "$out/dyn" "$@" --set T="$short" "$srcdir/bench/$name.dyn"
+			echo "$sic" | awk -v label="$label" -v tau="$tau" -v dyn="$value" -v cl="$c_long" -v cs="$C" '{
+				exact = $2 - $3
+				printf "%-34s %8s %22.17g %10.2e %10.2e %9.2f %9.2f\n", label, tau, dyn, dyn - exact, $3,
+					(cl - cs) / 9e4 * 1e6, $4
+			}'
+		done
+	done
+}
+
 # perf's profile of dyn at n = 10, 10^6 steps: where a step's time goes
 part_profile() {
 	echo
@@ -265,8 +313,8 @@ part_profile() {
 
 for part in $PARTS; do
 	case $part in
-	linear|lower|fpu|memory|csv|other|profile) "part_$part" ;;
-	*) echo "bench/run.sh: unknown part '$part' (linear lower fpu memory csv other profile)" >&2 ;;
+	linear|lower|fpu|memory|csv|other|siconos|profile) "part_$part" ;;
+	*) echo "bench/run.sh: unknown part '$part' (linear lower fpu memory csv other siconos profile)" >&2 ;;
 	esac
 done
 if [ -n "$notes" ]; then
