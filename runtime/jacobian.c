@@ -16,6 +16,7 @@ void jacobian_free(struct jacobian *J)
 	free(J->sphi); free(J->spsi); free(J->skphi); free(J->skpsi);
 	free(J->sgu); free(J->sgl); free(J->sch);
 	free(J->rp); free(J->rs);
+	free(J->svg); free(J->svh); free(J->sgmu); free(J->svmu); free(J->mup); free(J->mus); free(J->mut);
 	memset(J, 0, sizeof *J);
 }
 
@@ -251,4 +252,146 @@ void jacobian_unit_row(const struct jacobian *J, int r, double d, double *x)
 	for (size_t k = J->rp[r]; k < J->rp[r + 1]; k++)
 		x[J->rs[k]] = 0;
 	x[J->diag[r]] = d;
+}
+
+/* formulation = ggl.  The base pattern (jacobian_init with the nc
+ * multipliers) gives the u block's columns; the μ column of constraint l
+ * takes the rows of column i of that block for each dof i of G's row l
+ * (∂R/∂u (cu/cue) G(ū)ᵀ: stage.c, ggl_rows). */
+int jacobian_init_ggl(struct jacobian *J, struct rt_problem *pb, int nc)
+{
+	const struct ir_model *m = pb->ir;
+	struct jacobian B;
+	if (jacobian_init(&B, pb, nc, LA_MAT_CSC))
+		return -1;
+	int NS = pb->N, V = NS + nc, N = V + nc, n = pb->n;
+	size_t ng = (size_t)m->ngrad, nh = (size_t)m->nhess, nb = B.A.nx;
+	/* the base pattern's slots by column: cp, cs */
+	size_t *cp = calloc((size_t)V + 2, sizeof *cp);
+	ptrdiff_t *cs = malloc((nb + 1) * sizeof *cs);
+	int rc = -1;
+	int *r = NULL, *c = NULL;
+	double *zero = NULL;
+	memset(J, 0, sizeof *J);
+	if (!cp || !cs)
+		goto out;
+	for (size_t k = 0; k < nb; k++)
+		if (B.row[k] >= 0 && B.row[k] < NS)
+			cp[B.col[k] + 2]++;
+	for (int j = 0; j < V; j++)
+		cp[j + 2] += cp[j + 1];
+	for (size_t k = 0; k < nb; k++)
+		if (B.row[k] >= 0 && B.row[k] < NS)
+			cs[cp[B.col[k] + 1]++] = (ptrdiff_t)k;
+	size_t nmu = 0;
+	for (size_t q = 0; q < ng; q++)
+		nmu += cp[m->gi[q] + 1] - cp[m->gi[q]];
+	size_t nn = (size_t)nc * (size_t)nc;
+	size_t ne = nb + (size_t)nc * 2 + ng + nh + nmu + 2 * nn;
+	r = malloc((ne + 1) * sizeof *r);
+	c = malloc((ne + 1) * sizeof *c);
+	zero = calloc(ne + 1, sizeof *zero);
+	J->mup = malloc((ng + 1) * sizeof *J->mup);
+	J->mus = malloc((nmu + 1) * sizeof *J->mus);
+	if (!r || !c || !zero || !J->mup || !J->mus)
+		goto out;
+	size_t k = 0;
+	for (size_t q = 0; q < nb; q++)
+		if (B.row[q] >= 0) {
+			r[k] = B.row[q];
+			c[k++] = B.col[q];
+		}
+	for (int i = V; i < N; i++, k++)
+		r[k] = c[k] = i;
+	size_t kv = k;
+	for (size_t q = 0; q < ng; q++, k++) {
+		r[k] = V + m->gk[q];
+		c[k] = m->gi[q];
+	}
+	size_t kvh = k;
+	for (size_t q = 0; q < nh; q++, k++) {
+		r[k] = V + m->hk[q];
+		c[k] = m->hi[q];
+	}
+	size_t kmu = k, p = 0;
+	for (size_t q = 0; q < ng; q++) {
+		J->mup[q] = p;
+		int i = m->gi[q];
+		for (size_t e = cp[i]; e < cp[i + 1]; e++, p++, k++) {
+			J->mus[p] = cs[e];   /* a slot of B: mapped to J's below */
+			r[k] = B.row[cs[e]];
+			c[k] = V + m->gk[q];
+		}
+	}
+	J->mup[ng] = p;
+	size_t kb = k;
+	for (int l = 0; l < nc; l++)
+		for (int kk = 0; kk < nc; kk++, k += 2) {
+			r[k] = NS + kk;
+			c[k] = V + l;
+			r[k + 1] = V + kk;
+			c[k + 1] = V + l;
+		}
+	(void)n;
+	if (la_mat_triplets(&J->A, LA_MAT_CSC, N, k, r, c, zero))
+		goto out;
+	J->N = N;
+	J->row = malloc((J->A.nx + 1) * sizeof *J->row);
+	J->col = malloc((J->A.nx + 1) * sizeof *J->col);
+	J->diag = malloc(((size_t)N + 1) * sizeof *J->diag);
+	if (!J->row || !J->col || !J->diag)
+		goto out;
+	la_mat_pattern(&J->A, J->row, J->col);
+	for (int i = 0; i < N; i++)
+		J->diag[i] = la_mat_slot(&J->A, i, i);
+	/* the base sources' slots, moved to J's pattern */
+	struct { ptrdiff_t **dst, *src; size_t cnt; } moved[] = {
+		{ &J->sM, B.sM, B.sM ? pb->Mm.nx : 0 }, { &J->sK, B.sK, B.sK ? pb->Km.nx : 0 },
+		{ &J->sC, B.sC, B.sC && pb->hasC && pb->Cm.x ? pb->Cm.nx : 0 },
+		{ &J->sphi, B.sphi, m->potential ? (size_t)m->potential->nnz : 0 },
+		{ &J->spsi, B.spsi, m->dissipation ? (size_t)m->dissipation->nnz : 0 },
+		{ &J->skphi, B.skphi, rt_kernels_nentries(&pb->kphi) }, { &J->skpsi, B.skpsi, rt_kernels_nentries(&pb->kpsi) },
+		{ &J->sgu, B.sgu, ng }, { &J->sgl, B.sgl, ng }, { &J->sch, B.sch, nh },
+	};
+	for (size_t t = 0; t < sizeof moved / sizeof moved[0]; t++) {
+		size_t cnt = moved[t].cnt;
+		if (!(*moved[t].dst = malloc((cnt + 1) * sizeof **moved[t].dst)))
+			goto out;
+		for (size_t q = 0; q < cnt; q++) {
+			ptrdiff_t b = moved[t].src[q];
+			(*moved[t].dst)[q] = b < 0 ? -1 : la_mat_slot(&J->A, B.row[b], B.col[b]);
+		}
+	}
+	if (slots(&J->A, r, c, kv, ng, &J->svg) || slots(&J->A, r, c, kvh, nh, &J->svh) ||
+	    slots(&J->A, r, c, kmu, nmu, &J->mut))
+		goto out;
+	for (size_t q = 0; q < nmu; q++)
+		J->mus[q] = la_mat_slot(&J->A, B.row[J->mus[q]], B.col[J->mus[q]]);
+	J->sgmu = malloc((nn + 1) * sizeof *J->sgmu);
+	J->svmu = malloc((nn + 1) * sizeof *J->svmu);
+	if (!J->sgmu || !J->svmu)
+		goto out;
+	for (size_t q = 0; q < nn; q++) {
+		J->sgmu[q] = la_mat_slot(&J->A, r[kb + 2 * q], c[kb + 2 * q]);
+		J->svmu[q] = la_mat_slot(&J->A, r[kb + 2 * q + 1], c[kb + 2 * q + 1]);
+	}
+	int rows = 0;
+	for (int i = 0; i < pb->n && pb->sigma_u; i++)
+		rows |= pb->sigma_u[i] > 0;
+	for (int j = 0; j < pb->m && pb->sigma; j++)
+		rows |= pb->sigma[j] > 0;
+	if (rows && row_index(J))
+		goto out;
+	J->ggl = 1;
+	rc = 0;
+out:
+	free(cp);
+	free(cs);
+	free(r);
+	free(c);
+	free(zero);
+	jacobian_free(&B);
+	if (rc)
+		jacobian_free(J);
+	return rc;
 }

@@ -28,6 +28,15 @@ struct jacobian {
 	 * replaced), when the model has such rows */
 	size_t *rp;                 /* N + 1 */
 	ptrdiff_t *rs;
+	/* formulation = ggl (jacobian_init_ggl): nc velocity rows and nc μ
+	 * columns after the multipliers, at V = pb->N + nc */
+	int ggl;
+	ptrdiff_t *svg, *svh;       /* velocity rows: G entry q at (V + gk, gi),
+	                               Hessian entry q at (V + hk, hi) */
+	ptrdiff_t *sgmu, *svmu;     /* nc × nc: (pb->N + k, V + l), (V + k, V + l) */
+	size_t *mup;                /* ngrad + 1: G entry q's μ-column pairs */
+	ptrdiff_t *mus, *mut;       /* a slot (a, gi[q]) of the u block, and the
+	                               slot (a, V + gk[q]) it feeds */
 };
 
 /* The pattern for pb with nc multiplier rows after the pb->N unknowns,
@@ -36,6 +45,11 @@ struct jacobian {
  * (jacobian_free in both cases). */
 int jacobian_init(struct jacobian *J, struct rt_problem *pb, int nc, enum la_mat_kind kind);
 void jacobian_free(struct jacobian *J);
+/* The same with the rows and columns of formulation = ggl (stage.h): the
+ * velocity rows on the pattern of G and of the constraints' Hessians, the
+ * μ columns ∂R/∂u (cu/cue) G(ū)ᵀ on the u block's columns of G's dofs,
+ * and the nc × nc blocks; stored in compressed columns. */
+int jacobian_init_ggl(struct jacobian *J, struct rt_problem *pb, int nc);
 
 /* x += diag(cr) H diag(cc) for the Hessian H of the last problem_phi
  * (K, the scalar part, the kernels), or of the last problem_psi (C, ...). */

@@ -794,8 +794,9 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	 * included (G on its pattern, the consistent acceleration's saddle
 	 * point in compressed columns: runtime/nlstep.c).  What is still
 	 * dense needs the dense operators, which exist up to IR_DENSE_MAX
-	 * unknowns: the impact schemes, a mass depending on u, formulation =
-	 * ggl (its μ columns, stage_ggl).  Central differences step on the
+	 * unknowns: the impact schemes and a mass depending on u
+	 * (formulation = ggl has its rows and columns on the matrix layer
+	 * too: jacobian_init_ggl).  Central differences step on the
 	 * stage too, and beyond the dense operators estimate their critical
 	 * step on the matrix layer (omega.c).  A finite-element model holds
 	 * its operators as entries at any size: their dense copies are made
@@ -812,10 +813,6 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		if (pb->varmass)   /* refused by problem_init beyond IR_DENSE_MAX dofs */
 			return fail(err, 3, plan->model->kinetic_loc, "a mass depending on u is handled with dense matrices, "
 			            "limited to %d unknowns (this one has %d)", (int)IR_DENSE_MAX, pb->N);
-		if (pb->nc > 0 && plan->ggl)
-			return fail(err, 3, plan->scheme.loc, "formulation = ggl is handled with dense matrices, limited to "
-			            "%d unknowns (this one has %d): use the default formulation (index3)",
-			            (int)IR_DENSE_MAX, pb->N);
 	}
 	if (pb->ncontact > 0 && !(e->caps & IR_SCHEME_CONTACTS))
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "

@@ -17,9 +17,8 @@
  * than as a dense N×N array.  The dense path (LU by dgetrf) stays for
  * small models (up to LA_SMALL_N unknowns) under solver = auto, where it is
  * what the results were measured with, for solver = dense, and for what
- * only it implements:
- * a mass depending on u (the midpoint rule's own (u, p) iteration) and
- * formulation = ggl (its μ columns, stage_ggl). */
+ * only it implements: a mass depending on u (the midpoint rule's own
+ * (u, p) iteration). */
 static int stage_sparse(const struct rt_problem *pb)
 {
 	if (pb->varmass)
@@ -123,7 +122,7 @@ void stage_free(struct stage *s)
 	free(s->ccpsi); free(s->ue); free(s->ze); free(s->pc); free(s->rbuf); free(s->gq); free(s->xiu); free(s->pcu);
 	free(s->cval); free(s->gs); free(s->ge); free(s->gtl); free(s->Ge); free(s->uend); free(s->cw); free(s->cwe); free(s->shift);
 	free(s->Gm); free(s->Pv); free(s->ct); free(s->ctt); free(s->Gt); free(s->cwv); free(s->vend); free(s->ve0); free(s->hu);
-	free(s->ccu);
+	free(s->ccu); free(s->gmv); free(s->hux); free(s->wv);
 	free(s->dgdir); free(s->rig);
 	newton_free(s->nw);
 	s->nw = NULL;
@@ -157,6 +156,16 @@ static void keep_grad(const struct stage *s, double *g)
 static void ggl_shift(struct stage *s, const double *mu)
 {
 	int n = s->n, nc = s->nc;
+	if (s->jac) {
+		/* G(ū) on its pattern */
+		problem_constraints(s->pb, s->tf, s->u, NULL, NULL);
+		keep_grad(s, s->gmv);
+		memset(s->shift, 0, sizeof(double) * (size_t)n);
+		problem_constraint_gt(s->pb, s->gmv, mu, 1, s->shift);
+		for (int i = 0; i < n; i++)
+			s->u[i] += s->cu / s->cue * s->shift[i];
+		return;
+	}
 	problem_constraints(s->pb, s->tf, s->u, NULL, s->Gm);
 	for (int i = 0; i < n; i++) {
 		double d = 0;
@@ -174,14 +183,20 @@ static void ggl_shift(struct stage *s, const double *mu)
  * G(ū) on y (Σ μ_k ∇²c_k(ū) cu) is left out of the Jacobian: μ vanishes
  * with the step (it is O(τ³) for the midpoint rule), so Newton keeps its
  * quadratic convergence to within a factor O(|μ|). */
+static void ggl_rows_sparse(struct stage *s, const double *y, double *R, double *J);
+
 static void ggl_rows(struct stage *s, const double *y, double *R, double *J)
 {
+	if (s->jac) {
+		ggl_rows_sparse(s, y, R, J);
+		return;
+	}
 	struct rt_problem *pb = s->pb;
 	const struct ir_model *m = pb->ir;
 	int n = s->n, nc = s->nc, NS = s->N, N = s->NT;
 	for (int i = 0; i < n; i++)
 		s->vend[i] = s->ve0[i] + s->cve * y[i];
-	/* G(u_end) dense: ggl's Jacobian is (stage_ggl) */
+	/* G(u_end) dense: this dense Jacobian is (stage_ggl) */
 	memset(s->Ge, 0, sizeof(double) * (size_t)nc * (size_t)n);
 	for (int q = 0; q < m->ngrad; q++)
 		s->Ge[m->gk[q] + (size_t)m->gi[q] * nc] += s->ge[q];
@@ -217,6 +232,62 @@ static void ggl_rows(struct stage *s, const double *y, double *R, double *J)
 				col[NS + nc + k] += s->cwv[k] * s->Pv[k + (size_t)i * nc] * g;
 			}
 		}
+	}
+}
+
+/* ggl_rows on the matrix layer: the same rows and columns from the
+ * entries of G and of the constraints' Hessians (jacobian_init_ggl), with
+ * ∂R/∂u in s->hux on the Jacobian's slots.  O(entries) and O(nc n) for
+ * the nc × nc blocks (one row of G(ū) scattered at a time). */
+static void ggl_rows_sparse(struct stage *s, const double *y, double *R, double *J)
+{
+	struct rt_problem *pb = s->pb;
+	const struct ir_model *m = pb->ir;
+	const struct jacobian *jc = s->jac;
+	int n = s->n, nc = s->nc, NS = s->N;
+	for (int i = 0; i < n; i++)
+		s->vend[i] = s->ve0[i] + s->cve * y[i];
+	/* rates at u_end, the last evaluation */
+	const int *gk, *gi;
+	const double *gv, *gt;
+	int ng = problem_constraint_grad(pb, &gk, &gi, &gv, &gt);
+	problem_constraint_rates(pb, s->ct, s->ctt, NULL);
+	for (int k = 0; k < nc; k++)
+		s->cwe[k] = s->ct[k];
+	for (int q = 0; q < ng; q++)
+		s->cwe[gk[q]] += s->ge[q] * s->vend[gi[q]];
+	for (int k = 0; k < nc; k++)
+		R[NS + nc + k] = s->cwv[k] * s->cwe[k];
+	if (!J)
+		return;
+	const double *h = pb->out_c + nc + m->ngrad;
+	/* the velocity rows' y columns: cwv (Ge cve + Pv cue), Pv = ∂ₜG +
+	 * Σ ∇²c v_end */
+	for (int q = 0; q < ng; q++)
+		J[jc->svg[q]] += s->cwv[gk[q]] * (s->ge[q] * s->cve + (gt ? gt[q] : 0) * s->cue);
+	for (int q = 0; q < m->nhess; q++)
+		J[jc->svh[q]] += s->cwv[m->hk[q]] * h[q] * s->vend[m->hj[q]] * s->cue;
+	/* the μ columns: ∂R/∂u (cu/cue) G(ū)ᵀ on the rows of the state */
+	double r = s->cu / s->cue;
+	for (int q = 0; q < ng; q++)
+		for (size_t p = jc->mup[q]; p < jc->mup[q + 1]; p++)
+			J[jc->mut[p]] += s->hux[jc->mus[p]] * r * s->gmv[q];
+	/* and the nc × nc blocks: cw G(u_end) G(ū)ᵀ, cwv Pv G(ū)ᵀ */
+	for (int l = 0; l < nc; l++) {
+		for (int q = 0; q < ng; q++)
+			if (gk[q] == l)
+				s->wv[gi[q]] = s->gmv[q];
+		for (int q = 0; q < ng; q++) {
+			int k = gk[q];
+			double g = s->wv[gi[q]];
+			J[jc->sgmu[k + (size_t)l * nc]] += s->cw[k] * s->ge[q] * g;
+			J[jc->svmu[k + (size_t)l * nc]] += s->cwv[k] * (gt ? gt[q] : 0) * g;
+		}
+		for (int q = 0; q < m->nhess; q++)
+			J[jc->svmu[m->hk[q] + (size_t)l * nc]] += s->cwv[m->hk[q]] * h[q] * s->vend[m->hj[q]] *
+			                                          s->wv[m->hi[q]];
+		for (int q = 0; q < ng; q++)
+			s->wv[gi[q]] = 0;
 	}
 }
 
@@ -444,6 +515,11 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 
 	if (J && s->jac) {
 		jac_values(s, J);
+		if (s->ggl && s->solve_u) {
+			/* ∂R/∂u for the μ columns (ggl_rows_sparse) */
+			memset(s->hux, 0, sizeof(double) * s->jac->A.nx);
+			jacobian_add_phi(s->jac, pb, s->cr, s->ccu, s->hux);
+		}
 	} else if (J) {
 		for (int i = 0; i < n; i++) {
 			s->cr[i] = s->solve_u ? s->wu : 0;
@@ -491,6 +567,8 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 			if (J && s->jac) {
 				jacobian_add_constraint_hess(s->jac, pb, lam, s->wu * s->cu, J);
 				jacobian_add_gt(s->jac, pb, s->wu, J);
+				if (s->ggl)
+					jacobian_add_constraint_hess(s->jac, pb, lam, s->wu, s->hux);
 			} else if (J) {
 				problem_add_constraint_hess(pb, lam, s->wu * s->cu, J, N);
 				for (int q = 0; q < im->ngrad; q++)
@@ -635,7 +713,7 @@ static void constraint_weights(struct stage *s, double scale)
 	 * changes with y as the inertia cm M y of R_u does (m the largest
 	 * mass entry).  Their floor, at u_end ≈ ue0 and the starting guess's
 	 * v_end, is capped as above. */
-	problem_constraint_rates(s->pb, s->ct, s->ctt, s->Gt);
+	problem_constraint_rates(s->pb, s->ct, s->ctt, NULL);
 	for (int i = 0; i < n; i++)
 		s->vend[i] = s->ve0[i] + s->cve * s->x[i];
 	for (int k = 0; k < nc; k++)
@@ -664,38 +742,49 @@ void stage_constraints(struct stage *s, const double *ue0, double cue, double tc
 
 int stage_ggl(struct stage *s)
 {
+	struct rt_problem *pb = s->pb;
 	int n = s->n, nc = s->nc, NS = s->N;
 	if (!nc)
 		return 0;
-	size_t gn = (size_t)nc * (size_t)n + 1;
-	s->Gm = calloc(gn, sizeof(double));
-	s->Pv = calloc(gn, sizeof(double));
-	s->Gt = calloc(gn, sizeof(double));
-	s->Ge = calloc(gn, sizeof(double));
 	s->ct = calloc((size_t)nc, sizeof(double));
 	s->ctt = calloc((size_t)nc, sizeof(double));
 	s->cwv = calloc((size_t)nc, sizeof(double));
 	s->vend = calloc((size_t)n + 1, sizeof(double));
 	s->ve0 = calloc((size_t)n + 1, sizeof(double));
-	s->hu = calloc((size_t)NS * (size_t)NS + 1, sizeof(double));
 	s->ccu = calloc((size_t)NS + 1, sizeof(double));
 	newton_free(s->nw);
 	s->nw = NULL;
-	/* the μ columns are built dense (ggl_rows): the dense Jacobian,
-	 * which run.c allows only where the dense operators exist */
-	if (s->jac) {
-		jacobian_free(s->jac);
-		free(s->jac);
-		s->jac = NULL;
-	}
 	s->NT = NS + 2 * nc;
-	if (s->pb->M)
-		s->nw = newton_alloc(s->NT);
-	if (!s->Gm || !s->Pv || !s->Gt || !s->Ge || !s->ct || !s->ctt || !s->cwv || !s->vend || !s->ve0 || !s->hu || !s->ccu || !s->nw)
+	if (s->jac) {
+		/* on the matrix layer: the μ columns and velocity rows on their
+		 * patterns (jacobian_init_ggl), LU (the saddle point is
+		 * indefinite) */
+		jacobian_free(s->jac);
+		enum la_backend b = pb->jac_auto || pb->backend == LA_LAPACK_BAND ? LA_AUTO : pb->backend;
+		s->gmv = calloc((size_t)pb->ir->ngrad + 1, sizeof(double));
+		s->wv = calloc((size_t)n + 1, sizeof(double));
+		if (!s->gmv || !s->wv || jacobian_init_ggl(s->jac, pb, nc) ||
+		    !(s->hux = calloc(s->jac->A.nx + 1, sizeof(double))) ||
+		    !(s->nw = newton_alloc_mat(&s->jac->A, b, 0)))
+			return -1;
+	} else {
+		/* dense: G(ū), Pv, ∂G/∂t and G(u_end) nc × n, ∂R/∂u N × N */
+		size_t gn = (size_t)nc * (size_t)n + 1;
+		s->Gm = calloc(gn, sizeof(double));
+		s->Pv = calloc(gn, sizeof(double));
+		s->Gt = calloc(gn, sizeof(double));
+		s->Ge = calloc(gn, sizeof(double));
+		s->hu = calloc((size_t)NS * (size_t)NS + 1, sizeof(double));
+		if (pb->M)
+			s->nw = newton_alloc(s->NT);
+		if (!s->Gm || !s->Pv || !s->Gt || !s->Ge || !s->hu || !s->nw)
+			return -1;
+	}
+	if (!s->ct || !s->ctt || !s->cwv || !s->vend || !s->ve0 || !s->ccu)
 		return -1;
 	for (int i = 0; i < n; i++)
 		s->ccu[i] = 1;
-	s->ms = la_mat_maxabs(&s->pb->Mm);
+	s->ms = la_mat_maxabs(&pb->Mm);
 	s->ggl = 1;
 	return 0;
 }

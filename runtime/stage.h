@@ -77,6 +77,9 @@ struct stage {
 	double *ct, *ctt, *Gt, *cwv;   /* nc, nc, nc × n, nc */
 	double *vend, *hu;    /* n; N × N: ∂R/∂u, for the μ columns */
 	double *ccu;          /* N: 1 on u, 0 on z (the columns of hu) */
+	/* ggl on the matrix layer (s->jac): G(ū) on its pattern, ∂R/∂u on the
+	 * Jacobian's slots, an n-vector scattering one row of G(ū) */
+	double *gmv, *hux, *wv;
 	struct newton *nw;
 	/* the Jacobian on the matrix layer (runtime/jacobian.h), or NULL: a
 	 * dense one, N×N in newton's workspace */
