@@ -20,7 +20,9 @@ enum variant { PT, PB, GB };
 struct band {
 	int n, kl, ku, ld;
 	enum variant v;
-	int *perm;              /* perm[k]: the unknown placed k-th */
+	int *perm;              /* perm[k]: the unknown placed k-th; NULL,
+	                           with at and tmp, for a banded matrix in its
+	                           own order */
 	int ident;              /* perm is the identity (a chain in its own
 	                           order): solved in place, no copies */
 	int *at;                /* position in ab of each entry of A->x, -1
@@ -47,6 +49,21 @@ static void band_free(void *p)
 	free(b->tmp);
 	free(b->ipiv);
 	free(b);
+}
+
+/* The place in ab of the entry (i, j) of the reordered matrix, or -1
+ * when the factorization does not read it. */
+static int slot_of(const struct band *b, int i, int j)
+{
+	switch (b->v) {
+	case PT:        /* d then the superdiagonal e; lower half skipped */
+		return i == j ? i : i + 1 == j ? b->n + i : -1;
+	case PB:        /* upper band: a_ij at ab[kd + i - j, j] */
+		return i <= j ? b->ku + i - j + j * b->ld : -1;
+	case GB:
+		return b->kl + b->ku + i - j + j * b->ld;
+	}
+	return -1;
 }
 
 static void *band_alloc(const struct la_mat *A, unsigned flags)
@@ -98,26 +115,20 @@ static void *band_alloc(const struct la_mat *A, unsigned flags)
 	}
 	if (b->len >= INT32_MAX || !(b->ab = malloc((b->len + 1) * sizeof *b->ab)))
 		goto fail;
-	for (size_t e = 0; e < A->nx; e++) {
-		b->at[e] = -1;
-		if (row[e] < 0)
-			continue;
-		int i = pinv[row[e]], j = pinv[col[e]];
-		switch (b->v) {
-		case PT:        /* d then the superdiagonal e; lower half skipped */
-			if (i == j)
-				b->at[e] = i;
-			else if (i + 1 == j)
-				b->at[e] = n + i;
-			break;
-		case PB:        /* upper band: a_ij at ab[kd + i - j, j] */
-			if (i <= j)
-				b->at[e] = b->ku + i - j + j * b->ld;
-			break;
-		case GB:
-			b->at[e] = b->kl + b->ku + i - j + j * b->ld;
-			break;
-		}
+	if (b->ident && A->kind == LA_MAT_BAND) {
+		/* a banded matrix in its own order: the place of an entry in
+		 * ab follows from its row and column (band_factor), no map
+		 * and no permutation are kept (20 bytes per unknown of a
+		 * chain's step matrix) */
+		free(b->at);
+		free(b->perm);
+		free(b->tmp);
+		b->at = NULL;
+		b->perm = NULL;
+		b->tmp = NULL;
+	} else {
+		for (size_t e = 0; e < A->nx; e++)
+			b->at[e] = row[e] < 0 ? -1 : slot_of(b, pinv[row[e]], pinv[col[e]]);
 	}
 	free(p);
 	free(ix);
@@ -140,9 +151,21 @@ static int band_factor(void *p, const struct la_mat *A)
 	struct band *b = p;
 	lapack_int n = b->n, info = 0;
 	memset(b->ab, 0, sizeof *b->ab * b->len);
-	for (size_t e = 0; e < b->ne; e++)
-		if (b->at[e] >= 0)
-			b->ab[b->at[e]] += A->x[e];
+	if (!b->at) {
+		/* banded A in its own order (band_alloc): column by column,
+		 * the entries of A->x in their order */
+		size_t e = 0;
+		for (int j = 0; j < n; j++)
+			for (int i = j - A->ku; i <= j + A->kl; i++, e++) {
+				int q = i >= 0 && i < n ? slot_of(b, i, j) : -1;
+				if (q >= 0)
+					b->ab[q] += A->x[e];
+			}
+	} else {
+		for (size_t e = 0; e < b->ne; e++)
+			if (b->at[e] >= 0)
+				b->ab[b->at[e]] += A->x[e];
+	}
 	switch (b->v) {
 	case PT:
 		info = LAPACKE_dpttrf_work(n, b->ab, b->ab + n);
@@ -157,7 +180,7 @@ static int band_factor(void *p, const struct la_mat *A)
 	if (info < 0)
 		return -1;
 	/* LAPACK's pivot is in the reordered numbering */
-	return info > 0 ? b->perm[info - 1] + 1 : 0;
+	return info > 0 ? (b->perm ? b->perm[info - 1] + 1 : info) : 0;
 }
 
 static void band_solve(void *p, double *x)
