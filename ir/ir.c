@@ -649,7 +649,8 @@ static void dump_run_plan(FILE *f, const struct ir_run *r)
 	print_num(f, r->dt);
 	fprintf(f, " (%d step%s), solver %s\n", r->nstep, r->nstep == 1 ? "" : "s",
 	        r->solver == IR_SOLVER_BANDED ? "banded" : r->solver == IR_SOLVER_SPARSE ? "sparse"
-	        : r->solver == IR_SOLVER_AUTO ? "auto" : "dense");
+	        : r->solver == IR_SOLVER_AUTO ? "auto" : r->solver == IR_SOLVER_DIRECT ? "direct"
+	        : r->solver == IR_SOLVER_ITERATIVE ? "iterative" : "dense");
 	for (int o = 0; o < r->noutput; o++) {
 		const struct ir_output *out = &r->output[o];
 		fprintf(f, "  record to %s every %d:", out->path ? out->path : "(memory)", out->every);

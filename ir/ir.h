@@ -413,7 +413,8 @@ struct ir_run {
 	double last_dt;         /* the last step: dt, or shorter when the run's
 	                           length is not a multiple of dt */
 	struct ir_loc loc, step_loc;
-	enum ir_solver { IR_SOLVER_AUTO, IR_SOLVER_DENSE, IR_SOLVER_BANDED, IR_SOLVER_SPARSE } solver;
+	enum ir_solver { IR_SOLVER_AUTO, IR_SOLVER_DENSE, IR_SOLVER_BANDED, IR_SOLVER_SPARSE, IR_SOLVER_DIRECT,
+	                 IR_SOLVER_ITERATIVE } solver;
 	int solver_auto;        /* solver = auto, settled by the lowering from M,
 	                           C and K: Newton's Jacobian, whose order and
 	                           pattern differ, is stored as its own

@@ -1283,8 +1283,15 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 				run->solver = IR_SOLVER_SPARSE;
 			else if (s && strcmp(s, "auto") == 0)
 				run->solver = IR_SOLVER_AUTO;
-			else
-				return eval_error(ev, v->loc, "solver must be dense, banded, sparse or auto");
+			else if (s && (strcmp(s, "direct") == 0 || strcmp(s, "iterative") == 0)) {
+#ifdef HAVE_PETSC
+				run->solver = s[0] == 'd' ? IR_SOLVER_DIRECT : IR_SOLVER_ITERATIVE;
+#else
+				return eval_error(ev, v->loc, "solver = %s is PETSc's, and this dyn is built without PETSc "
+				                  "(see dyn --version; configure finds PETSc through pkg-config)", s);
+#endif
+			} else
+				return eval_error(ev, v->loc, "solver must be dense, banded, sparse, auto, direct or iterative");
 		} else if (strcmp(o->name, "history_budget") == 0) {
 			double mb;
 			if (eval_number(ev, o->value, &mb, "history_budget (MB)"))

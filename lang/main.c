@@ -7,6 +7,7 @@
 #include "run.h"
 #include "repl.h"
 #include "outfile.h"
+#include "la.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -261,6 +262,71 @@ int main(int argc, char **argv)
 	return dyn_main(argc, argv);
 }
 
+/* PETSc's own options (dyn(1), PETSC): the arguments that start with a
+ * PETSc prefix (-ksp_, -pc_, -mat_, ...), each with the next argument as
+ * its value unless that starts with '-' or names a script (.dyn), are
+ * taken out of argv before dyn's parser sees them and kept for PETSc's
+ * start (la_backend_args).  Returns the new argc. */
+static int petsc_args(int argc, char **argv)
+{
+	static const char *const prefix[] = { "ksp_", "pc_", "mat_", "vec_", "log_", "options_", "mg_", "snes_",
+		                              "malloc", "info", "on_error_" };
+	static char *kept[256];
+	int nk = 0, out = 1;
+	for (int k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		int petsc = 0;
+		if (strcmp(a, "--") == 0) {
+			/* after --, dyn's operands only */
+			while (k < argc)
+				argv[out++] = argv[k++];
+			break;
+		}
+		for (size_t q = 0; a[0] == '-' && a[1] != '-' && q < sizeof prefix / sizeof prefix[0]; q++)
+			petsc |= strncmp(a + 1, prefix[q], strlen(prefix[q])) == 0;
+		if (!petsc || nk >= (int)(sizeof kept / sizeof kept[0]) - 1) {
+			argv[out++] = argv[k];
+			continue;
+		}
+		kept[nk++] = argv[k];
+		if (k + 1 < argc && argv[k + 1][0] != '-') {
+			size_t len = strlen(argv[k + 1]);
+			if (!(len > 4 && strcmp(argv[k + 1] + len - 4, ".dyn") == 0))
+				kept[nk++] = argv[++k];
+		}
+	}
+	argv[out] = NULL;
+	la_backend_args(nk, kept);
+	return out;
+}
+
+/* A start by mpirun on several processes (Open MPI's and MPICH's
+ * launchers say how many in the environment): each would run the whole
+ * script and write the same files.  Refused until runs are distributed
+ * (dyn(1), BUGS); rank 0 alone says so. */
+static int mpi_refused(void)
+{
+	const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *rank = getenv("OMPI_COMM_WORLD_RANK");
+	if (!size) {
+		size = getenv("PMI_SIZE");
+		rank = getenv("PMI_RANK");
+	}
+	if (!size || atoi(size) <= 1)
+		return 0;
+	if (!rank || atoi(rank) == 0)
+		fprintf(stderr, "dyn: started as %d MPI processes: runs on several processes are not implemented yet "
+		        "(dyn(1), BUGS); run one process (mpirun -n 1, or dyn alone)\n", atoi(size));
+	return 1;
+}
+
+static void print_version(void)
+{
+	const char *petsc = la_backend_petsc();
+	printf("dyn %s\n", PACKAGE_VERSION);
+	printf("backends: LAPACK (dense, banded), CHOLMOD, UMFPACK, ARPACK, %s\n",
+	       petsc ? petsc : "no PETSc (configure --without-petsc, or PETSc not found)");
+}
+
 static int dyn_main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
@@ -284,6 +350,12 @@ static int dyn_main(int argc, char **argv)
 	arena_on_oom(out_of_memory);
 	struct session s;
 	session_init(&s);
+	int status = 0;
+	argc = petsc_args(argc, argv);
+	if (mpi_refused()) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	const char *env_stdlib = getenv("DYN_STDLIB");
 	s.stdlib_dir = env_stdlib && *env_stdlib ? env_stdlib : DYN_DATADIR;
 
@@ -302,7 +374,7 @@ static int dyn_main(int argc, char **argv)
 		{ "interactive", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int list = 0, c, status = 0;
+	int list = 0, c;
 	const char *interactive = NULL;
 	while ((c = getopt_long(argc, argv, "s:co:qhVi:", opts, NULL)) != -1) {
 		switch (c) {
@@ -332,7 +404,7 @@ static int dyn_main(int argc, char **argv)
 		case 'P': s.progress = 1; break;
 		case 'i': interactive = optarg; break;
 		case 'h': usage(stdout); goto out;
-		case 'V': printf("dyn %s\n", PACKAGE_VERSION); goto out;
+		case 'V': print_version(); goto out;
 		default:
 			fputs("Try 'dyn --help' for more information.\n", stderr);
 			status = EXIT_USAGE;
@@ -445,6 +517,8 @@ out:
 	for (int i = 0; i < s.nset; i++)
 		free((char *)s.set[i].name);
 	session_free(&s);
+	/* PETSc, when a run started it, stops on the thread that started it */
+	la_backend_finalize();
 	if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
 		fprintf(stderr, "dyn: error writing the standard output: %s\n", strerror(errno));
 		status = EXIT_INPUT;

@@ -170,7 +170,9 @@ enum la_backend {
 	LA_LAPACK_DENSE,    /* dpotrf / dgetrf */
 	LA_LAPACK_BAND,     /* dpttrf / dpbtrf / dgbtrf after reverse Cuthill-McKee */
 	LA_CHOLMOD,         /* sparse Cholesky (SPD only) */
-	LA_UMFPACK          /* sparse LU */
+	LA_UMFPACK,         /* sparse LU */
+	LA_PETSC_DIRECT,    /* PETSc: MUMPS (or PETSc's) LU / Cholesky */
+	LA_PETSC_ITERATIVE  /* PETSc: CG (SPD) or GMRES + algebraic multigrid */
 };
 enum {
 	LA_SPD = 1u << 0    /* the matrix is expected symmetric positive
@@ -196,6 +198,20 @@ const char *la_backend_name(enum la_backend b);
 /* The backend LA_AUTO picks for A, and the bandwidth after the
  * reverse Cuthill-McKee ordering (may be NULL). */
 enum la_backend la_backend_choose(const struct la_mat *A, unsigned flags, int *bandwidth);
+
+/* The PETSc backends (runtime/la_petsc.c; dyn(1), PETSC): PETSc and MPI
+ * start at the first such solver allocated, never before.
+ * la_backend_args keeps PETSc's own command-line options (argv need not
+ * hold the program's name) for that start; la_backend_finalize stops
+ * PETSc if it was started (call it once, at exit, from the thread that
+ * ran the solvers).  la_backend_failure takes the reason of the last
+ * failed solve of such a backend (NULL when none), which filled its
+ * vector with NaN.  la_backend_petsc describes the PETSc built in, NULL
+ * without it. */
+void la_backend_args(int argc, char **argv);
+void la_backend_finalize(void);
+const char *la_backend_failure(void);
+const char *la_backend_petsc(void);
 
 /* ---- Large eigenproblems ---- */
 

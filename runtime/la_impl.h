@@ -23,6 +23,9 @@ struct la_ops {
 };
 
 extern const struct la_ops la_dense_ops, la_band_ops, la_cholmod_ops, la_umfpack_ops;
+#ifdef HAVE_PETSC
+extern const struct la_ops la_petsc_direct_ops, la_petsc_iterative_ops;
+#endif
 
 /* The pattern of A as entries (row, col) in the order of A->x (row -1 for
  * a band's padding): two malloc'ed arrays of A->nx.  0 or -1. */

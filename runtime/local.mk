@@ -1,10 +1,10 @@
 # runtime/local.mk — executes IR: VM, linear algebra, steppers, recorders.
 noinst_LIBRARIES += runtime/libdynrt.a
 # runtime/ sees ir/ and itself, never lang/.
-runtime_libdynrt_a_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/ir
+runtime_libdynrt_a_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/ir $(PETSC_INCLUDES)
 runtime_libdynrt_a_SOURCES = \
 	runtime/la.c runtime/la.h runtime/la_impl.h runtime/la_mat.c \
-	runtime/la_dense.c runtime/la_band.c runtime/la_cholmod.c runtime/la_umfpack.c runtime/la_eigs.c \
+	runtime/la_dense.c runtime/la_band.c runtime/la_cholmod.c runtime/la_umfpack.c runtime/la_petsc.c runtime/la_eigs.c \
 	runtime/vm.c runtime/vm.h \
 	runtime/kernel.c runtime/kernel.h \
 	runtime/scheme.h runtime/stepper.h runtime/schemes.def runtime/registry.c \

@@ -1446,6 +1446,9 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		size_t sz = sizeof(double) * (size_t)(3 * n + 2 * r->pb.m + r->pb.nc);
 		keep_state(r, sz);
 		r->state_valid = 0;
+		/* a backend's failure that a step survived (Newton's optional
+		 * last correction) is not this step's */
+		la_backend_failure();
 		int failed = engine_step(&r->eng, r->s.t, tk, tau, &r->x, &dW, &dD, r->dterm, err);
 		/* The state's energies at the step's end, which the ledger
 		 * needs anyway, are the finiteness check of the state: ½vᵀMv and
@@ -1474,9 +1477,14 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 				}
 			restore_state(r, sz);
 			r->state_valid = 1;
+			/* a backend's failed solve (PETSc's reason) left NaN in the
+			 * step: its reason names the failure better than the NaN */
+			const char *why = la_backend_failure();
 			/* a load with no value explains any failure of its step */
 			if (load_not_finite(r, r->s.t, tk, k, err))
 				return r->status = 4;
+			if (why)
+				return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): %s", tk, k, why);
 			if (failed == 2)
 				return r->status = fail(err, 4, plan->loc,
 				                        "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "

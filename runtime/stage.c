@@ -41,7 +41,8 @@ static struct newton *stage_newton(struct stage *s)
 		return newton_alloc(s->NT);
 	static const enum la_mat_kind kind_of[] = {
 		[LA_AUTO] = LA_MAT_AUTO, [LA_LAPACK_DENSE] = LA_MAT_DENSE, [LA_LAPACK_BAND] = LA_MAT_BAND,
-		[LA_CHOLMOD] = LA_MAT_CSC, [LA_UMFPACK] = LA_MAT_CSC
+		[LA_CHOLMOD] = LA_MAT_CSC, [LA_UMFPACK] = LA_MAT_CSC, [LA_PETSC_DIRECT] = LA_MAT_CSC,
+		[LA_PETSC_ITERATIVE] = LA_MAT_CSC
 	};
 	enum la_backend b = pb->jac_auto ? LA_AUTO : pb->backend;
 	s->jac = calloc(1, sizeof *s->jac);

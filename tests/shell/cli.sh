@@ -65,12 +65,14 @@ for opt in --help -h; do
 	empty help.err "stderr of dyn $opt"
 done
 
-# --version, -V: "dyn VERSION", exit 0
+# --version, -V: "dyn VERSION", then the backends built in, exit 0
 for opt in --version -V; do
 	t version "$opt"
 	want_rc version 0
 	grep -q '^dyn [0-9][0-9]*\.[0-9][0-9]*' version.out || fail "dyn $opt printed: $(cat version.out)"
-	[ "$(wc -l < version.out | tr -d ' ')" = 1 ] || fail "dyn $opt printed more than one line"
+	grep -q '^backends: LAPACK (dense, banded), CHOLMOD, UMFPACK, ARPACK, \(PETSc [0-9]\|no PETSc\)' version.out ||
+		fail "dyn $opt does not list the backends: $(cat version.out)"
+	[ "$(wc -l < version.out | tr -d ' ')" = 2 ] || fail "dyn $opt printed other than two lines"
 	empty version.err "stderr of dyn $opt"
 done
 

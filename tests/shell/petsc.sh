@@ -1,0 +1,131 @@
+#!/bin/sh
+# petsc.sh — the PETSc backend of the matrix layer (dyn(1), PETSC; dyn(5),
+# solver = direct | iterative), when it is built in:
+#
+#   - tests/petsc/*.dyn: a chain of 10⁴ masses and a 2-D elastic block
+#     under newmark, and Newton on a Fermi–Pasta–Ulam chain, give the
+#     default path's answers to 1e-10 with solver = direct and to the
+#     solver's tolerance with solver = iterative (see each script);
+#   - a solver that does not solve (-ksp_type preonly -pc_type jacobi:
+#     one Jacobi sweep, which KSP reports as converged) is a named error
+#     with its residual, exit 4; so is KSP's own divergence
+#     (DIVERGED_ITS), with PETSc's options before the script or in
+#     PETSC_OPTIONS; and through Newton;
+#   - PETSc (and MPI) start only when a run asks for it: PETSC_OPTIONS =
+#     -log_view prints PETSc's log at exit after solver = direct, nothing
+#     after a default run;
+#   - a start by mpirun on 2 processes is refused (exit 2), said once;
+#     mpirun -n 1 runs as dyn alone.
+# Built without PETSc, solver = iterative is refused before any run
+# (exit 3) and the rest is skipped (exit 77: "skipped", not failed).
+set -u
+: "${DYN:?DYN is not set}" "${OUT:?OUT is not set}"
+unset DYN_PATH DYN_STDLIB DYN_HISTORY_BUDGET PETSC_OPTIONS OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_RANK PMI_SIZE PMI_RANK
+LC_ALL=C
+export LC_ALL
+. "$srcdir/tests/shell/common.inc"
+test_folder petsc petsc
+cd "$dir" || exit 1
+
+cat > it.dyn <<'EOS'
+param nb = 100, k = 1e4
+model chain {
+  dof x[nb]
+  kinetic     sum(i in 1..nb) 0.5*x[i]'^2
+  potential   0.5*k*x[1]^2 + sum(i in 1..nb-1) 0.5*k*(x[i+1] - x[i])^2
+  force       x[nb]: sin(30*t)
+}
+let r = run chain with newmark from 0 to 0.1 step 1e-2, solver = iterative
+print "done"
+EOS
+sed 's/, solver = iterative//' it.dyn > plain.dyn
+sed 's/solver = iterative/solver = direct/' it.dyn > direct.dyn
+cat > fpu.dyn <<'EOS'
+param nb = 50
+model fpu {
+  dof x[nb]
+  kinetic     sum(i in 1..nb) 0.5*x[i]'^2
+  potential   0.5*x[1]^2 + 0.25*x[1]^4 + sum(i in 1..nb-1) (0.5*(x[i+1] - x[i])^2 + 0.25*(x[i+1] - x[i])^4)
+  force       x[1]: 1e3*sin(30*t)
+}
+let r = run fpu with newmark from 0 to 0.5 step 5e-2, solver = direct
+print "done"
+EOS
+
+# run NAME ARGS...: dyn ARGS > NAME.out 2> NAME.err, status in rc
+run() {
+	name=$1
+	shift
+	"$DYN" "$@" > "$name.out" 2> "$name.err" < /dev/null
+	rc=$?
+}
+want() {  # NAME RC
+	[ "$rc" = "$2" ] || fail "$1: exit $rc, expected $2: $(head -3 "$1.err")"
+}
+has_err() {  # NAME TEXT
+	grep -qF -- "$2" "$1.err" || fail "$1: stderr lacks '$2': $(head -3 "$1.err")"
+}
+
+if ! "$DYN" --version | grep -q '^backends: .*PETSc [0-9]'; then
+	run nopetsc it.dyn
+	want nopetsc 3
+	has_err nopetsc "it.dyn:8:58: error: solver = iterative is PETSc's, and this dyn is built without PETSc"
+	[ "$status" = 0 ] || exit 1
+	echo "petsc: skipped: PETSc not built"
+	exit 77
+fi
+
+for f in chain block newton; do
+	run "$f" -o "$dir" "$srcdir/tests/petsc/$f.dyn"
+	want "$f" 0
+done
+
+run preonly it.dyn -ksp_type preonly -pc_type jacobi
+want preonly 4
+has_err preonly "it.dyn:8:9: error: t = 0.01 (step 1): PETSc's solve (ksp preonly, pc jacobi) left a relative residual "
+has_err preonly "above 1e-09 (100 times -ksp_rtol, at least 1e-9)"
+
+run before -ksp_type cg -pc_type none -ksp_max_it 2 it.dyn
+want before 4
+has_err before "it.dyn:8:9: error: t = 0.01 (step 1): PETSc's solve (ksp cg, pc none) failed: DIVERGED_ITS after 2 iterations"
+
+PETSC_OPTIONS="-ksp_type richardson -pc_type none -ksp_max_it 1" run env it.dyn
+want env 4
+has_err env "PETSc's solve (ksp richardson, pc none) failed: DIVERGED_ITS after 1 iterations"
+
+run newton fpu.dyn -pc_type jacobi
+want newton 4
+has_err newton "fpu.dyn:8:9: error: t = 0.05 (step 1): PETSc's solve (ksp preonly, pc jacobi) left a relative residual "
+
+# the options given are the ones used: -ksp_view shows them
+run view it.dyn -ksp_type gmres -ksp_view
+want view 0
+grep -q "type: gmres" view.out || fail "-ksp_type gmres -ksp_view: no 'type: gmres' in the output"
+
+PETSC_OPTIONS=-log_view run lazy plain.dyn
+want lazy 0
+grep -q "PETSc Performance Summary" lazy.out && fail "a default run started PETSc (-log_view printed its log)"
+PETSC_OPTIONS=-log_view run eager direct.dyn
+want eager 0
+grep -q "PETSc Performance Summary" eager.out || fail "solver = direct: PETSC_OPTIONS=-log_view printed no log"
+
+OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 run mpi2 it.dyn
+want mpi2 2
+has_err mpi2 "dyn: started as 2 MPI processes: runs on several processes are not implemented yet (dyn(1), BUGS); run one process (mpirun -n 1, or dyn alone)"
+OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 run mpi2r1 it.dyn
+want mpi2r1 2
+[ -s mpi2r1.err ] && fail "rank 1 repeated the refusal: $(head -c 300 mpi2r1.err)"
+
+# mpirun itself (not under the sanitizers: Open MPI's launcher is not
+# built with them)
+if command -v mpirun > /dev/null 2>&1 && [ -z "${DYN_SANITIZED:-}" ]; then
+	mpirun --allow-run-as-root -n 1 "$DYN" it.dyn > mpirun1.out 2> mpirun1.err < /dev/null
+	rc=$?
+	want mpirun1 0
+	grep -q '^done$' mpirun1.out || fail "mpirun -n 1: no 'done' printed"
+	mpirun --allow-run-as-root --oversubscribe -n 2 "$DYN" it.dyn > mpirun2.out 2> mpirun2.err < /dev/null
+	rc=$?
+	[ "$rc" = 0 ] && fail "mpirun -n 2: exit 0, expected a refusal"
+	[ "$(grep -c 'dyn: started as 2 MPI processes' mpirun2.err)" = 1 ] || fail "mpirun -n 2: the refusal not said once"
+fi
+exit "$status"
