@@ -69,7 +69,7 @@ has_err() {  # NAME TEXT
 if ! "$DYN" --version | grep -q '^backends: .*PETSc [0-9]'; then
 	run nopetsc it.dyn
 	want nopetsc 3
-	has_err nopetsc "it.dyn:8:58: error: solver = iterative is PETSc's, and this dyn is built without PETSc"
+	has_err nopetsc "it.dyn:8:66: error: solver = iterative is PETSc's, and this dyn is built without PETSc (see dyn --version; configure finds PETSc through pkg-config)"
 	[ "$status" = 0 ] || exit 1
 	echo "petsc: skipped: PETSc not built"
 	exit 77
