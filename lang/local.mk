@@ -13,4 +13,8 @@ lang_libdynlang_a_SOURCES = \
 nodist_lang_libdynlang_a_SOURCES = lang/stdlib_schemes.inc
 dyn_SOURCES = lang/main.c
 dyn_LDADD = lang/libdynlang.a runtime/libdynrt.a ir/libdynir.a $(LIBS)
+if HAVE_PETSC
+# the PETSc module (runtime/local.mk) resolves la_* in dyn
+dyn_LDFLAGS = -rdynamic
+endif
 BUILT_SOURCES += lang/parser.h

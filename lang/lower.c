@@ -11,6 +11,7 @@
 
 #include "fe.h"
 #include "interp.h"
+#include "la.h"
 #include "mtx.h"
 #include "outfile.h"
 #include "scheme.h"
@@ -1285,6 +1286,10 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 				run->solver = IR_SOLVER_AUTO;
 			else if (s && (strcmp(s, "direct") == 0 || strcmp(s, "iterative") == 0)) {
 #ifdef HAVE_PETSC
+				const char *why = la_backend_load_error();
+				if (why)
+					return eval_error(ev, v->loc, "solver = %s is PETSc's, whose module does not load: %s",
+					                  s, why);
 				run->solver = s[0] == 'd' ? IR_SOLVER_DIRECT : IR_SOLVER_ITERATIVE;
 #else
 				return eval_error(ev, v->loc, "solver = %s is PETSc's, and this dyn is built without PETSc "

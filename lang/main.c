@@ -323,8 +323,14 @@ static void print_version(void)
 {
 	const char *petsc = la_backend_petsc();
 	printf("dyn %s\n", PACKAGE_VERSION);
-	printf("backends: LAPACK (dense, banded), CHOLMOD, UMFPACK, ARPACK, %s\n",
-	       petsc ? petsc : "no PETSc (configure --without-petsc, or PETSc not found)");
+#ifdef HAVE_PETSC
+	if (!petsc)
+		printf("backends: LAPACK (dense, banded), CHOLMOD, UMFPACK, ARPACK, no PETSc (its module does not "
+		       "load: %s)\n", la_backend_load_error());
+	else
+#endif
+		printf("backends: LAPACK (dense, banded), CHOLMOD, UMFPACK, ARPACK, %s\n",
+		       petsc ? petsc : "no PETSc (configure --without-petsc, or PETSc not found)");
 }
 
 static int dyn_main(int argc, char **argv)

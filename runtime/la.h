@@ -209,6 +209,9 @@ enum la_backend la_backend_choose(const struct la_mat *A, unsigned flags, int *b
  * vector with NaN.  la_backend_petsc describes the PETSc built in, NULL
  * without it. */
 void la_backend_args(int argc, char **argv);
+/* NULL when the PETSc backends can be used, else why not (built without
+ * PETSc, or its module dyn-petsc.so does not load: runtime/la_plugin.c). */
+const char *la_backend_load_error(void);
 void la_backend_finalize(void);
 const char *la_backend_failure(void);
 const char *la_backend_petsc(void);

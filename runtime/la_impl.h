@@ -23,9 +23,22 @@ struct la_ops {
 };
 
 extern const struct la_ops la_dense_ops, la_band_ops, la_cholmod_ops, la_umfpack_ops;
-#ifdef HAVE_PETSC
-extern const struct la_ops la_petsc_direct_ops, la_petsc_iterative_ops;
-#endif
+
+/* The PETSc backends live in the module dyn-petsc.so (runtime/la_petsc.c),
+ * loaded by runtime/la_plugin.c: its one symbol la_petsc_module. */
+struct la_petsc_module {
+	const struct la_ops *direct, *iterative;
+	/* PETSc's options, for its start at the first solver allocated */
+	void (*args)(int argc, char **argv);
+	void (*finalize)(void);
+	/* la_backend_failure */
+	const char *(*failure)(void);
+	/* "PETSc x.y.z with MPI (...)" */
+	const char *(*describe)(void);
+};
+/* The ops of LA_PETSC_DIRECT or LA_PETSC_ITERATIVE, the module loaded if
+ * needed; NULL when it is not built or does not load. */
+const struct la_ops *la_petsc_ops(enum la_backend b);
 
 /* The pattern of A as entries (row, col) in the order of A->x (row -1 for
  * a band's padding): two malloc'ed arrays of A->nx.  0 or -1. */

@@ -774,12 +774,9 @@ static const struct la_ops *ops_of(enum la_backend b)
 		return &la_cholmod_ops;
 	case LA_UMFPACK:
 		return &la_umfpack_ops;
-#ifdef HAVE_PETSC
 	case LA_PETSC_DIRECT:
-		return &la_petsc_direct_ops;
 	case LA_PETSC_ITERATIVE:
-		return &la_petsc_iterative_ops;
-#endif
+		return la_petsc_ops(b);
 	default:
 		return NULL;
 	}

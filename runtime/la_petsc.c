@@ -13,6 +13,13 @@
  * command line (la_backend_args) and from PETSC_OPTIONS are applied after
  * these defaults (KSPSetFromOptions), so they win, as PETSc users expect.
  *
+ * This file is not linked into dyn: it is the module dyn-petsc.so, which
+ * runtime/la_plugin.c loads (dlopen) at the first PETSc solver or at
+ * --version, so that the hundred shared libraries PETSc brings (MPI,
+ * MUMPS, hypre, ...) cost nothing to the runs that do not use them (their
+ * loading took 70 ms of CPU at each start of dyn).  It calls back into
+ * dyn (la_entries, la_csc_build; dyn is linked with -rdynamic).
+ *
  * This first part runs on one process: the Mat is SeqAIJ, preallocated
  * exactly from the layer's pattern (MatSeqAIJSetPreallocationCSR), and
  * refilled in place at each refactorization.  PETSc and MPI are started at
@@ -35,7 +42,6 @@
 
 #include "la_impl.h"
 
-#ifdef HAVE_PETSC
 #include <petscksp.h>
 
 /* ---- starting and stopping PETSc ---- */
@@ -46,11 +52,11 @@ static int pargc;
 static int started;             /* 1: PetscInitialize succeeded; -1: it failed */
 static char failure[512];       /* the last failure, for la_backend_failure */
 
-void la_backend_args(int argc, char **argv)
+/* argv[0] is the program's name, as PetscInitialize wants.  PETSc's own
+ * signal handler is turned off: dyn's handles Ctrl-C (exit 130, complete
+ * records). */
+static void set_args(int argc, char **argv)
 {
-	/* argv[0] is the program's name, as PetscInitialize wants.  PETSc's
-	 * own signal handler is turned off: dyn's handles Ctrl-C (exit 130,
-	 * complete records). */
 	pargc = 0;
 	pargv[pargc++] = (char *)"dyn";
 	pargv[pargc++] = (char *)"-no_signal_handler";
@@ -68,7 +74,7 @@ static void set_failure(const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *la_backend_failure(void)
+static const char *take_failure(void)
 {
 	static char taken[sizeof failure];
 	if (!failure[0])
@@ -82,8 +88,6 @@ static int petsc_start(void)
 {
 	if (started)
 		return started > 0 ? 0 : -1;
-	if (!pargc)
-		la_backend_args(0, NULL);
 	int argc = pargc;
 	char **argv = pargv;
 	if (PetscInitialize(&argc, &argv, NULL, NULL)) {
@@ -107,7 +111,7 @@ static int petsc_start(void)
 	return 0;
 }
 
-void la_backend_finalize(void)
+static void petsc_finalize(void)
 {
 	if (started > 0) {
 		PetscPopErrorHandler();
@@ -116,7 +120,7 @@ void la_backend_finalize(void)
 	started = 0;
 }
 
-const char *la_backend_petsc(void)
+static const char *describe(void)
 {
 	static char buf[128];
 	snprintf(buf, sizeof buf, "PETSc %d.%d.%d with MPI (direct: %s; iterative: CG/GMRES + %s)", PETSC_VERSION_MAJOR,
@@ -367,7 +371,7 @@ fail:
 	nan_fill(b, k->n);
 }
 
-const struct la_ops la_petsc_direct_ops = {
+static const struct la_ops la_petsc_direct_ops = {
 	.id = LA_PETSC_DIRECT,
 	.name = "petsc-direct",
 	.alloc = pk_alloc_direct,
@@ -376,7 +380,7 @@ const struct la_ops la_petsc_direct_ops = {
 	.free = pk_free,
 };
 
-const struct la_ops la_petsc_iterative_ops = {
+static const struct la_ops la_petsc_iterative_ops = {
 	.id = LA_PETSC_ITERATIVE,
 	.name = "petsc-iterative",
 	.alloc = pk_alloc_iterative,
@@ -385,28 +389,12 @@ const struct la_ops la_petsc_iterative_ops = {
 	.free = pk_free,
 };
 
-#else
 
-/* Built without PETSc (configure --without-petsc): no backend to start or
- * stop; lowering refuses solver = direct | iterative before any run. */
-void la_backend_args(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-}
-
-void la_backend_finalize(void)
-{
-}
-
-const char *la_backend_failure(void)
-{
-	return NULL;
-}
-
-const char *la_backend_petsc(void)
-{
-	return NULL;
-}
-
-#endif
+const struct la_petsc_module la_petsc_module = {
+	.direct = &la_petsc_direct_ops,
+	.iterative = &la_petsc_iterative_ops,
+	.args = set_args,
+	.finalize = petsc_finalize,
+	.failure = take_failure,
+	.describe = describe,
+};

@@ -1,10 +1,10 @@
 # runtime/local.mk — executes IR: VM, linear algebra, steppers, recorders.
 noinst_LIBRARIES += runtime/libdynrt.a
 # runtime/ sees ir/ and itself, never lang/.
-runtime_libdynrt_a_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/ir $(PETSC_INCLUDES)
+runtime_libdynrt_a_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/ir -DDYN_PKGLIBDIR='"$(pkglibexecdir)"'
 runtime_libdynrt_a_SOURCES = \
 	runtime/la.c runtime/la.h runtime/la_impl.h runtime/la_mat.c \
-	runtime/la_dense.c runtime/la_band.c runtime/la_cholmod.c runtime/la_umfpack.c runtime/la_petsc.c runtime/la_eigs.c \
+	runtime/la_dense.c runtime/la_band.c runtime/la_cholmod.c runtime/la_umfpack.c runtime/la_plugin.c runtime/la_eigs.c \
 	runtime/vm.c runtime/vm.h \
 	runtime/kernel.c runtime/kernel.h \
 	runtime/scheme.h runtime/stepper.h runtime/schemes.def runtime/registry.c \
@@ -26,3 +26,15 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/fe_output.c runtime/fe_output.h \
 	runtime/outfile.c runtime/outfile.h \
 	runtime/mesh.c runtime/mesh_gmsh.c runtime/mesh.h runtime/mesh_impl.h runtime/fe_ref.c runtime/fe_ref.h runtime/fe_space.c runtime/fe_space.h runtime/vtu.c runtime/vtu.h
+# The PETSc backend (solver = direct | iterative) is a module that
+# runtime/la_plugin.c loads at its first use, so that PETSc's shared
+# libraries are not loaded at every start of dyn; it calls back into dyn,
+# which exports its symbols for it (-rdynamic).
+if HAVE_PETSC
+pkglibexec_PROGRAMS = dyn-petsc.so
+dyn_petsc_so_SOURCES = runtime/la_petsc.c runtime/la_impl.h runtime/la.h
+dyn_petsc_so_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/ir $(PETSC_INCLUDES)
+dyn_petsc_so_CFLAGS = $(AM_CFLAGS) -fPIC
+dyn_petsc_so_LDFLAGS = -shared
+dyn_petsc_so_LDADD = $(PETSC_LIBS)
+endif
