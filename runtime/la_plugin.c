@@ -24,8 +24,8 @@
 
 static char *args[256];
 static int nargs;
-static char failure[512];
 #ifdef HAVE_PETSC
+static char failure[512];
 static const struct la_petsc_module *mod;
 static int tried;
 
