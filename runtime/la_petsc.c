@@ -206,7 +206,11 @@ static void *pk_alloc(const struct la_mat *A, unsigned flags, int iterative)
 	    MatSeqAIJSetPreallocationCSR(k->A, ai, aj, NULL) ||
 	    MatSetOption(k->A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE))
 		goto fail;
-	if (k->spd && MatSetOption(k->A, MAT_SPD, PETSC_TRUE))
+	/* symmetric, but not declared positive definite: MUMPS then
+	 * factors LDLᵀ with pivoting (its SYM = 2), which also takes the
+	 * indefinite Jacobian of a non-convex energy, where CHOLMOD's failed
+	 * LLᵀ sends Newton to LU (runtime/newton.c) */
+	if (k->spd && MatSetOption(k->A, MAT_SYMMETRIC, PETSC_TRUE))
 		goto fail;
 	if (MatCreateVecs(k->A, &k->x, &k->b) || VecDuplicate(k->b, &k->r))
 		goto fail;
