@@ -522,6 +522,49 @@ static void dump_func(FILE *f, const char *what, const struct ir_func *fn)
 	}
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+long ir_model_pattern_nnz(const struct ir_model *m)
+{
+	const struct ir_matrix *ops[3] = { &m->mass, &m->damping, &m->stiffness };
+	long long n = m->ndof;
+	size_t cnt = 0;
+	for (int o = 0; o < 3; o++) {
+		if (ops[o]->a) {
+			for (long long k = 0; k < n * n; k++)
+				cnt += ops[o]->a[k] != 0;
+		} else {
+			cnt += (size_t)ops[o]->nnz;
+		}
+	}
+	long long *key = malloc(sizeof *key * (cnt + 1));
+	if (!key)
+		return -1;
+	size_t c = 0;
+	for (int o = 0; o < 3; o++) {
+		const struct ir_matrix *a = ops[o];
+		if (a->a) {
+			for (long long k = 0; k < n * n; k++)
+				if (a->a[k] != 0)
+					key[c++] = (k % n) * n + k / n;
+		} else {
+			for (int k = 0; k < a->nnz; k++)
+				if (a->val[k] != 0)
+					key[c++] = (long long)a->row[k] * n + a->col[k];
+		}
+	}
+	qsort(key, c, sizeof *key, cmp_key);
+	long d = 0;
+	for (size_t k = 0; k < c; k++)
+		d += k == 0 || key[k] != key[k - 1];
+	free(key);
+	return d;
+}
+
 static void dump_operator(FILE *f, const char *name, int n, const struct ir_matrix *a)
 {
 	if (!a->a && a->nnz > 0)
@@ -540,6 +583,15 @@ void ir_dump_run(FILE *f, const struct ir_run *r)
 void ir_dump_model(FILE *f, const struct ir_model *m)
 {
 	fprintf(f, "model %s: %d dof\n", m->name, m->ndof);
+	for (int i = 0; i < m->nfe; i++) {
+		const struct ir_fe_info *fi = &m->fe[i];
+		fprintf(f, "  %s %s on %s (%ld %s cells, %ld nodes): %s", fi->internal ? "internal" : "field", fi->field,
+		        fi->mesh, fi->ncells, fi->cell, fi->nnodes, fi->element);
+		if (fi->ncomp > 1)
+			fprintf(f, "^%d", fi->ncomp);
+		fprintf(f, ", %ld %s, %ld fixed\n", fi->nfree, fi->internal ? "internal variables" : "unknowns",
+		        fi->ndofs - fi->nfree);
+	}
 	fputs("  dofs:", f);
 	for (int i = 0; i < m->ndof; i++)
 		fprintf(f, " %s", m->dof[i].name);
@@ -557,6 +609,9 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 	}
 	dump_operator(f, "stiffness", m->ndof, &m->stiffness);
 	fprintf(f, "  bandwidth: kl = %d, ku = %d\n", m->kl, m->ku);
+	if (m->storage)
+		fprintf(f, "  storage (solver = auto): %s; %ld nonzeros in the pattern of M, C and K\n", m->storage,
+		        ir_model_pattern_nnz(m));
 	if (m->force) {
 		fputs("  force:\n", f);
 		ir_dump_prog(f, m->force, "    ");

@@ -195,6 +195,18 @@ struct ir_gaps {
 	                              ∂φ/∂t (n), ∂²φ/∂t² (n) and ∂G/∂t (ngrad) */
 };
 
+/* A field of a continuum body as --dump-ir and :show report it (lang/fe.c
+ * fills it; nothing runs on it). */
+struct ir_fe_info {
+	const char *field, *mesh;
+	const char *cell;          /* interval, triangle, ... */
+	const char *element;       /* P1, P2, Q1, Hermite, P0 */
+	int ncomp;
+	int internal;              /* its values are internal variables */
+	long ncells, nnodes;       /* the mesh's */
+	long ndofs, nfree;         /* the space's dofs, those not fixed */
+};
+
 struct ir_model {
 	const char *name;
 	struct ir_loc loc;
@@ -260,6 +272,10 @@ struct ir_model {
 	 * + c], so that q = X + u is the placement and the rigid motions are
 	 * known (discrete_gradient keeps its momenta; NULL otherwise). */
 	const struct ir_rigid *rigid;
+	int nfe;                         /* fields on meshes, for the dumps */
+	struct ir_fe_info *fe;
+	const char *storage;             /* how solver = auto holds the
+	                                    operators (dense, banded, sparse) */
 };
 
 struct ir_rigid {
@@ -272,6 +288,11 @@ struct ir_rigid {
 /* The same for the initial state: rt_begin copies u0 and v0 into its own
  * state and gives them back to the model's arena; they are NULL after. */
 void ir_model_release_start(struct ir_model *m);
+
+/* The distinct nonzero positions of M, C and K together (assembled
+ * entries repeat a position once per element that adds to it); -1 when
+ * out of memory.  For the dumps and :show only: a sort of every entry. */
+long ir_model_pattern_nnz(const struct ir_model *m);
 
 /* Whether the model needs the nonlinear machinery (energies, internal
  * variables, u-dependent mass) rather than the linear fast path. */

@@ -54,6 +54,11 @@ struct fe_point {
 	 * these registers rather than data */
 	int xreg[3];
 	int constant_point;
+	/* an integral unrolled over its instances (a record): the data of
+	 * the instance's row are constants, the fields read the model's
+	 * unknowns of the cell directly */
+	const double *row;
+	long cell;
 };
 
 static const char *const fe_functions[] = {
@@ -365,6 +370,8 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		nf += ((struct ast_item *)am->items.v[i])->kind == AST_ITEM_FIELD;
 	mc->field = arena_alloc(ev->a, sizeof *mc->field * (size_t)(nf + 1));
 	mc->nfield = 0;
+	m->fe = arena_alloc(ev->a, sizeof *m->fe * (size_t)(nf + 1));
+	m->nfe = 0;
 	char err[512];
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
@@ -462,6 +469,17 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		}
 		f->nfree = nfree;
 		g->size = (int)nfree;
+		struct ir_fe_info *fi = &m->fe[m->nfe++];
+		fi->field = f->name;
+		fi->mesh = fm->name;
+		fi->cell = mesh_cell_name(fm->m->type);
+		fi->element = fe_family_name(fam);
+		fi->ncomp = ncomp;
+		fi->internal = f->internal;
+		fi->ncells = fm->m->ncells;
+		fi->nnodes = fm->m->nnodes;
+		fi->ndofs = sp->ndofs;
+		fi->nfree = nfree;
 	}
 	/* one vector field, nothing fixed, values at the nodes only (P1,
 	 * Q1): a free body, whose rigid motions discrete_gradient keeps */
@@ -497,7 +515,21 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 
 static int data_reg(struct eval *ev, int col, struct loc loc)
 {
+	if (ev->fe && ev->fe->row)
+		return ir_emit_const(ev->prog, ev->fe->row[col], ir_loc_of(loc));
 	return ir_emit_input(ev->prog, IR_DATA, col, ir_loc_of(loc));
+}
+
+/* Local dof l of field f at the point: a slot of the kernel, or (an
+ * unrolled integral) the model's unknown of the cell, -2 when it is
+ * fixed (0). */
+static int local_input(struct eval *ev, const struct fe_field *f, enum ir_op op, int l, struct loc loc)
+{
+	if (!ev->fe->row)
+		return eval_model_input(ev, op, slot_code(f, l), 0, loc);
+	const struct fe_space *sp = f->space;
+	long md = f->dof[sp->cell_dofs[ev->fe->cell * sp->ndof_cell + l]];
+	return md < 0 ? -2 : ir_emit_input(ev->prog, op, (int)md, ir_loc_of(loc));
 }
 
 static int emit(struct eval *ev, enum ir_op op, int a, int b, struct loc loc)
@@ -529,19 +561,23 @@ static int interpolate(struct eval *ev, const struct fe_field *f, enum ir_op op,
 	if (f->space->family == FE_P0) {
 		/* one value per cell (φ = 1): the slot itself, so that a term
 		 * σ|p'| of a density is recognised as rate-independent */
-		int s = eval_model_input(ev, op, slot_code(f, comp), 0, loc);
+		int s = local_input(ev, f, op, comp, loc);
+		if (s == -2)
+			return konst(ev, 0, loc);
 		return s < 0 ? eval_error(ev, loc, "the density reads too many unknowns per cell (more than %d)",
 		                          KERN_MAX_SLOTS) : s;
 	}
 	for (int a = 0; a < nloc; a++) {
-		int s = eval_model_input(ev, op, slot_code(f, a * f->ncomp + comp), 0, loc);
+		int s = local_input(ev, f, op, a * f->ncomp + comp, loc);
+		if (s == -2)
+			continue;
 		if (s < 0)
 			return eval_error(ev, loc, "the density reads too many unknowns per cell (more than %d)",
 			                  KERN_MAX_SLOTS);
 		int term = emit(ev, IR_MUL, data_reg(ev, col + a * step, loc), s, loc);
 		acc = acc < 0 ? term : emit(ev, IR_ADD, acc, term, loc);
 	}
-	return acc;
+	return acc < 0 ? konst(ev, 0, loc) : acc;
 }
 
 static int field_here(struct eval *ev, struct ast_expr *e, const struct fe_field *f, int *li)
@@ -675,8 +711,20 @@ int fe_call(struct eval *ev, struct ast_expr *call, const char *name, struct val
 			return eval_error(ev, ((struct ast_arg *)call->args.v[i])->loc, "%s has no named parameters", name);
 	struct ast_expr *a0 = n > 0 ? ((struct ast_arg *)call->args.v[0])->value : NULL;
 	memset(out, 0, sizeof *out);
+	if (strcmp(name, "integral") == 0 && ev->mc && ev->mc->in_record && !ev->fe) {
+		/* record NAME = integral(REGION, DENSITY): unrolled */
+		struct fe_integral in;
+		int r;
+		if (fe_integral_build(ev, call, NULL, &r, &in))
+			return -1;
+		fe_integral_free(&in);
+		out->kind = VAL_NUM;
+		out->reg = r;
+		return 0;
+	}
 	if (strcmp(name, "integral") == 0)
-		return eval_error(ev, loc, "integral(...) is a term of a kinetic energy, a potential or a dissipation");
+		return eval_error(ev, loc, "integral(...) is a term of a kinetic energy, a potential or a dissipation, "
+		                  "or a recorded value (record NAME = integral(REGION, DENSITY))");
 	if (strcmp(name, "identity") == 0) {
 		long d;
 		if (n != 1)
@@ -861,6 +909,52 @@ static int integral_domain(struct eval *ev, struct ast_expr *d, struct fe_mesh *
 	                  close ? "'?)" : "");
 }
 
+/* Σ_k Σ_q w_q |det J| density(ξ_q) over the instances of a built
+ * integral, each with its data as constants and its cell's unknowns as
+ * inputs (ev->kern NULL): a record's program, of a size proportional to
+ * the instances. */
+enum { FE_UNROLL_MAX = 4000000 };
+static int unrolled(struct eval *ev, struct ast_expr *dens, const struct fe_layout *lay,
+                    const struct fe_integral *in, int *reg)
+{
+	long size = 0;
+	for (int i = 0; i < lay->nfield; i++)
+		size += lay->field[i]->space->nloc * lay->field[i]->ncomp;
+	if ((double)in->ninst * lay->nq * (double)size > FE_UNROLL_MAX)
+		return eval_error(ev, dens->loc, "a recorded integral is expanded cell by cell: %ld cells with %d "
+		                  "points each are too many (at most %d values read in all)", in->ninst, lay->nq,
+		                  FE_UNROLL_MAX);
+	struct fe_point pt = { 0 };
+	pt.lay = lay;
+	struct fe_point *saved = ev->fe;
+	struct kern_build *saved_kb = ev->kern;
+	ev->fe = &pt;
+	ev->kern = NULL;
+	int acc = -1, rc = 0;
+	for (long k = 0; k < in->ninst && rc == 0; k++) {
+		pt.row = in->data + (size_t)k * (size_t)in->ndata;
+		pt.cell = in->cell[k];
+		for (int q = 0; q < lay->nq; q++) {
+			pt.q = q;
+			struct value v;
+			if (eval_expr(ev, dens, &v)) {
+				rc = -1;
+				break;
+			}
+			if (v.kind != VAL_NUM) {
+				rc = eval_error(ev, dens->loc, "a density is a number, not %s", value_kind_name(&v));
+				break;
+			}
+			int term = emit(ev, IR_MUL, data_reg(ev, lay->wdet + q, dens->loc), v.reg, dens->loc);
+			acc = acc < 0 ? term : emit(ev, IR_ADD, acc, term, dens->loc);
+		}
+	}
+	ev->fe = saved;
+	ev->kern = saved_kb;
+	*reg = acc;
+	return rc;
+}
+
 int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build *kb, int *reg,
                       struct fe_integral *out)
 {
@@ -997,6 +1091,10 @@ int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build 
 	out->ndata = col;
 	out->nfield = lay->nfield;
 	out->fields = (const struct fe_field *const *)lay->field;
+	if (!kb) {
+		rc = unrolled(ev, dens, lay, out, reg);
+		goto out;
+	}
 	kb->lo = 0;
 	kb->hi = ninst - 1;
 	/* the program: Σ_q w_q |det J| density(ξ_q) */
@@ -1572,6 +1670,9 @@ int fe_contact(struct eval *ev, struct ast_item *it, int *c)
 	if (!fd || primes)
 		return eval_error(ev, it->target->loc, "contact ... on REGION applies to a field (or a component of "
 		                  "one, u[2]), not this");
+	if (fd->internal)
+		return eval_error(ev, it->target->loc, "contact ... on REGION acts on a field of dofs: %s is an "
+		                  "internal variable", fd->name);
 	struct ast_expr *e = it->value;
 	if (e->kind != AST_BINARY || (e->op != AST_OP_GE && e->op != AST_OP_LE) || e->lhs->kind != AST_NAME)
 		return eval_error(ev, e->loc, "a contact on a field keeps it on one side of an obstacle on a region: "

@@ -58,6 +58,8 @@ struct model_ctx {
 	const char *script_dir; /* table() paths are relative to the script */
 	int stiffness_declared;
 	int damping_declared;
+	int in_record;          /* lowering a record NAME = EXPR: integrals
+	                           are unrolled over their cells (fe.c) */
 	int nfield;             /* finite-element fields (fe.h) */
 	struct fe_field **field;
 	/* the start time of the run being lowered (constraint FIELD on

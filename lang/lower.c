@@ -906,6 +906,13 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	bandwidth(n, &m->mass, &m->kl, &m->ku);
 	bandwidth(n, &m->damping, &m->kl, &m->ku);
 	bandwidth(n, &m->stiffness, &m->kl, &m->ku);
+	if (m->nfe > 0) {
+		/* what solver = auto holds the operators in (la_mat_triplets'
+		 * rule), for --dump-ir and :show */
+		m->storage = n <= LA_SMALL_N ? "dense (at most 64 unknowns)"
+		           : la_mat_band_pays(n, m->kl, m->ku) ? "banded (a narrow band)"
+		           : "sparse (compressed columns)";
+	}
 	*out = m;
 	return 0;
 }
@@ -976,7 +983,10 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 		mc->allow_t = mc->allow_state = 1;
 		ev->prog = new_prog(ev);
 		struct value v;
-		if (eval_expr(ev, e, &v))
+		mc->in_record = 1;
+		int bad = eval_expr(ev, e, &v);
+		mc->in_record = 0;
+		if (bad)
 			return -1;
 		if (v.kind != VAL_NUM)
 			return eval_error(ev, e->loc, "a recorded expression must be a number, not %s", value_kind_name(&v));

@@ -512,6 +512,19 @@ static void show(const char *name)
 	if (m->nint)
 		printf(", %d internal variable%s", m->nint, m->nint == 1 ? "" : "s");
 	putchar('\n');
+	for (int i = 0; i < m->nfe; i++) {
+		/* a continuum body: its meshes, elements and unknowns */
+		const struct ir_fe_info *fi = &m->fe[i];
+		printf("  %s %s on %s (%ld %s cells, %ld nodes): %s", fi->internal ? "internal" : "field", fi->field,
+		       fi->mesh, fi->ncells, fi->cell, fi->nnodes, fi->element);
+		if (fi->ncomp > 1)
+			printf("^%d", fi->ncomp);
+		printf(", %ld %s, %ld fixed\n", fi->nfree, fi->internal ? "internal variables" : "unknowns",
+		       fi->ndofs - fi->nfree);
+	}
+	if (m->storage)
+		printf("  storage (solver = auto): %s; %ld nonzeros in the pattern of M, C and K\n", m->storage,
+		       ir_model_pattern_nnz(m));
 	fputs("  dofs:", stdout);
 	for (int i = 0; i < m->ndof && i < 20; i++)
 		printf(" %s", m->dof[i].name);
@@ -577,9 +590,19 @@ static void show(const char *name)
 	if (m->dissipation)
 		printf("  dissipation: %s%s, Hessian with %d nonzeros\n", m->dissipation->quadratic ? "quadratic" : "nonlinear",
 		       m->dissipation->nonsmooth ? ", nonsmooth" : "", m->dissipation->nnz);
+	/* one line per term, up to a few: an internal variable per cell has
+	 * one per cell */
+	int nsig = 0;
+	shown = 0;
 	for (int j = 0; j < m->nint; j++)
-		if (m->sigma[j] > 0)
+		nsig += m->sigma[j] > 0;
+	for (int j = 0; j < m->nint && shown < (nsig > 6 ? 3 : 6); j++)
+		if (m->sigma[j] > 0) {
 			printf("  rate-independent: %g |%s'| (solved exactly by return mapping)\n", m->sigma[j], m->intvar[j].name);
+			shown++;
+		}
+	if (nsig > shown)
+		printf("  rate-independent: ... %d terms in all\n", nsig);
 }
 
 /* :eig MODEL [K] */

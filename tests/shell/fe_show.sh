@@ -1,0 +1,54 @@
+#!/bin/sh
+# fe_show.sh — --dump-ir and :show of continuum bodies (dyn(5), MESHES
+# AND FIELDS): each field's mesh, cells, nodes, element, unknowns and
+# fixed dofs, and how solver = auto stores the operators with the
+# distinct nonzeros of their pattern.  Hand counts: the 20 × 10 plate of
+# triangles has 231 nodes, 630 edges, 11 nodes held and 31 edges touching
+# them; a component's pattern is 220 + 2·599 = 1418 entries, 2836 for
+# P1^2 (its components do not couple here); the 100-cell bar 100 + 2·99
+# = 298.  A plastic strain per cell lists its first rate-independent
+# terms, then their number (it listed all 100).
+set -u
+: "${DYN:?DYN is not set}" "${OUT:?OUT is not set}"
+. "$srcdir/tests/shell/common.inc"
+test_folder fe_show fe_show
+
+cat > "$dir/fe.dyn" <<'DYN'
+mesh bar = interval(0, 1, cells = 100)
+model vep {
+  field u on bar : P1
+  internal p on bar : P0
+  kinetic     integral(bar, 0.5*u'^2)
+  potential   integral(bar, 0.5*(grad(u) - p)^2 + 0.5*0.1*p^2)
+  dissipation integral(bar, 0.3*abs(p'))
+  fix u on left
+}
+mesh plate = rectangle(0, 2, 0, 1, nx = 20, ny = 10)
+model block {
+  field u on plate : P1^2
+  kinetic integral(plate, 0.5*dot(u', u'))
+  potential integral(plate, 0.5*inner(grad(u), grad(u)))
+  fix u on left
+}
+let r = run block with newmark from 0 to 1 step 0.1
+DYN
+
+"$DYN" --dump-ir -o "$dir" "$dir/fe.dyn" > "$dir/ir.out" 2> "$dir/ir.err"
+st=$?
+[ "$st" -eq 0 ] || fail "--dump-ir: exit status $st: $(head -c 300 "$dir/ir.err")"
+grep -q "^  field u on plate (400 triangle cells, 231 nodes): P1^2, 440 unknowns, 22 fixed\$" "$dir/ir.out" ||
+	fail "--dump-ir: no field line: $(grep 'field' "$dir/ir.out")"
+grep -q "^  storage (solver = auto): sparse (compressed columns); 2836 nonzeros in the pattern of M, C and K\$" \
+	"$dir/ir.out" || fail "--dump-ir: storage: $(grep 'storage' "$dir/ir.out")"
+
+printf ':show vep\n' | "$DYN" -q -o "$dir" -i "$dir/fe.dyn" > "$dir/show.out" 2> "$dir/show.err"
+grep -q "^  field u on bar (100 interval cells, 101 nodes): P1, 100 unknowns, 1 fixed\$" "$dir/show.out" ||
+	fail ":show: field: $(grep 'field' "$dir/show.out")"
+grep -q "^  internal p on bar (100 interval cells, 101 nodes): P0, 100 internal variables, 0 fixed\$" \
+	"$dir/show.out" || fail ":show: internal: $(grep 'internal' "$dir/show.out")"
+grep -q "^  storage (solver = auto): banded (a narrow band); 298 nonzeros in the pattern of M, C and K\$" \
+	"$dir/show.out" || fail ":show: storage: $(grep 'storage' "$dir/show.out")"
+n=$(grep -c "rate-independent: 0.003 |p" "$dir/show.out")
+[ "$n" -eq 3 ] || fail ":show: $n rate-independent lines, expected 3"
+grep -q "^  rate-independent: ... 100 terms in all\$" "$dir/show.out" || fail ":show: no count of the terms"
+exit $status
