@@ -330,6 +330,14 @@ static void pk_solve(void *p, double *b)
 	memcpy(a, b, sizeof *b * (size_t)k->n);
 	VecRestoreArray(k->b, &a);
 	VecNorm(k->b, NORM_2, &nb);
+	if (!isfinite(nb)) {
+		/* a NaN from an earlier failed solve (the initial
+		 * acceleration's, before the first step), or an infinite load */
+		set_failure("PETSc's solve (%s) was given a right-hand side that is not finite (an earlier solve "
+		            "failed, or a load is not finite)", k->what);
+		nan_fill(b, k->n);
+		return;
+	}
 	if (nb == 0) {
 		memset(b, 0, sizeof *b * (size_t)k->n);
 		return;

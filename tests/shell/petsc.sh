@@ -104,6 +104,23 @@ run newton fpu.dyn -pc_type jacobi
 want newton 4
 has_err newton "fpu.dyn:8:9: error: t = 0.05 (step 1): PETSc's solve (ksp preonly, pc jacobi) left a relative residual "
 
+# a consistent mass that the solver does not invert: the initial
+# acceleration is NaN, and the first step says its solve was given it
+cat > mass.dyn <<'EOS'
+mesh blk = rectangle(0, 1, 0, 1, nx = 4, ny = 4)
+model block {
+  field u on blk : P1^2
+  kinetic   integral(blk, 0.5*dot(u', u'))
+  potential integral(blk, 0.5*2*tr(eps(u))^2 + inner(eps(u), eps(u)))
+  fix u on left
+  init u = [0, 0.01*x^2]
+}
+let d = run block with newmark from 0 to 0.01 step 1e-3, solver = direct
+EOS
+run mass mass.dyn -pc_type jacobi
+want mass 4
+has_err mass "mass.dyn:9:9: error: t = 0.001 (step 1): PETSc's solve (ksp preonly, pc jacobi) was given a right-hand side that is not finite (an earlier solve failed, or a load is not finite)"
+
 # the options given are the ones used: -ksp_view shows them
 run view it.dyn -ksp_type gmres -ksp_view
 want view 0
