@@ -29,7 +29,7 @@ tests_test_newton_LDADD = $(RT_LIBS)
 tests_test_eigs_LDADD = $(RT_LIBS)
 
 # Whole folders: every .test, .dyn, .csv and .sh in them ships.
-EXTRA_DIST += tests/unit.h tests/run-tests tests/setup tests/numdiff tests/golden tests/verify tests/shell tests/data tests/petsc examples
+EXTRA_DIST += tests/unit.h tests/run-tests tests/setup tests/numdiff tests/messages_untested.txt tests/golden tests/verify tests/shell tests/data tests/petsc examples
 
 DYN_TEST_RUN = env srcdir=$(srcdir) builddir=. T='$(T)' $(SHELL) $(srcdir)/tests/run-tests
 DYN_TEST_LOGS = tests/out/log/none.log
