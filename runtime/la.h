@@ -146,6 +146,12 @@ ptrdiff_t la_mat_slot(const struct la_mat *A, int i, int j);
 void la_mat_to_dense(const struct la_mat *A, double *a);
 /* The largest |a_ij|. */
 double la_mat_maxabs(const struct la_mat *A);
+/* Make A exactly symmetric when it is so to rounding: every pair within
+ * 1e-13 of its size (an operator assembled from an energy's Hessian,
+ * whose two triangles are computed apart) becomes its mean, and A->sym
+ * is set; a matrix further from symmetric is left as it is.  Returns
+ * A->sym. */
+int la_mat_symmetrize(struct la_mat *A);
 
 /* The pattern of A as entries in the order of A->x: for each k < A->nx,
  * row[k], col[k] (row -1: a band's padding slot). */

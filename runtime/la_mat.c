@@ -918,3 +918,44 @@ enum la_backend la_solver_backend(const struct la_solver *s)
 {
 	return s->ops->id;
 }
+
+int la_mat_symmetrize(struct la_mat *A)
+{
+	int n = A->n;
+	if (A->sym)
+		return 1;
+	/* two passes: the check first, so that a matrix not symmetric to
+	 * rounding is left untouched */
+	for (int pass = 0; pass < 2; pass++)
+		for (int j = 0; j < n; j++) {
+			int lo = A->kind == LA_MAT_CSC ? A->p[j] : imax(0, j - A->ku);
+			int hi = A->kind == LA_MAT_CSC ? A->p[j + 1] : imin(n, j + A->kl + 1);
+			for (int k = lo; k < hi; k++) {
+				int i = A->kind == LA_MAT_CSC ? A->i[k] : k;
+				if (i <= j)
+					continue;
+				double *a, *b;
+				if (A->kind == LA_MAT_CSC) {
+					ptrdiff_t q = csc_find(A, j, i);
+					if (q < 0) {
+						if (A->x[k] != 0)
+							return 0;
+						continue;
+					}
+					a = A->x + k, b = A->x + q;
+				} else if (A->kind == LA_MAT_DENSE) {
+					a = A->x + (size_t)i + (size_t)j * (size_t)n, b = A->x + (size_t)j + (size_t)i * (size_t)n;
+				} else {
+					if (i - j > A->ku)   /* a_ji outside the band */
+						return 0;
+					a = A->x + band_at(A, i, j), b = A->x + band_at(A, j, i);
+				}
+				if (pass == 0 && fabs(*a - *b) > 1e-13 * (fabs(*a) + fabs(*b)))
+					return 0;
+				if (pass == 1)
+					*a = *b = 0.5 * (*a + *b);
+			}
+		}
+	A->sym = 1;
+	return 1;
+}

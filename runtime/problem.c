@@ -82,7 +82,14 @@ static int operator_mat(struct la_mat *A, const struct ir_matrix *m, int n, enum
 {
 	if (m->a)
 		return la_mat_from_dense(A, kind, n, m->a);
-	return la_mat_triplets(A, kind, n, m->a ? 0 : (size_t)m->nnz, m->row, m->col, m->val);
+	/* entries folded from an energy's Hessian (a model on a mesh) are
+	 * symmetric to rounding only, its two triangles being derived
+	 * apart: made exactly so, the step matrix is recognised as
+	 * symmetric and factored by Cholesky (CHOLMOD), not LU */
+	int rc = la_mat_triplets(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val);
+	if (rc == 0)
+		la_mat_symmetrize(A);
+	return rc;
 }
 
 int problem_dense(struct rt_problem *pb)

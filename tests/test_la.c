@@ -985,8 +985,50 @@ static void test_small_band_choice(void)
 	la_mat_free(&A);
 }
 
+/* la_mat_symmetrize: a matrix symmetric to rounding (an FE stiffness
+ * whose triangles were derived apart) becomes exactly symmetric, so that
+ * the step matrix is factored by Cholesky; one further from symmetric is
+ * left as it is. */
+static void test_symmetrize(void)
+{
+	/* 100 × 100 tridiagonal with a_{i+1,i} = a_{i,i+1} (1 + 1e-16 i):
+	 * compressed columns (kind CSC) */
+	enum { N = 100 };
+	int row[3 * N], col[3 * N];
+	double val[3 * N];
+	int k = 0;
+	for (int i = 0; i < N; i++) {
+		row[k] = i, col[k] = i, val[k++] = 4;
+		if (i + 1 < N) {
+			row[k] = i, col[k] = i + 1, val[k++] = -1.1;
+			row[k] = i + 1, col[k] = i, val[k++] = -1.1 * (1 + 1e-16 * i);
+		}
+	}
+	for (int kind = LA_MAT_DENSE; kind <= LA_MAT_CSC; kind++) {
+		struct la_mat A;
+		CHECK(la_mat_triplets(&A, kind, N, (size_t)k, row, col, val) == 0);
+		CHECK(!A.sym);
+		CHECK(la_mat_symmetrize(&A) == 1);
+		CHECK(A.sym);
+		int same = 1;
+		for (int i = 0; i + 1 < N; i++)
+			same &= la_mat_get(&A, i, i + 1) == la_mat_get(&A, i + 1, i);
+		CHECK(same);
+		CHECK(fabs(la_mat_get(&A, 50, 51) + 1.1) < 1e-14);
+		la_mat_free(&A);
+		/* a real asymmetry (1e-6) is kept */
+		val[2] = -1.1 * (1 + 1e-6);
+		CHECK(la_mat_triplets(&A, kind, N, (size_t)k, row, col, val) == 0);
+		CHECK(la_mat_symmetrize(&A) == 0);
+		CHECK(!A.sym && la_mat_get(&A, 1, 0) == -1.1 * (1 + 1e-6));
+		la_mat_free(&A);
+		val[2] = -1.1;
+	}
+}
+
 int main(void)
 {
+	test_symmetrize();
 	test_mat_kinds();
 	test_small_band_choice();
 	test_solver_spd_general();
