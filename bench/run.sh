@@ -7,7 +7,11 @@
 #
 # Environment (default in brackets):
 #   BENCH_PARTS        the parts, in order [linear lower fpu memory csv other
-#                      siconos]; "profile" adds perf's profile of dyn at n = 10
+#                      siconos fe]; "profile" adds perf's profile of dyn at n = 10
+#   BENCH_FE_SIZES     unknowns of the 2-D elastic block [100000 1000000]
+#   BENCH_FE_STEPS     two step counts of the block [1 11]
+#   BENCH_FE_CUBE      cells per edge of the 3-D cube, 3 (n + 1)^3 unknowns
+#                      [20 40 68]
 #   BENCH_SIZES        the linear chain's sizes [10 1000 100000 1000000]
 #   BENCH_LOWER_SIZES  terms of the lowered energy [10000 100000 1000000]
 #   BENCH_FPU_SIZES    the FPU chain's sizes [1000 10000 100000 1000000]
@@ -32,7 +36,10 @@ DYN=${DYN:-./dyn}
 REF=${REF:-./bench/newmark_ref}
 RUNSTAT=${RUNSTAT:-./bench/runstat}
 srcdir=${srcdir:-.}
-PARTS=${BENCH_PARTS:-linear lower fpu memory csv other siconos}
+PARTS=${BENCH_PARTS:-linear lower fpu memory csv other siconos fe}
+FE_SIZES=${BENCH_FE_SIZES:-100000 1000000}
+FE_STEPS=${BENCH_FE_STEPS:-1 11}
+FE_CUBE=${BENCH_FE_CUBE:-20 40 68}
 SIZES=${BENCH_SIZES:-10 1000 100000 1000000}
 LOWER_SIZES=${BENCH_LOWER_SIZES:-10000 100000 1000000}
 FPU_SIZES=${BENCH_FPU_SIZES:-1000 10000 100000 1000000}
@@ -294,6 +301,60 @@ part_siconos() {
 	done
 }
 
+# Continuum bodies (issue 10): the 2-D block's setup (lowering, assembly,
+# factorization) and time per newmark step, and the 3-D cube's assembly.
+part_fe() {
+	set -- $FE_STEPS
+	s1=$1 s2=$2
+	echo
+	echo "2-D elastic block (bench/fe_block.dyn: P1^2 triangles, nx = 2 ny, clamped edge, traction), newmark, linear path."
+	echo "setup = cpu($s1 step) - $s1 x per step; per step = (cpu($s2) - cpu($s1)) / $((s2 - s1)); peak MB of the $s2-step run."
+	printf '%-9s %6s %6s %10s %10s %12s %8s %s
+' unknowns nx ny "cpu($s1)" "cpu($s2)" "ms per step" MB status
+	for N in $FE_SIZES; do
+		ny=$(awk "BEGIN { printf \"%d\", sqrt($N / 4) + 0.5 }")
+		nx=$((2 * ny))
+		unk=$((2 * (nx + 1) * (ny + 1) - 2 * (ny + 1)))
+		measure "fe_block.dyn $nx x $ny, $s1 step" "$RUNS" "$DYN" -q -o "$out/dyn" --set nx="$nx" --set ny="$ny" \
+			--set steps="$s1" "$srcdir/bench/fe_block.dyn"
+		a=$C
+		if [ -n "$STATUS" ]; then
+			printf '%-9s %6s %6s %10s %10s %12s %8s %s\n' "$unk" "$nx" "$ny" "$a" - - "$MB" "$STATUS"
+			continue
+		fi
+		measure "fe_block.dyn $nx x $ny, $s2 steps" "$RUNS" "$DYN" -q -o "$out/dyn" --set nx="$nx" --set ny="$ny" \
+			--set steps="$s2" "$srcdir/bench/fe_block.dyn"
+		if [ -n "$STATUS" ]; then
+			printf '%-9s %6s %6s %10s %10s %12s %8s %s\n' "$unk" "$nx" "$ny" "$a" "$C" - "$MB" "$STATUS"
+			continue
+		fi
+		per=$(awk "BEGIN { printf \"%.1f\", ($C - $a) / ($s2 - $s1) * 1000 }")
+		printf '%-9s %6s %6s %10s %10s %12s %8s  setup %.2f s\n' "$unk" "$nx" "$ny" "$a" "$C" "$per" "$MB" \
+			"$(awk "BEGIN { print $a - $s1 * $per / 1000 }")"
+	done
+	echo
+	echo "3-D cube assembly (bench/fe_cube.dyn: P1^3 tetrahedra of cuboid(..., n = n)): dyn --dump-ir lowers the"
+	echo "integrals and folds them into the sparse mass and stiffness (their entries), then prints a summary."
+	echo "Target: 10^6 unknowns (n = 68) in <= 5 s."
+	printf '%-4s %9s %8s %8s %8s %-3s %s\n' n unknowns cpu wall MB "" status
+	for n in $FE_CUBE; do
+		unk=$((3 * (n + 1) * (n + 1) * (n + 1)))
+		measure "fe_cube.dyn n=$n --dump-ir" "$RUNS" "$DYN" --dump-ir --set n="$n" "$srcdir/bench/fe_cube.dyn"
+		printf '%-4s %9s %8s %8s %8s %-3s %s\n' "$n" "$unk" "$C" "$W" "$MB" \
+			"$( [ "$unk" -ge 1000000 ] && ok "$C <= 5" || echo -)" "${STATUS:-ran}"
+	done
+	if command -v FreeFem++ > /dev/null 2>&1; then
+		echo
+		echo "FreeFEM (bench/fe_block.edp, the same block and scheme, $s1 and $s2 steps, 10^5 unknowns):"
+		for st in $s1 $s2; do
+			measure "FreeFem++ fe_block.edp steps=$st" 1 FreeFem++ -nw -ne "$srcdir/bench/fe_block.edp" -steps "$st"
+			printf 'steps %-3s cpu %s s, wall %s s, peak %s MB %s\n' "$st" "$C" "$W" "$MB" "$STATUS"
+		done
+	else
+		echo "FreeFEM: FreeFem++ is not installed (Debian: apt-get install freefem++): no comparison"
+	fi
+}
+
 # perf's profile of dyn at n = 10, 10^6 steps: where a step's time goes
 part_profile() {
 	echo
@@ -313,8 +374,8 @@ part_profile() {
 
 for part in $PARTS; do
 	case $part in
-	linear|lower|fpu|memory|csv|other|siconos|profile) "part_$part" ;;
-	*) echo "bench/run.sh: unknown part '$part' (linear lower fpu memory csv other siconos profile)" >&2 ;;
+	linear|lower|fpu|memory|csv|other|siconos|fe|profile) "part_$part" ;;
+	*) echo "bench/run.sh: unknown part '$part' (linear lower fpu memory csv other siconos fe profile)" >&2 ;;
 	esac
 done
 if [ -n "$notes" ]; then
