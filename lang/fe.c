@@ -1229,9 +1229,10 @@ static const struct fe_field *target_field(struct eval *ev, struct ast_expr *t, 
 	return b && b->kind == B_DOF && b->group->field ? b->group->field : NULL;
 }
 
-/* The value of a load or initial value at a point of known coordinates
- * xr (registers; dim of them): ncomp registers into g. */
-static int point_value(struct eval *ev, struct ast_expr *e, const struct fe_field *f, const int *xr, int *g)
+/* EXPR evaluated at a point of known coordinates xr (registers; the
+ * mesh's dimension of them): x, y, z read them. */
+static int eval_at_point(struct eval *ev, struct ast_expr *e, const struct fe_field *f, const int *xr,
+                         struct value *v)
 {
 	struct fe_point pt = { 0 };
 	pt.constant_point = 1;
@@ -1239,10 +1240,17 @@ static int point_value(struct eval *ev, struct ast_expr *e, const struct fe_fiel
 		pt.xreg[k] = k < f->mesh->m->dim ? xr[k] : -1;
 	struct fe_point *saved = ev->fe;
 	ev->fe = &pt;
-	struct value v;
-	int rc = eval_expr(ev, e, &v);
+	int rc = eval_expr(ev, e, v);
 	ev->fe = saved;
-	if (rc)
+	return rc;
+}
+
+/* The value of a load or initial value at a point of known coordinates
+ * xr: ncomp registers into g. */
+static int point_value(struct eval *ev, struct ast_expr *e, const struct fe_field *f, const int *xr, int *g)
+{
+	struct value v;
+	if (eval_at_point(ev, e, f, xr, &v))
 		return -1;
 	if (!f->vector) {
 		if (v.kind != VAL_NUM)
@@ -1645,16 +1653,8 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
  * known coordinates xr: a number (of the component the contact holds). */
 static int point_value_scalar(struct eval *ev, struct ast_expr *e, const struct fe_field *f, const int *xr, int *g)
 {
-	struct fe_point pt = { 0 };
-	pt.constant_point = 1;
-	for (int k = 0; k < 3; k++)
-		pt.xreg[k] = k < f->mesh->m->dim ? xr[k] : -1;
-	struct fe_point *saved = ev->fe;
-	ev->fe = &pt;
 	struct value v;
-	int rc = eval_expr(ev, e, &v);
-	ev->fe = saved;
-	if (rc)
+	if (eval_at_point(ev, e, f, xr, &v))
 		return -1;
 	if (v.kind != VAL_NUM)
 		return eval_error(ev, e->loc, "the obstacle of a contact on a field is a number at each point, not %s",
