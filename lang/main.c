@@ -301,10 +301,13 @@ static int petsc_args(int argc, char **argv)
 }
 
 /* A start by mpirun on several processes (Open MPI's and MPICH's
- * launchers say how many in the environment): each would run the whole
- * script and write the same files.  Refused until runs are distributed
- * (dyn(1), BUGS); rank 0 alone says so. */
-static int mpi_refused(void)
+ * launchers say how many in the environment, before MPI starts): every
+ * process runs the whole script on a replicated state, and the PETSc
+ * solvers of the matrix layer are distributed over them (dyn(1), MPI).
+ * The processes other than rank 0 print nothing and write no file.
+ * Without PETSc there is nothing to distribute: refused, rank 0 alone
+ * saying so.  Returns 0 or EXIT_USAGE. */
+static int mpi_setup(void)
 {
 	const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *rank = getenv("OMPI_COMM_WORLD_RANK");
 	if (!size) {
@@ -313,10 +316,22 @@ static int mpi_refused(void)
 	}
 	if (!size || atoi(size) <= 1)
 		return 0;
-	if (!rank || atoi(rank) == 0)
-		fprintf(stderr, "dyn: started as %d MPI processes: runs on several processes are not implemented yet "
-		        "(dyn(1), BUGS); run one process (mpirun -n 1, or dyn alone)\n", atoi(size));
-	return 1;
+	int P = atoi(size), r = rank ? atoi(rank) : 0;
+	const char *why = la_backend_load_error();
+	if (why) {
+		if (r == 0)
+			fprintf(stderr, "dyn: started as %d MPI processes: runs on several processes need PETSc (%s); "
+			        "run one process (mpirun -n 1, or dyn alone)\n", P, why);
+		return EXIT_USAGE;
+	}
+	la_mpi_set(r, P);
+	if (r > 0) {
+		/* the same messages and records as rank 0's: said and written once */
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			return EXIT_USAGE;
+		rt_outfile_silence(1);
+	}
+	return 0;
 }
 
 static void print_version(void)
@@ -358,10 +373,8 @@ static int dyn_main(int argc, char **argv)
 	session_init(&s);
 	int status = 0;
 	argc = petsc_args(argc, argv);
-	if (mpi_refused()) {
-		status = EXIT_USAGE;
+	if ((status = mpi_setup()))
 		goto out;
-	}
 	const char *env_stdlib = getenv("DYN_STDLIB");
 	s.stdlib_dir = env_stdlib && *env_stdlib ? env_stdlib : DYN_DATADIR;
 
@@ -523,7 +536,13 @@ out:
 	for (int i = 0; i < s.nset; i++)
 		free((char *)s.set[i].name);
 	session_free(&s);
-	/* PETSc, when a run started it, stops on the thread that started it */
+	/* PETSc, when a run started it, stops on the thread that started it;
+	 * on several processes a failure ends them all (dyn(1), MPI), with
+	 * its records written, as in a serial run */
+	if (la_mpi_size() > 1) {
+		fflush(stdout);
+		la_backend_join(status);
+	}
 	la_backend_finalize();
 	if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
 		fprintf(stderr, "dyn: error writing the standard output: %s\n", strerror(errno));

@@ -219,8 +219,23 @@ void la_backend_args(int argc, char **argv);
  * PETSc, or its module dyn-petsc.so does not load: runtime/la_plugin.c). */
 const char *la_backend_load_error(void);
 void la_backend_finalize(void);
+/* On several MPI processes with PETSc started, before
+ * la_backend_finalize on every process: a barrier, which a process that
+ * failed (status non-zero) waits at for 5 s at most, then ends every
+ * process (MPI_Abort, not returning): its failure was then its own, and
+ * the others wait for it elsewhere.  Otherwise nothing. */
+void la_backend_join(int status);
 const char *la_backend_failure(void);
 const char *la_backend_petsc(void);
+
+/* Runs on several MPI processes (dyn(1), MPI): lang/main.c reads the
+ * launcher's environment and sets the rank and the number of processes
+ * before anything runs (0 and 1 otherwise).  Every process runs the whole
+ * script on a replicated state; what is distributed is the matrix layer's
+ * PETSc solvers (their matrices' rows partitioned, MPIAIJ, runtime/la_petsc.c). */
+void la_mpi_set(int rank, int size);
+int la_mpi_rank(void);
+int la_mpi_size(void);
 
 /* ---- Large eigenproblems ---- */
 

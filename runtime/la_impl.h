@@ -31,6 +31,8 @@ struct la_petsc_module {
 	/* PETSc's options, for its start at the first solver allocated */
 	void (*args)(int argc, char **argv);
 	void (*finalize)(void);
+	/* la_backend_join */
+	void (*join)(int status);
 	/* la_backend_failure */
 	const char *(*failure)(void);
 	/* "PETSc x.y.z with MPI (...)" */

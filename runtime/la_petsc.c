@@ -20,11 +20,15 @@
  * loading took 70 ms of CPU at each start of dyn).  It calls back into
  * dyn (la_entries, la_csc_build; dyn is linked with -rdynamic).
  *
- * This first part runs on one process: the Mat is SeqAIJ, preallocated
- * exactly from the layer's pattern (MatSeqAIJSetPreallocationCSR), and
- * refilled in place at each refactorization.  PETSc and MPI are started at
- * the first solver allocated (a run that never asks for them never pays
- * MPI_Init) and stopped by la_backend_finalize.
+ * On one process the Mat is SeqAIJ, preallocated exactly from the
+ * layer's pattern (MatSeqAIJSetPreallocationCSR), and refilled in place at
+ * each refactorization.  On several (mpirun, dyn(1) MPI) every process
+ * holds the whole matrix of the layer (the driver is replicated): the
+ * unknowns are partitioned by MatPartitioning, each process fills the
+ * MPIAIJ rows it owns, puts its rows of b in and gathers the whole
+ * solution back.  PETSc and MPI are started at the first solver allocated
+ * (a run that never asks for them never pays MPI_Init) and stopped by
+ * la_backend_finalize.
  *
  * A failed solve (KSP's negative converged reason, a zero pivot reported by
  * the PC, or a solution whose true residual ‖b − Ax‖/‖b‖ exceeds
@@ -39,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "la_impl.h"
 
@@ -51,6 +56,9 @@ static char *pargv[MAXARG + 3];
 static int pargc;
 static int started;             /* 1: PetscInitialize succeeded; -1: it failed */
 static char failure[512];       /* the last failure, for la_backend_failure */
+static PetscMPIInt nproc = 1, myrank;   /* PETSC_COMM_WORLD's */
+static MPI_Comm joincomm = MPI_COMM_NULL;   /* petsc_join's own: its barrier
+                                               matches no other operation */
 
 /* argv[0] is the program's name, as PetscInitialize wants.  PETSc's own
  * signal handler is turned off: dyn's handles Ctrl-C (exit 130, complete
@@ -99,13 +107,21 @@ static int petsc_start(void)
 	/* errors come back as codes, checked here, never as PETSc's
 	 * traceback on stderr */
 	PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
-	PetscMPIInt size = 1;
+	PetscMPIInt size = 1, rank = 0;
 	MPI_Comm_size(PETSC_COMM_WORLD, &size);
-	if (size > 1) {
-		/* lang/main.c refuses such a start from mpirun's environment;
-		 * this is the launcher it did not recognise */
-		set_failure("started on %d MPI processes: runs on several processes are not implemented yet "
-		            "(dyn(1), BUGS); run one process", (int)size);
+	MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+	nproc = size;
+	myrank = rank;
+	if (size > 1 && MPI_Comm_dup(PETSC_COMM_WORLD, &joincomm) != MPI_SUCCESS) {
+		set_failure("PETSc started, but MPI_Comm_dup failed");
+		return -1;
+	}
+	if (size != la_mpi_size()) {
+		/* lang/main.c reads Open MPI's and MPICH's environment; this is
+		 * a launcher it did not recognise, whose processes would each
+		 * believe they run alone */
+		set_failure("started on %d MPI processes by a launcher that dyn does not recognise (dyn(1), MPI: Open "
+		            "MPI's and MPICH's mpirun); run one process", (int)size);
 		return -1;
 	}
 	return 0;
@@ -114,10 +130,44 @@ static int petsc_start(void)
 static void petsc_finalize(void)
 {
 	if (started > 0) {
+		if (joincomm != MPI_COMM_NULL)
+			MPI_Comm_free(&joincomm);
 		PetscPopErrorHandler();
 		PetscFinalize();
 	}
 	started = 0;
+}
+
+/* The end of a run on several processes, on every process: a barrier
+ * that the others must reach too.  A process whose status is a failure
+ * waits for them 5 s at most, then ends them all (MPI_Abort, and mpirun
+ * exits with status): when the failure was its alone (a record file
+ * that only rank 0 writes could not be written), the others wait in a
+ * collective operation for it and would never come, and MPI_Finalize
+ * would wait for them.  A failure that every process met (a NaN, a
+ * failed solve: the same on all of them) ends them normally. */
+static void petsc_join(int status)
+{
+	if (started <= 0 || nproc == 1)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	MPI_Request rq;
+	if (MPI_Ibarrier(joincomm, &rq) != MPI_SUCCESS)
+		MPI_Abort(PETSC_COMM_WORLD, status ? status : 1);
+	if (!status) {
+		(void)MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		return;
+	}
+	for (int i = 0; i < 500; i++) {
+		int done = 0;
+		(void)MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+		if (done)
+			return;
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	MPI_Abort(PETSC_COMM_WORLD, status);
 }
 
 static const char *describe(void)
@@ -146,13 +196,25 @@ struct pk {
 	int iterative;
 	int spd;
 	size_t ne;
-	PetscInt *at;           /* slot in the Mat's value array of each entry of A->x (-1: padding) */
-	PetscInt nnz;
+	PetscInt *at;           /* slot in the Mat's value array of each entry of A->x (-1: padding, or a row
+	                           another process owns) */
+	PetscInt nnz;           /* entries of the Mat (of this process's rows) */
 	Mat A;
 	KSP ksp;
 	Vec b, x, r;
 	int setup;              /* the KSP was set up for the current values */
 	char what[96];          /* "ksp cg, pc hypre", for the messages */
+	/* on several processes (nproc > 1): the rows rstart..rend-1 of the
+	 * partitioned numbering are this process's; perm[i] is the
+	 * partitioned number of the layer's unknown i, iperm its inverse;
+	 * ai, aj the compressed rows of those rows (global partitioned
+	 * columns, sorted), v their values; the solution is gathered to every
+	 * process through all (into xall) */
+	PetscInt *perm, *iperm, rstart, rend;
+	PetscInt *ai, *aj;
+	PetscScalar *v;
+	VecScatter all;
+	Vec xall;
 };
 
 static void pk_free(void *p)
@@ -166,9 +228,161 @@ static void pk_free(void *p)
 		VecDestroy(&k->b);
 		VecDestroy(&k->x);
 		VecDestroy(&k->r);
+		VecScatterDestroy(&k->all);
+		VecDestroy(&k->xall);
 	}
 	free(k->at);
+	free(k->perm);
+	free(k->iperm);
+	free(k->ai);
+	free(k->aj);
+	free(k->v);
 	free(k);
+}
+
+/* ---- several processes: the rows partitioned ---- */
+
+/* The partition of the unknowns: the graph of A + Aᵀ, given to PETSc's
+ * MatPartitioning (PT-Scotch or ParMETIS when PETSc has them, else its
+ * "current" partition, contiguous blocks of the layer's numbering; the
+ * option -mat_partitioning_type chooses), each process handing over the
+ * rows of one contiguous block of the replicated pattern.  The parts are
+ * numbered in rank order (ISPartitioningToNumbering), so that each
+ * process owns one contiguous range of rows, as PETSc's layouts want. */
+static int partition(struct pk *k, const struct la_mat *A)
+{
+	int n = A->n, *p = NULL, *ix = NULL, rc = -1;
+	PetscInt b0 = (PetscInt)((long long)n * myrank / nproc), b1 = (PetscInt)((long long)n * (myrank + 1) / nproc);
+	PetscInt nl = b1 - b0, *ia = NULL, *ja = NULL, *counts = NULL;
+	Mat adj = NULL;
+	MatPartitioning part = NULL;
+	IS is = NULL, num = NULL, numall = NULL;
+	if (la_sym_pattern(A, &p, &ix))
+		return -1;
+	PetscInt len = 0;
+	for (PetscInt i = b0; i < b1; i++)
+		for (int q = p[i]; q < p[i + 1]; q++)
+			len += ix[q] != i;
+	/* MatCreateMPIAdj takes ia and ja, PETSc's allocations */
+	if (PetscMalloc1(nl + 1, &ia) || PetscMalloc1(len + 1, &ja))
+		goto out;
+	ia[0] = 0;
+	len = 0;
+	for (PetscInt i = b0; i < b1; i++) {
+		for (int q = p[i]; q < p[i + 1]; q++)
+			if (ix[q] != i)
+				ja[len++] = ix[q];
+		ia[i - b0 + 1] = len;
+	}
+	if (MatCreateMPIAdj(PETSC_COMM_WORLD, nl, n, ia, ja, NULL, &adj))
+		goto out;
+	ia = ja = NULL;
+	if (MatPartitioningCreate(PETSC_COMM_WORLD, &part) || MatPartitioningSetAdjacency(part, adj) ||
+#if defined(PETSC_HAVE_PTSCOTCH)
+	    MatPartitioningSetType(part, MATPARTITIONINGPTSCOTCH) ||
+#elif defined(PETSC_HAVE_PARMETIS)
+	    MatPartitioningSetType(part, MATPARTITIONINGPARMETIS) ||
+#else
+	    MatPartitioningSetType(part, MATPARTITIONINGCURRENT) ||
+#endif
+	    MatPartitioningSetFromOptions(part) || MatPartitioningApply(part, &is) ||
+	    ISPartitioningToNumbering(is, &num) || ISAllGather(num, &numall))
+		goto out;
+	if (!(counts = calloc((size_t)nproc, sizeof *counts)) || ISPartitioningCount(is, nproc, counts))
+		goto out;
+	k->rstart = 0;
+	for (int r = 0; r < myrank; r++)
+		k->rstart += counts[r];
+	k->rend = k->rstart + counts[myrank];
+	k->perm = malloc(((size_t)n + 1) * sizeof *k->perm);
+	k->iperm = malloc(((size_t)n + 1) * sizeof *k->iperm);
+	const PetscInt *g;
+	if (!k->perm || !k->iperm || ISGetIndices(numall, &g))
+		goto out;
+	for (int i = 0; i < n; i++) {
+		k->perm[i] = g[i];
+		k->iperm[g[i]] = i;
+	}
+	ISRestoreIndices(numall, &g);
+	rc = 0;
+out:
+	free(p);
+	free(ix);
+	free(counts);
+	PetscFree(ia);
+	PetscFree(ja);
+	ISDestroy(&is);
+	ISDestroy(&num);
+	ISDestroy(&numall);
+	MatPartitioningDestroy(&part);
+	MatDestroy(&adj);
+	return rc;
+}
+
+struct colent {
+	PetscInt col;
+	size_t e;
+};
+
+static int colent_cmp(const void *a, const void *b)
+{
+	const struct colent *x = a, *y = b;
+	return (x->col > y->col) - (x->col < y->col);
+}
+
+/* The MPIAIJ matrix of this process's rows, preallocated exactly from the
+ * replicated pattern (row, col: A's entries, la_entries), and the slot of
+ * each entry of A->x among them. */
+static int mpi_mat(struct pk *k, const struct la_mat *A, const int *row, const int *col)
+{
+	if (partition(k, A))
+		return -1;
+	PetscInt nloc = k->rend - k->rstart;
+	struct colent *ce = NULL;
+	int rc = -1;
+	k->ai = calloc((size_t)nloc + 2, sizeof *k->ai);
+	if (!k->ai)
+		return -1;
+	for (size_t e = 0; e < A->nx; e++)
+		if (row[e] >= 0 && k->perm[row[e]] >= k->rstart && k->perm[row[e]] < k->rend)
+			k->ai[k->perm[row[e]] - k->rstart + 1]++;
+	for (PetscInt r = 0; r < nloc; r++)
+		k->ai[r + 1] += k->ai[r];
+	k->nnz = k->ai[nloc];
+	ce = malloc(((size_t)k->nnz + 1) * sizeof *ce);
+	k->aj = malloc(((size_t)k->nnz + 1) * sizeof *k->aj);
+	k->v = calloc((size_t)k->nnz + 1, sizeof *k->v);
+	PetscInt *fill = calloc((size_t)nloc + 1, sizeof *fill);
+	if (!ce || !k->aj || !k->v || !fill)
+		goto out;
+	for (size_t e = 0; e < A->nx; e++) {
+		k->at[e] = -1;
+		if (row[e] < 0)
+			continue;
+		PetscInt r = k->perm[row[e]] - k->rstart;
+		if (r < 0 || r >= nloc)
+			continue;
+		struct colent c = { k->perm[col[e]], e };
+		ce[k->ai[r] + fill[r]++] = c;
+	}
+	/* a row's columns sorted, as the CSR preallocation wants (the
+	 * layer's pattern has no repeated entry) */
+	for (PetscInt r = 0; r < nloc; r++) {
+		qsort(ce + k->ai[r], (size_t)(k->ai[r + 1] - k->ai[r]), sizeof *ce, colent_cmp);
+		for (PetscInt q = k->ai[r]; q < k->ai[r + 1]; q++) {
+			k->aj[q] = ce[q].col;
+			k->at[ce[q].e] = q;
+		}
+	}
+	if (MatCreate(PETSC_COMM_WORLD, &k->A) || MatSetSizes(k->A, nloc, nloc, k->n, k->n) ||
+	    MatSetType(k->A, MATMPIAIJ) || MatMPIAIJSetPreallocationCSR(k->A, k->ai, k->aj, NULL) ||
+	    MatSetOption(k->A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE))
+		goto out;
+	rc = 0;
+out:
+	free(ce);
+	free(fill);
+	return rc;
 }
 
 static void *pk_alloc(const struct la_mat *A, unsigned flags, int iterative)
@@ -184,39 +398,51 @@ static void *pk_alloc(const struct la_mat *A, unsigned flags, int iterative)
 	k->ne = A->nx;
 	k->iterative = iterative;
 	k->spd = (flags & LA_SPD) && A->sym;
-	/* compressed rows (PETSc's AIJ) are the compressed columns of the
-	 * transpose: the entries with row and column swapped */
 	map = malloc((A->nx + 1) * sizeof *map);
 	k->at = malloc((A->nx + 1) * sizeof *k->at);
-	if (!map || !k->at || la_entries(A, &row, &col) || la_csc_build(A->n, A->nx, col, row, 0, &p, &ix, map))
+	if (!map || !k->at || la_entries(A, &row, &col))
 		goto fail;
-	k->nnz = p[A->n];
-	ai = malloc(((size_t)A->n + 1) * sizeof *ai);
-	aj = malloc(((size_t)k->nnz + 1) * sizeof *aj);
-	if (!ai || !aj)
-		goto fail;
-	for (int i = 0; i <= A->n; i++)
-		ai[i] = p[i];
-	for (PetscInt e = 0; e < k->nnz; e++)
-		aj[e] = ix[e];
-	for (size_t e = 0; e < A->nx; e++)
-		k->at[e] = map[e];
-	PetscInt n = A->n;
-	if (MatCreate(PETSC_COMM_SELF, &k->A) || MatSetSizes(k->A, n, n, n, n) || MatSetType(k->A, MATSEQAIJ) ||
-	    MatSeqAIJSetPreallocationCSR(k->A, ai, aj, NULL) ||
-	    MatSetOption(k->A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE))
-		goto fail;
+	MPI_Comm comm = nproc > 1 ? PETSC_COMM_WORLD : PETSC_COMM_SELF;
+	if (nproc > 1) {
+		if (mpi_mat(k, A, row, col))
+			goto fail;
+	} else {
+		/* compressed rows (PETSc's AIJ) are the compressed columns of
+		 * the transpose: the entries with row and column swapped */
+		if (la_csc_build(A->n, A->nx, col, row, 0, &p, &ix, map))
+			goto fail;
+		k->nnz = p[A->n];
+		ai = malloc(((size_t)A->n + 1) * sizeof *ai);
+		aj = malloc(((size_t)k->nnz + 1) * sizeof *aj);
+		if (!ai || !aj)
+			goto fail;
+		for (int i = 0; i <= A->n; i++)
+			ai[i] = p[i];
+		for (PetscInt e = 0; e < k->nnz; e++)
+			aj[e] = ix[e];
+		for (size_t e = 0; e < A->nx; e++)
+			k->at[e] = map[e];
+		PetscInt n = A->n;
+		if (MatCreate(PETSC_COMM_SELF, &k->A) || MatSetSizes(k->A, n, n, n, n) || MatSetType(k->A, MATSEQAIJ) ||
+		    MatSeqAIJSetPreallocationCSR(k->A, ai, aj, NULL) ||
+		    MatSetOption(k->A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE))
+			goto fail;
+	}
 	/* symmetric, but not declared positive definite: MUMPS then
 	 * factors LDLᵀ with pivoting (its SYM = 2), which also takes the
 	 * indefinite Jacobian of a non-convex energy, where CHOLMOD's failed
-	 * LLᵀ sends Newton to LU (runtime/newton.c) */
-	if (k->spd && MatSetOption(k->A, MAT_SYMMETRIC, PETSC_TRUE))
+	 * LLᵀ sends Newton to LU (runtime/newton.c); eternal, as refilled
+	 * values stay symmetric (MatAssemblyEnd would otherwise forget it) */
+	if (k->spd && (MatSetOption(k->A, MAT_SYMMETRIC, PETSC_TRUE) ||
+	               MatSetOption(k->A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE)))
 		goto fail;
 	if (MatCreateVecs(k->A, &k->x, &k->b) || VecDuplicate(k->b, &k->r))
 		goto fail;
+	if (nproc > 1 && VecScatterCreateToAll(k->x, &k->all, &k->xall))
+		goto fail;
 	KSP ksp;
 	PC pc;
-	if (KSPCreate(PETSC_COMM_SELF, &ksp))
+	if (KSPCreate(comm, &ksp))
 		goto fail;
 	k->ksp = ksp;
 	if (KSPSetOperators(ksp, k->A, k->A) || KSPGetPC(ksp, &pc))
@@ -298,6 +524,25 @@ static int pk_factor(void *p, const struct la_mat *A)
 {
 	struct pk *k = p;
 	PetscScalar *v;
+	if (nproc > 1) {
+		/* this process's rows, row by row; every process then takes
+		 * part in the assembly, which exchanges nothing (no entry
+		 * belongs to another's rows) */
+		memset(k->v, 0, sizeof *k->v * (size_t)k->nnz);
+		for (size_t e = 0; e < k->ne; e++)
+			if (k->at[e] >= 0)
+				k->v[k->at[e]] += A->x[e];
+		for (PetscInt r = 0; r < k->rend - k->rstart; r++) {
+			PetscInt g = k->rstart + r;
+			if (MatSetValues(k->A, 1, &g, k->ai[r + 1] - k->ai[r], k->aj + k->ai[r], k->v + k->ai[r],
+			                 INSERT_VALUES))
+				return -1;
+		}
+		if (MatAssemblyBegin(k->A, MAT_FINAL_ASSEMBLY) || MatAssemblyEnd(k->A, MAT_FINAL_ASSEMBLY))
+			return -1;
+		KSPSetUp(k->ksp);
+		return 0;
+	}
 	if (MatSeqAIJGetArray(k->A, &v))
 		return -1;
 	memset(v, 0, sizeof *v * (size_t)k->nnz);
@@ -327,7 +572,12 @@ static void pk_solve(void *p, double *b)
 	PetscInt its = 0;
 	if (VecGetArray(k->b, &a))
 		goto fail;
-	memcpy(a, b, sizeof *b * (size_t)k->n);
+	if (nproc > 1)
+		/* b is whole on every process: each takes its rows */
+		for (PetscInt g = k->rstart; g < k->rend; g++)
+			a[g - k->rstart] = b[k->iperm[g]];
+	else
+		memcpy(a, b, sizeof *b * (size_t)k->n);
 	VecRestoreArray(k->b, &a);
 	VecNorm(k->b, NORM_2, &nb);
 	if (!isfinite(nb)) {
@@ -373,6 +623,16 @@ static void pk_solve(void *p, double *b)
 		return;
 	}
 	const PetscScalar *x;
+	if (nproc > 1) {
+		/* the solution whole on every process, in the layer's numbering */
+		if (VecScatterBegin(k->all, k->x, k->xall, INSERT_VALUES, SCATTER_FORWARD) ||
+		    VecScatterEnd(k->all, k->x, k->xall, INSERT_VALUES, SCATTER_FORWARD) || VecGetArrayRead(k->xall, &x))
+			goto fail;
+		for (int i = 0; i < k->n; i++)
+			b[i] = x[k->perm[i]];
+		VecRestoreArrayRead(k->xall, &x);
+		return;
+	}
 	if (VecGetArrayRead(k->x, &x))
 		goto fail;
 	memcpy(b, x, sizeof *b * (size_t)k->n);
@@ -407,6 +667,7 @@ const struct la_petsc_module la_petsc_module = {
 	.iterative = &la_petsc_iterative_ops,
 	.args = set_args,
 	.finalize = petsc_finalize,
+	.join = petsc_join,
 	.failure = take_failure,
 	.describe = describe,
 };

@@ -24,6 +24,23 @@
 
 static char *args[256];
 static int nargs;
+static int mpi_rank, mpi_size = 1;
+
+void la_mpi_set(int rank, int size)
+{
+	mpi_rank = rank;
+	mpi_size = size;
+}
+
+int la_mpi_rank(void)
+{
+	return mpi_rank;
+}
+
+int la_mpi_size(void)
+{
+	return mpi_size;
+}
 #ifdef HAVE_PETSC
 static char failure[512];
 static const struct la_petsc_module *mod;
@@ -100,6 +117,16 @@ void la_backend_finalize(void)
 #ifdef HAVE_PETSC
 	if (mod)
 		mod->finalize();
+#endif
+}
+
+void la_backend_join(int status)
+{
+#ifdef HAVE_PETSC
+	if (mod)
+		mod->join(status);
+#else
+	(void)status;
 #endif
 }
 

@@ -25,6 +25,11 @@ struct rt_outfile {
  * Returns 0, or -1 with errno set. */
 int rt_outfile_open(struct rt_outfile *o, const char *path);
 
+/* After rt_outfile_silence(1) every file is opened on /dev/null, its
+ * name kept for the messages: the MPI processes other than rank 0 run
+ * the same script and write nothing (dyn(1), MPI). */
+void rt_outfile_silence(int on);
+
 /* Whether the writes so far succeeded: 0, or the errno of the first
  * failure (which is kept in o->err).  Cheap: a flag test per call. */
 int rt_outfile_check(struct rt_outfile *o);

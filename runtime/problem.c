@@ -65,8 +65,13 @@ static int check_mass(struct rt_problem *pb, const struct la_mat *M, struct ir_l
 	 * only exactly symmetric matrices */
 	pb->Mf = la_solver_alloc(M, M->sym ? pb->backend : (pb->backend == LA_CHOLMOD ? LA_UMFPACK : pb->backend),
 	                         M->sym ? LA_SPD : 0);
-	if (!pb->Mf)
+	if (!pb->Mf) {
+		/* PETSc's backends also fail here when PETSc does not start */
+		const char *why = la_backend_failure();
+		if (why)
+			return fail(err, loc, "the mass matrix: %s", why);
 		return fail(err, loc, "out of memory for the mass matrix (%d dofs)", n);
+	}
 	int info = la_solver_factor(pb->Mf, M);
 	if (info < 0)
 		return fail(err, loc, "out of memory for the mass matrix (%d dofs)", n);
@@ -210,6 +215,12 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 		                                    LA_MAT_CSC };
 	static const enum la_backend backend_of[] = { LA_AUTO, LA_LAPACK_DENSE, LA_LAPACK_BAND, LA_CHOLMOD,
 		                                      LA_PETSC_DIRECT, LA_PETSC_ITERATIVE };
+	/* On several MPI processes a model on a mesh solves through PETSc's
+	 * distributed direct solver unless the run says otherwise (dyn(1),
+	 * MPI): the serial backends would factor the same matrix on every
+	 * process. */
+	if (solver == IR_SOLVER_AUTO && la_mpi_size() > 1 && m->nfe > 0)
+		solver = IR_SOLVER_DIRECT;
 	enum la_mat_kind kind = kind_of[solver];
 	pb->backend = backend_of[solver];
 	/* Dense storage of n² doubles is refused beyond 1 GB rather than

@@ -1,0 +1,145 @@
+#!/bin/sh
+# mpi.sh — a script under mpirun on several processes (dyn(1), MPI), when
+# PETSc and mpirun are there:
+#
+#   - a 2-D elastic block (1922 dofs, P1² triangles, consistent mass,
+#     clamped on its left edge, a traction on its right, released from a
+#     bent shape) under newmark, on 2 processes and on 3 (oversubscribed
+#     on this 2-core machine), gives the serial run's records (CHOLMOD) to
+#     1e-10 of the response with the distributed direct solver (MUMPS on
+#     MPIAIJ rows partitioned by PT-Scotch: the two factorizations differ
+#     by rounding only, measured 1e-15), and to 2e-9 with solver =
+#     iterative (CG + algebraic multigrid to -ksp_rtol 1e-12: tests/petsc/
+#     block.dyn's bound, a solve's relative error at most 4e-12 and 100
+#     steps adding at most 4e-10); the energies to the same fractions of
+#     the energy in play, and the ledger's residual is the serial one to
+#     1e-12 of that energy (it is rounding, 1e-18 against energies of
+#     1e-4, in both);
+#   - what is printed and written is rank 0's alone: one "done", one
+#     record file, no temporary left;
+#   - a model stated with dofs runs replicated: the serial answer, bit for
+#     bit;
+#   - a solver that fails fails on every process: one message, exit 4;
+#     a failure before any solve (a script error) exits as serially;
+#   - processes started by a launcher whose environment dyn does not
+#     read are refused when PETSc starts (exit 3).
+# Without PETSc or mpirun (or under the sanitizers: Open MPI's launcher is
+# not built with them) the test is skipped (exit 77).
+set -u
+: "${DYN:?DYN is not set}" "${OUT:?OUT is not set}"
+unset DYN_PATH DYN_STDLIB DYN_HISTORY_BUDGET PETSC_OPTIONS OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_RANK PMI_SIZE PMI_RANK
+LC_ALL=C
+export LC_ALL
+. "$srcdir/tests/shell/common.inc"
+test_folder mpi mpi s p2 p3
+if ! "$DYN" --version | grep -q '^backends: .*PETSc [0-9]' || ! command -v mpirun > /dev/null 2>&1 ||
+	[ -n "${DYN_SANITIZED:-}" ]; then
+	echo "mpi: skipped: PETSc or mpirun missing, or under the sanitizers"
+	exit 77
+fi
+cd "$dir" || exit 1
+
+cat > block.dyn <<'EOS'
+param lam = 2, mu = 1, rho = 1
+mesh blk = rectangle(0, 1, 0, 1, nx = 30, ny = 30)
+model block {
+  field u on blk : P1^2
+  kinetic   integral(blk, 0.5*rho*dot(u', u'))
+  potential integral(blk, 0.5*lam*tr(eps(u))^2 + mu*inner(eps(u), eps(u)))
+  fix u on left
+  force u on right: [0, -1e-2*sin(10*t)]
+  init u = [0, 0.01*x^2]
+}
+run block with newmark from 0 to 0.1 step 1e-3 { record t, p = u at (1, 0.5), q = u at (0.5, 1), energy to "d.csv" }
+run block with newmark from 0 to 0.1 step 1e-3, solver = iterative {
+  record t, p = u at (1, 0.5), q = u at (0.5, 1), energy to "it.csv"
+}
+print "done"
+EOS
+cat > chain.dyn <<'EOS'
+param nb = 100, k = 1e4
+model chain {
+  dof x[nb]
+  kinetic     sum(i in 1..nb) 0.5*x[i]'^2
+  potential   0.5*k*x[1]^2 + sum(i in 1..nb-1) 0.5*k*(x[i+1] - x[i])^2
+  force       x[nb]: sin(30*t)
+}
+let r = run chain with newmark from 0 to 0.1 step 1e-2 { record t, x to "chain.csv" }
+print r.x[nb](0.1)
+EOS
+
+# mpi P NAME SCRIPT ARGS...: mpirun -n P dyn -o . SCRIPT ARGS in the
+# folder NAME, its output in NAME/out and NAME/err, status in rc
+mpi() {
+	np=$1 sub=$2 script=$3
+	shift 3
+	(cd "$sub" && mpirun --allow-run-as-root --oversubscribe -n "$np" "$DYN" "../$script" "$@" > out 2> err < /dev/null)
+	rc=$?
+}
+
+# same SERIAL PARALLEL TOL: the columns 2..6 (the response) of two
+# record files within TOL times their largest value, the energies (7..10)
+# within TOL times the largest energy in play, the residual (11) within
+# 1e-12 of it
+same() {
+	msg=$(awk -F, -v tol="$3" -v what="$2" '
+	function abs(x) { return x < 0 ? -x : x }
+	NR == FNR { if (FNR > 1) for (j = 1; j <= NF; j++) s[FNR, j] = $j; n = FNR; next }
+	FNR > 1 {
+		for (j = 2; j <= 5; j++) { d = abs($j - s[FNR, j]); if (d > du) du = d; if (abs(s[FNR, j]) > U) U = abs(s[FNR, j]) }
+		for (j = 6; j <= 9; j++) { d = abs($j - s[FNR, j]); if (d > de) de = d; if (abs(s[FNR, j]) > E) E = abs(s[FNR, j]) }
+		d = abs($10 - s[FNR, 10]); if (d > dr) dr = d
+		rows++
+	}
+	END {
+		if (rows != n - 1) { printf "%s: %d rows, serial %d\n", what, rows, n - 1; exit 1 }
+		if (!(du <= tol * U)) { printf "%s: response off by %g of %g\n", what, du, U; exit 1 }
+		if (!(de <= tol * E)) { printf "%s: energies off by %g of %g\n", what, de, E; exit 1 }
+		if (!(dr <= 1e-12 * E)) { printf "%s: ledger residual off by %g of %g\n", what, dr, E; exit 1 }
+	}' "$1" "$2") || fail "$msg"
+}
+
+(cd s && "$DYN" ../block.dyn > out 2> err < /dev/null) || fail "serial block: $(head -3 s/err)"
+for np in 2 3; do
+	mpi "$np" "p$np" block.dyn
+	[ "$rc" = 0 ] || { fail "mpirun -n $np block: exit $rc: $(head -3 "p$np/err")"; continue; }
+	[ "$(cat "p$np/out")" = done ] || fail "mpirun -n $np: the output is not one 'done': $(head -c 200 "p$np/out")"
+	[ -s "p$np/err" ] && fail "mpirun -n $np: stderr not empty: $(head -3 "p$np/err")"
+	same s/d.csv "p$np/d.csv" 1e-10
+	same s/it.csv "p$np/it.csv" 2e-9
+	for f in "p$np"/.d.csv.* "p$np"/.it.csv.*; do
+		[ -e "$f" ] && fail "mpirun -n $np: a temporary is left: $f"
+	done
+done
+
+# a model with dofs: replicated, the serial answer bit for bit
+(cd s && "$DYN" ../chain.dyn > cout 2> cerr < /dev/null) || fail "serial chain: $(head -3 s/cerr)"
+mpi 2 p2 chain.dyn
+[ "$rc" = 0 ] || fail "mpirun -n 2 chain: exit $rc: $(head -3 p2/err)"
+cmp -s s/cout p2/out || fail "mpirun -n 2 chain: printed $(head -c 100 p2/out), serially $(head -c 100 s/cout)"
+cmp -s s/chain.csv p2/chain.csv || fail "mpirun -n 2 chain: chain.csv differs from the serial one"
+
+# a solver that fails on every process: one message, exit 4
+mpi 2 p2 block.dyn -ksp_type preonly -pc_type jacobi
+[ "$rc" = 4 ] || fail "mpirun -n 2 -pc_type jacobi: exit $rc, expected 4: $(head -3 p2/err)"
+[ "$(grep -c "PETSc's solve (ksp preonly, pc jacobi)" p2/err)" = 1 ] ||
+	fail "mpirun -n 2 -pc_type jacobi: the solver's failure not said once: $(head -c 600 p2/err)"
+grep -q "block.dyn:11:1: error: t = 0.001 (step 1): PETSc's solve (ksp preonly, pc jacobi) was given a right-hand side" p2/err ||
+	fail "mpirun -n 2 -pc_type jacobi: not the serial message: $(head -3 p2/err)"
+# a script error: the serial status and message, once
+printf 'let a = 1\nprint b\n' > bad.dyn
+(cd s && "$DYN" ../bad.dyn > bout 2> berr < /dev/null)
+src=$?
+mpi 3 p3 bad.dyn
+[ "$rc" = "$src" ] || fail "mpirun -n 3 bad.dyn: exit $rc, serially $src: $(head -3 p3/err)"
+[ "$(grep -c "error:" p3/err)" = 1 ] || fail "mpirun -n 3 bad.dyn: the error not said once: $(head -c 600 p3/err)"
+grep -qF "$(head -1 s/berr)" p3/err || fail "mpirun -n 3 bad.dyn: not the serial message $(head -1 s/berr)"
+# a launcher whose environment dyn does not read: each process believes
+# it runs alone, and PETSc finds it does not
+(cd p2 && mpirun --allow-run-as-root --oversubscribe -n 2 sh -c 'unset OMPI_COMM_WORLD_SIZE; exec "$0" "$@"' \
+	"$DYN" ../block.dyn -ksp_type cg > out 2> err < /dev/null)
+rc=$?
+[ "$rc" = 3 ] || fail "a launcher not recognised: exit $rc, expected 3: $(head -3 p2/err)"
+grep -q "block.dyn:5:3: error: the mass matrix: started on 2 MPI processes by a launcher that dyn does not recognise (dyn(1), MPI: Open MPI's and MPICH's mpirun); run one process" p2/err ||
+	fail "a launcher not recognised: not said: $(head -3 p2/err)"
+exit "$status"
