@@ -70,13 +70,26 @@
  * dissipation term (with θ = ½, ½(v₊ + v)ᵀM(v₊ − v) = ΔuᵀM(v₊ − v)/τ, so
  * the balance holds with it exactly).
  *
- * Ledger (midpoint-like pairing): ΔW = Δu·(θf₊ + (1−θ)f),
- * ΔD = Δu·(θ∇Ψ(v₊) + (1−θ)∇Ψ(v)); an impact's loss shows in the
- * residual. */
+ * A mass depending on u (DESIGN.md, "Schemes") enters in the momentum
+ * form, p(u₊, v₊) − p(u, v) in place of M(v₊ − v), p = M(u)v, with ∂ᵤT
+ * among the forces F: the impulse acts in the metric of M(u₊), the mass
+ * at the step's state as in Siconos' MoreauJeanOSI for Lagrangian
+ * systems, and W takes M(u₊) for ∂p/∂v₊.  Internal variables are solved
+ * in each iteration at (u₊, v₊) by the stage with u frozen: the
+ * backward-Euler return mapping 0 ∈ ∂Ψ(v₊, ż₊) + ∂_zΦ(u₊, z₊) − g(t₊),
+ * z₊ = z + τż₊, exact for σ|ż| (soft thresholding); ∇ᵤΦ(u₊, z₊) then
+ * enters R.  Both leave W without some derivatives (of p and ∂ᵤT in u₊,
+ * of z₊ in v₊), so the iteration is a fixed point contracting by O(τ);
+ * at its limit the step's equations and the impact law hold exactly.
+ *
+ * Ledger (midpoint-like pairing): ΔW = Δu·(θf₊ + (1−θ)f) + Δz·g₊,
+ * ΔD = Δu·(θ∇Ψ(v₊) + (1−θ)∇Ψ(v)) + Δz·∇_żΨ(v₊, ż₊) + σ|Δz|; an
+ * impact's loss shows in the residual. */
 #include <config.h>
 
 #include "scheme.h"
 #include "la.h"
+#include "stage.h"
 
 #include <float.h>
 #include <math.h>
@@ -110,6 +123,15 @@ struct moreau {
 	double *Dsub, *rhs;           /* nr × nr, nr */
 	double *cval, *Gc, *X, *A;    /* nc, nc × n, n × nc, nc × nc */
 	struct la_factor *af;         /* C M⁻¹ Cᵀ */
+	/* a mass depending on u: the momenta p = M(u)v at both ends and
+	 * ∂ᵤT there (n each) */
+	double *p0, *p1, *dT0, *dT1;
+	/* internal variables: the z block solved by the stage with u frozen
+	 * (the return mapping at t₊), z and ż before the step, the step's
+	 * Δz, zeros (m each); Wz the N × N frame the Hessians are added in */
+	struct stage st;
+	int hasst;
+	double *zprev, *zdprev, *dz, *zero, *Wz;
 };
 
 static void mj_free(void *p)
@@ -123,6 +145,10 @@ static void mj_free(void *p)
 	free(s->G); free(s->H); free(s->WG); free(s->phi); free(s->q); free(s->P); free(s->y); free(s->active);
 	free(s->basic); free(s->idx); free(s->D); free(s->Dsub); free(s->rhs);
 	free(s->cval); free(s->Gc); free(s->X); free(s->A); free(s->rkind); free(s->T);
+	free(s->p0); free(s->p1); free(s->dT0); free(s->dT1);
+	free(s->zprev); free(s->zdprev); free(s->dz); free(s->zero); free(s->Wz);
+	if (s->hasst)
+		stage_free(&s->st);
 	la_factor_free(s->wf);
 	la_factor_free(s->df);
 	la_factor_free(s->af);
@@ -142,7 +168,8 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	struct moreau *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	int n = pb->n, nk = pb->ir->contact.n, nc = pb->nc, nr = 3 * nk + nc, nsl = pb->ir->slip.n;
+	int n = pb->n, m = pb->m, N = pb->N, nk = pb->ir->contact.n, nc = pb->nc, nr = 3 * nk + nc,
+	    nsl = pb->ir->slip.n;
 	s->pb = pb;
 	s->mu = pb->ir->contact.friction;
 	s->ctol = opt->contact_tol > 0 ? opt->contact_tol : 1e-12;
@@ -152,8 +179,12 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	s->nc = nc;
 	s->nr = nr;
 	s->nsl = nsl;
-	if (nl_vectors((size_t)n, &s->v1, &s->u1, &s->R, &s->F0, &s->gphi, &s->gpsi, &s->f0, &s->f1, &s->psi0,
-	               &s->du, &s->vold, &s->wpsi, &s->wphi, (double **)NULL) ||
+	/* the loads and gradients have N entries (u, then z) */
+	if (nl_vectors((size_t)n, &s->v1, &s->u1, &s->R, &s->F0, &s->du, &s->vold, (double **)NULL) ||
+	    nl_vectors((size_t)N, &s->gphi, &s->gpsi, &s->f0, &s->f1, &s->psi0, &s->wpsi, &s->wphi, (double **)NULL) ||
+	    (pb->varmass && nl_vectors((size_t)n, &s->p0, &s->p1, &s->dT0, &s->dT1, (double **)NULL)) ||
+	    (m > 0 && (nl_vectors((size_t)m, &s->zprev, &s->zdprev, &s->dz, &s->zero, (double **)NULL) ||
+	               nl_vectors((size_t)N * (size_t)N, &s->Wz, (double **)NULL))) ||
 	    nl_vectors((size_t)n * (size_t)n, &s->W, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)nk, &s->G, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)nsl, &s->T, (double **)NULL) ||
@@ -172,6 +203,13 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	    nl_common_alloc(&s->c, pb)) {
 		mj_free(s);
 		return nl_refuse(err, "out of memory for the step");
+	}
+	if (m > 0) {
+		if (stage_alloc(&s->st, pb)) {
+			mj_free(s);
+			return nl_refuse(err, "out of memory for the step");
+		}
+		s->hasst = 1;
 	}
 	return s;
 }
@@ -518,17 +556,37 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 {
 	struct moreau *s = p;
 	struct rt_problem *pb = s->pb;
-	int n = pb->n, nk = s->nk, ne = s->nc, ld = s->nr;
+	int n = pb->n, m = pb->m, N = pb->N, nk = s->nk, ne = s->nc, ld = s->nr, vm = pb->varmass;
 	double th = s->theta;
-	problem_load(pb, t0, s->f0);
+	/* with M(u) the support's load −M(u) d a(t) is taken at each end's u */
+	problem_load_at(pb, t0, x->u, s->f0);
 	problem_load(pb, t1, s->f1);
-	problem_phi(pb, x->u, NULL, s->gphi);
-	problem_psi(pb, x->v, NULL, s->psi0);
+	problem_phi(pb, x->u, x->z, s->gphi);
+	problem_psi(pb, x->v, x->zd, s->psi0);
+	double zscale = fmax(nl_maxabs(N, s->f1), nl_maxabs(N, s->gphi));
+	if (vm) {
+		/* p = M(u)v and ∂ᵤT at the start; M(u) factored for the
+		 * activation's M⁻¹F and the constraints' projection */
+		problem_kinetic(pb, x->u, x->v, s->p0, s->dT0);
+		problem_mass(pb, x->u, s->c.Mu);
+		if (la_factor(s->c.mf, s->c.Mu) != 0)
+			return nl_fail(err, 0, 0, -2);
+	}
 	for (int i = 0; i < n; i++) {
-		s->F0[i] = s->f0[i] - s->gphi[i] - s->psi0[i];
+		s->F0[i] = s->f0[i] - s->gphi[i] - s->psi0[i] + (vm ? s->dT0[i] : 0);
 		s->wpsi[i] = tau * th;
 		s->wphi[i] = tau * tau * th * th;
 	}
+	for (int j = 0; j < m; j++) {
+		/* the z rows of the Hessians are not wanted (the z block is the
+		 * stage's) */
+		s->wpsi[n + j] = s->wphi[n + j] = 0;
+		s->zprev[j] = x->z[j];
+		s->zdprev[j] = x->zd[j];
+		s->st.x[n + j] = x->zd[j];
+	}
+	if (!(zscale > 0))
+		zscale = 1;
 	/* the step's rows: the constraints' gradients (at the midpoint, set
 	 * in the iteration), then the active contacts' at u */
 	double vscale = nl_maxabs(n, x->v) + tau * nl_maxabs(n, s->F0) + DBL_MIN;
@@ -580,20 +638,78 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	memcpy(s->v1, x->v, sizeof(double) * (size_t)n);
 	int converged = 0, it;
 	for (it = 0; it < 25 && !converged; it++) {
-		/* R(v₊) = M(v₊ − v) − τ[θF(u₊, v₊) + (1−θ)F] (without the impulse) */
+		/* R(v₊) = M(v₊ − v) − τ[θF(u₊, v₊) + (1−θ)F] (without the
+		 * impulse); with M(u), p(u₊, v₊) − p(u, v) in place of M(v₊ − v)
+		 * and F counting ∂ᵤT (DESIGN.md, "Schemes") */
 		for (int i = 0; i < n; i++)
 			s->u1[i] = x->u[i] + tau * (th * s->v1[i] + (1 - th) * x->v[i]);
-		problem_phi(pb, s->u1, NULL, s->gphi);
-		problem_psi(pb, s->v1, NULL, s->gpsi);
+		const double *z1 = x->z, *zd1 = x->zd;
+		if (m) {
+			/* z₊ at (u₊, v₊) by the return mapping, u frozen:
+			 * 0 ∈ ∂Ψ(v₊, ż₊) + ∂_zΦ(u₊, z₊) − g(t₊), z₊ = z + τż₊ */
+			struct stage *st = &s->st;
+			st->solve_u = 0;
+			st->solve_z = 1;
+			st->dg = 0;
+			st->u0 = s->u1;
+			st->cu = 0;
+			st->v0 = s->v1;
+			st->cv = 0;
+			st->in0 = NULL;
+			st->cm = 0;
+			st->z0 = s->zprev;
+			st->cz = tau;
+			st->zd0 = s->zero;
+			st->czd = 1;
+			for (int i = 0; i < n; i++)
+				st->x[i] = st->e[i] = 0;
+			for (int k = N; k < st->NT; k++)
+				st->x[k] = 0;
+			for (int j = 0; j < m; j++)
+				st->e[n + j] = -s->f1[n + j];
+			int iters;
+			double res;
+			int rc = stage_solve(st, zscale, &iters, &res);
+			if (rc)
+				return stage_failure(st, rc, err);
+			z1 = st->z;
+			zd1 = st->zd;
+		}
+		if (vm) {
+			problem_load_at(pb, t1, s->u1, s->f1);
+			problem_kinetic(pb, s->u1, s->v1, s->p1, s->dT1);
+		}
+		problem_phi(pb, s->u1, z1, s->gphi);
+		problem_psi(pb, s->v1, zd1, s->gpsi);
 		for (int i = 0; i < n; i++) {
 			double r = 0;
-			for (int j = 0; j < n; j++)
-				r += pb->M[i + (size_t)j * n] * (s->v1[j] - x->v[j]);
-			s->R[i] = r - tau * (th * (s->f1[i] - s->gphi[i] - s->gpsi[i]) + (1 - th) * s->F0[i]);
+			if (vm)
+				r = s->p1[i] - s->p0[i];
+			else
+				for (int j = 0; j < n; j++)
+					r += pb->M[i + (size_t)j * n] * (s->v1[j] - x->v[j]);
+			s->R[i] = r - tau * (th * (s->f1[i] - s->gphi[i] - s->gpsi[i] + (vm ? s->dT1[i] : 0)) +
+			                     (1 - th) * s->F0[i]);
 		}
-		memcpy(s->W, pb->M, sizeof(double) * (size_t)n * (size_t)n);
-		problem_add_hess_phi(pb, NULL, s->wphi, s->W, n);
-		problem_add_hess_psi(pb, NULL, s->wpsi, s->W, n);
+		/* W = M + τθ∇²Ψ + τ²θ²∇²Φ; with M(u), M(u₊) without the
+		 * derivatives of M(u₊)v₊ and ∂ᵤT in v₊ (a fixed point
+		 * contracting by O(τ|v| |∂M|/|M|)), and with internal
+		 * variables without ∂z₊/∂v₊ (O(τ²|∂²Φ/∂u∂z|/|M|)) */
+		if (vm)
+			problem_mass(pb, s->u1, s->W);
+		else
+			memcpy(s->W, pb->M, sizeof(double) * (size_t)n * (size_t)n);
+		if (m) {
+			memset(s->Wz, 0, sizeof(double) * (size_t)N * (size_t)N);
+			problem_add_hess_phi(pb, NULL, s->wphi, s->Wz, N);
+			problem_add_hess_psi(pb, NULL, s->wpsi, s->Wz, N);
+			for (int j = 0; j < n; j++)
+				for (int i = 0; i < n; i++)
+					s->W[i + (size_t)j * n] += s->Wz[i + (size_t)j * N];
+		} else {
+			problem_add_hess_phi(pb, NULL, s->wphi, s->W, n);
+			problem_add_hess_psi(pb, NULL, s->wpsi, s->W, n);
+		}
 		if (la_factor(s->wf, s->W) != 0)
 			return nl_fail(err, it, nl_maxabs(n, s->R), -2);
 		la_solve(s->wf, s->R);
@@ -690,13 +806,27 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		return -1;
 	for (int i = 0; i < n; i++)
 		s->du[i] = x->u[i] - s->u1[i];
-	problem_psi(pb, x->v, NULL, s->gpsi);
+	/* internal variables: backward Euler's pairing, ΔW_z = Δz·g₊,
+	 * ΔD_z = Δz·∇_żΨ(v₊, ż₊) + σ|Δz| */
+	for (int j = 0; j < m; j++) {
+		s->dz[j] = s->st.z[j] - s->zprev[j];
+		x->z[j] = s->st.z[j];
+		x->zd[j] = s->st.zd[j];
+	}
+	problem_psi(pb, x->v, x->zd, s->gpsi);
 	for (int i = 0; i < n; i++) {
 		w += s->du[i] * (th * s->f1[i] + (1 - th) * s->f0[i]);
 		d += s->du[i] * (th * s->gpsi[i] + (1 - th) * s->psi0[i]);
 	}
-	problem_dissipation_terms(pb, s->vold, NULL, 1 - th, 0, s->du, NULL, dterm);
-	problem_dissipation_terms(pb, x->v, NULL, th, 0, s->du, NULL, dterm);
+	for (int j = 0; j < m; j++) {
+		w += s->dz[j] * s->f1[n + j];
+		d += s->dz[j] * s->gpsi[n + j];
+	}
+	if (m)
+		d += nl_sigma_dissipation(pb, s->zprev, x->z);
+	problem_dissipation_terms(pb, s->vold, s->zdprev, 1 - th, 0, s->du, s->dz, dterm);
+	problem_dissipation_terms(pb, x->v, x->zd, th, 1, s->du, s->dz, dterm);
+	problem_sigma_terms(pb, s->dz, dterm);
 	if (s->mu) {
 		/* Coulomb friction's dissipation −P_t TΔu/τ: the last term */
 		double df = 0;
