@@ -132,6 +132,12 @@ struct moreau {
 	struct stage st;
 	int hasst;
 	double *zprev, *zdprev, *dz, *zero, *Wz;
+	/* a linear smooth part (operators only, no constraint): W = M +
+	 * τθC + τ²θ²K in the matrix layer, factored once per step size */
+	int lin;
+	struct la_mat Wm;
+	struct la_solver *ws;
+	double tauf;                  /* the step W was factored for, or 0 */
 };
 
 static void mj_free(void *p)
@@ -149,6 +155,8 @@ static void mj_free(void *p)
 	free(s->zprev); free(s->zdprev); free(s->dz); free(s->zero); free(s->Wz);
 	if (s->hasst)
 		stage_free(&s->st);
+	la_solver_free(s->ws);
+	la_mat_free(&s->Wm);
 	la_factor_free(s->wf);
 	la_factor_free(s->df);
 	la_factor_free(s->af);
@@ -179,13 +187,20 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	s->nc = nc;
 	s->nr = nr;
 	s->nsl = nsl;
+	/* the smooth forces are linear when Φ and Ψ are the operators' (a
+	 * finite-element model's folded energies included) and the mass is
+	 * constant: one factor of W per step size, and the contact problem
+	 * on the active rows only (DESIGN.md, "Schemes") */
+	const struct ir_model *im = pb->ir;
+	s->lin = !im->potential && !im->dissipation && !im->kinetic && m == 0 && nc == 0 && !pb->kphi.f &&
+	         !pb->kpsi.f && pb->Mm.n == n;
 	/* the loads and gradients have N entries (u, then z) */
 	if (nl_vectors((size_t)n, &s->v1, &s->u1, &s->R, &s->F0, &s->du, &s->vold, (double **)NULL) ||
 	    nl_vectors((size_t)N, &s->gphi, &s->gpsi, &s->f0, &s->f1, &s->psi0, &s->wpsi, &s->wphi, (double **)NULL) ||
 	    (pb->varmass && nl_vectors((size_t)n, &s->p0, &s->p1, &s->dT0, &s->dT1, (double **)NULL)) ||
 	    (m > 0 && (nl_vectors((size_t)m, &s->zprev, &s->zdprev, &s->dz, &s->zero, (double **)NULL) ||
 	               nl_vectors((size_t)N * (size_t)N, &s->Wz, (double **)NULL))) ||
-	    nl_vectors((size_t)n * (size_t)n, &s->W, (double **)NULL) ||
+	    (!s->lin && nl_vectors((size_t)n * (size_t)n, &s->W, (double **)NULL)) ||
 	    nl_vectors((size_t)n * (size_t)nk, &s->G, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)nsl, &s->T, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)nr, &s->H, &s->WG, (double **)NULL) ||
@@ -197,12 +212,32 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	    nl_vectors((size_t)nc * (size_t)nc, &s->A, (double **)NULL) ||
 	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) || !(s->rkind = calloc((size_t)nr + 1, sizeof(int))) || !(s->basic = calloc((size_t)nr + 1, sizeof(int))) ||
 	    !(s->idx = calloc((size_t)nr + 1, sizeof(int))) ||
-	    !(s->wf = la_factor_alloc(n, LA_DENSE_GENERAL, 0, 0)) ||
+	    (!s->lin && !(s->wf = la_factor_alloc(n, LA_DENSE_GENERAL, 0, 0))) ||
 	    (nr > 0 && !(s->df = la_factor_alloc(nr, LA_DENSE_GENERAL, 0, 0))) ||
 	    (nc > 0 && !(s->af = la_factor_alloc(nc, LA_DENSE_GENERAL, 0, 0))) ||
 	    nl_common_alloc(&s->c, pb)) {
 		mj_free(s);
 		return nl_refuse(err, "out of memory for the step");
+	}
+	if (s->lin) {
+		/* M, K, then C when there is one (la_mat_sum's coefficients
+		 * follow the terms given) */
+		const struct la_mat *term[3] = { &pb->Mm, &pb->Km, &pb->Cm };
+		if (la_mat_sum_init(&s->Wm, pb->hasC ? 3 : 2, term)) {
+			mj_free(s);
+			return nl_refuse(err, "out of memory for the step");
+		}
+		double coef[3] = { 1, 0, 0 };
+		la_mat_sum(&s->Wm, coef);
+		/* W is SPD with M (checked) and C, K positive semidefinite;
+		 * a backend that takes only SPD matrices is asked for it */
+		s->ws = la_solver_alloc(&s->Wm, pb->backend, LA_SPD);
+		if (!s->ws)
+			s->ws = la_solver_alloc(&s->Wm, pb->backend, 0);
+		if (!s->ws) {
+			mj_free(s);
+			return nl_refuse(err, "out of memory for the step");
+		}
 	}
 	if (m > 0) {
 		if (stage_alloc(&s->st, pb)) {
@@ -551,6 +586,70 @@ static int tangents(struct moreau *s, int k, int r)
 	return 2;
 }
 
+/* The impulses of the step's nr rows (ne equalities first, na contact
+ * rows after them) in s->P, and v_free (in s->du) moved by W⁻¹HᵀP: the
+ * Delassus operator D = H W⁻¹ Hᵀ from one solve with W's factor per row,
+ * q = H v_free + (the impact law's or the constraints' term) H v, then
+ * Murty's pivoting, or projected Gauss–Seidel with friction.  0, or -1
+ * with err set. */
+static int row_impulses(struct moreau *s, int ne, int na, int nr, int friction, const double *v,
+                        struct rt_error *err)
+{
+	int n = s->pb->n, ld = s->nr;
+	double th = s->theta;
+	const double *e = s->pb->ir->contact.restitution;
+	for (int a = 0; a < nr; a++) {
+		double *col = s->WG + (size_t)a * n;
+		for (int i = 0; i < n; i++)
+			col[i] = s->H[a + (size_t)i * ld];
+		if (s->lin)
+			la_solver_solve(s->ws, col);
+		else
+			la_solve(s->wf, col);
+	}
+	for (int a = 0; a < nr; a++) {
+		double gf = 0, gv = 0;
+		for (int i = 0; i < n; i++) {
+			gf += s->H[a + (size_t)i * ld] * s->du[i];
+			gv += s->H[a + (size_t)i * ld] * v[i];
+		}
+		/* C(θv₊ + (1−θ)v) = 0; G_k v₊ + e_k G_k v ≥ 0 */
+		int kind = s->rkind[a];
+		s->q[a] = gf + (kind == ROW_EQ ? (1 - th) / th : kind == ROW_TANGENT ? 0 : e[s->idx[a]]) * gv;
+		for (int b = 0; b < nr; b++) {
+			double d = 0;
+			for (int i = 0; i < n; i++)
+				d += s->H[a + (size_t)i * ld] * s->WG[i + (size_t)b * n];
+			s->D[a + (size_t)b * ld] = d;
+		}
+	}
+	if (friction) {
+		int sweeps = 0;
+		double chg = 0;
+		if (pgs_solve(s, nr, &sweeps, &chg)) {
+			if (isnan(chg))
+				snprintf(err->msg, sizeof err->msg, "the frictional contact problem has no "
+				         "solution at one contact (friction coefficient too large for its "
+				         "coupling?)");
+			else
+				snprintf(err->msg, sizeof err->msg, "the frictional contact problem did not "
+				         "converge in %d sweeps (relative change %.3g > contact_tolerance = "
+				         "%g); raise contact_iterations", sweeps, chg, s->ctol);
+			err->code = 4;
+			return -1;
+		}
+	} else if (lcp_solve(s, ne, nr)) {
+		snprintf(err->msg, sizeof err->msg, "%s", na ? "the contact problem (LCP) has no solution found "
+		         "(dependent contact gradients?)" : "the constraints' gradients are dependent");
+		err->code = 4;
+		return -1;
+	}
+	for (int a = 0; a < nr; a++)
+		for (int i = 0; i < n; i++)
+			s->du[i] += s->WG[i + (size_t)a * n] * s->P[a];
+	return 0;
+}
+
 static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
                    double *dterm, struct rt_error *err)
 {
@@ -634,9 +733,35 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		}
 	}
 	int nr = ne + na;
-	const double *e = pb->ir->contact.restitution;
 	memcpy(s->v1, x->v, sizeof(double) * (size_t)n);
 	int converged = 0, it;
+	if (s->lin) {
+		/* (M + τθC + τ²θ²K)(v_free − v) = τ[θf₊ + (1−θ)f − Ku − Cv −
+		 * θτKv]: the iteration's first step, exact for linear forces,
+		 * with W factored once per step size */
+		if (tau != s->tauf) {
+			double coef[3] = { 1, tau * tau * th * th, tau * th };
+			la_mat_sum(&s->Wm, coef);
+			s->tauf = 0;
+			if (la_solver_factor(s->ws, &s->Wm) != 0)
+				return nl_fail(err, 0, 0, -2);
+			s->tauf = tau;
+		}
+		for (int i = 0; i < n; i++)
+			s->du[i] = tau * (th * s->f1[i] + (1 - th) * s->f0[i] - s->gphi[i] - s->psi0[i]);
+		la_mat_muladd(&pb->Km, -tau * tau * th, x->v, s->du);
+		la_solver_solve(s->ws, s->du);
+		for (int i = 0; i < n; i++)
+			s->du[i] += x->v[i];   /* v_free */
+		if (nr && row_impulses(s, ne, na, nr, friction, x->v, err))
+			return -1;
+		memcpy(s->v1, s->du, sizeof(double) * (size_t)n);
+		converged = 1;
+		for (int i = 0; i < n; i++)
+			converged &= isfinite(s->v1[i]);
+		if (!converged)
+			return nl_fail(err, 1, NAN, -1);
+	}
 	for (it = 0; it < 25 && !converged; it++) {
 		/* R(v₊) = M(v₊ − v) − τ[θF(u₊, v₊) + (1−θ)F] (without the
 		 * impulse); with M(u), p(u₊, v₊) − p(u, v) in place of M(v₊ − v)
@@ -726,54 +851,8 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		double change = 0;
 		for (int i = 0; i < n; i++)
 			s->du[i] = s->v1[i] - s->R[i];   /* v_free */
-		if (nr) {
-			for (int a = 0; a < nr; a++) {
-				double *col = s->WG + (size_t)a * n;
-				for (int i = 0; i < n; i++)
-					col[i] = s->H[a + (size_t)i * ld];
-				la_solve(s->wf, col);
-			}
-			for (int a = 0; a < nr; a++) {
-				double gf = 0, gv = 0;
-				for (int i = 0; i < n; i++) {
-					gf += s->H[a + (size_t)i * ld] * s->du[i];
-					gv += s->H[a + (size_t)i * ld] * x->v[i];
-				}
-				/* C(θv₊ + (1−θ)v) = 0; G_k v₊ + e_k G_k v ≥ 0 */
-				int kind = s->rkind[a];
-				s->q[a] = gf + (kind == ROW_EQ ? (1 - th) / th : kind == ROW_TANGENT ? 0 : e[s->idx[a]]) * gv;
-				for (int b = 0; b < nr; b++) {
-					double d = 0;
-					for (int i = 0; i < n; i++)
-						d += s->H[a + (size_t)i * ld] * s->WG[i + (size_t)b * n];
-					s->D[a + (size_t)b * ld] = d;
-				}
-			}
-			if (friction) {
-				int sweeps = 0;
-				double chg = 0;
-				if (pgs_solve(s, nr, &sweeps, &chg)) {
-					if (isnan(chg))
-						snprintf(err->msg, sizeof err->msg, "the frictional contact problem has no "
-						         "solution at one contact (friction coefficient too large for its "
-						         "coupling?)");
-					else
-						snprintf(err->msg, sizeof err->msg, "the frictional contact problem did not "
-						         "converge in %d sweeps (relative change %.3g > contact_tolerance = "
-						         "%g); raise contact_iterations", sweeps, chg, s->ctol);
-					err->code = 4;
-					return -1;
-				}
-			} else if (lcp_solve(s, ne, nr)) {
-				snprintf(err->msg, sizeof err->msg, "%s", na ? "the contact problem (LCP) has no solution found "
-				         "(dependent contact gradients?)" : "the constraints' gradients are dependent");
-				err->code = 4;
-				return -1;
-			}
-			for (int a = 0; a < nr; a++)
-				for (int i = 0; i < n; i++)
-					s->du[i] += s->WG[i + (size_t)a * n] * s->P[a];
-		}
+		if (nr && row_impulses(s, ne, na, nr, friction, x->v, err))
+			return -1;
 		for (int i = 0; i < n; i++) {
 			change = fmax(change, fabs(s->du[i] - s->v1[i]));
 			s->v1[i] = s->du[i];
