@@ -1728,3 +1728,52 @@ int fe_contact(struct eval *ev, struct ast_item *it, int *c)
 		return eval_error(ev, e->lhs->loc, "region %s holds no free dof of %s", e->lhs->name, fd->name);
 	return n;
 }
+
+/* The slip coordinates of `contact U[i] on REGION >= EXPR friction MU`:
+ * the gap at a node is measured along axis i, so the contact point slips
+ * along the other axes, and its slip coordinates are the node's other
+ * components of U (one in the plane, two in space; a fixed one does not
+ * slip).  For the q-th gap of fe_contact (same order), its coordinates'
+ * registers go to c[first[q]] .. c[first[q + 1] − 1]; with c NULL only
+ * the count.  Returns how many in all, or -1. */
+int fe_contact_slips(struct eval *ev, struct ast_item *it, int *c, int *first)
+{
+	int primes;
+	const struct fe_field *fd = target_field(ev, it->target, &primes);
+	long comp = 0;
+	if (!fd || primes)
+		return -1;   /* fe_contact said why */
+	if (!it->dir)
+		return eval_error(ev, it->friction->loc, "friction at a contact on a region needs a vector field, whose "
+		                  "other components the contact point slips along: %s is scalar", fd->name);
+	if (eval_int(ev, it->dir, &comp, "a component"))
+		return -1;
+	const struct mesh_region *rg = find_region(ev, fd->mesh, it->value->lhs);
+	if (!rg)
+		return -1;
+	char err[512];
+	long *d = NULL;
+	long nd = fe_space_region_dofs(fd->space, rg, (int)comp - 1, FE_NODE_VALUE, &d, err, sizeof err);
+	if (nd < 0)
+		return eval_error(ev, it->value->lhs->loc, "%s", err);
+	int n = 0, q = 0;
+	if (first)
+		first[0] = 0;
+	for (long r = 0; r < nd; r++) {
+		if (fd->dof[d[r]] < 0)
+			continue;   /* no gap at a fixed dof (fe_contact) */
+		long node = d[r] / fd->ncomp;
+		for (int j = 0; j < fd->ncomp; j++) {
+			long md = fd->dof[node * fd->ncomp + j];
+			if (j == comp - 1 || md < 0)
+				continue;
+			if (c)
+				c[n] = ir_emit_input(ev->prog, IR_DOF, (int)md, ir_loc_of(it->target->loc));
+			n++;
+		}
+		if (first)
+			first[++q] = n;
+	}
+	free(d);
+	return n;
+}

@@ -126,5 +126,8 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c);
  * free nodes (u_d − EXPR(x_node), which may not depend on t) into c, or
  * only their number when c is NULL; -1 after an error. */
 int fe_contact(struct eval *ev, struct ast_item *it, int *c);
+/* The slip coordinates of a frictional contact on a region: the node's
+ * other components, in fe_contact's order (lang/fe.c). */
+int fe_contact_slips(struct eval *ev, struct ast_item *it, int *c, int *first);
 
 #endif

@@ -1212,6 +1212,12 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			continue;
 		if (slip_first) {
 			nc += it->along ? 2 : 0;   /* at most: counted below */
+			if (it->target && it->friction) {
+				int ns = fe_contact_slips(ev, it, NULL, NULL);
+				if (ns < 0)
+					return -1;
+				nc += ns;
+			}
 			continue;
 		}
 		/* constraint FIELD on REGION == EXPR, contact FIELD on REGION >=
@@ -1247,6 +1253,25 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			slip_first[kc] = k;
 			if (it->along && slip_rows(ev, w, p, it->along, c, locs, rest, mu, &k))
 				return -1;
+			if (it->target && it->friction) {
+				/* each node's other components (fe_contact_slips) */
+				int *fs = malloc(sizeof(int) * (size_t)(nf + 1));
+				if (!fs)
+					return eval_error(ev, it->loc, "out of memory");
+				int ns = fe_contact_slips(ev, it, c + k, fs);
+				for (int q = 0; ns >= 0 && q < nf; q++)
+					slip_first[kc + q + 1] = k + fs[q + 1];
+				free(fs);
+				if (ns < 0)
+					return -1;
+				for (int r = k; r < k + ns; r++) {
+					locs[r] = ir_loc_of(it->loc);
+					rest[r] = mu[r] = 0;
+				}
+				k += ns;
+				kc += nf;
+				continue;
+			}
 			for (int q = 0; q < nf; q++)
 				slip_first[++kc] = k;
 			continue;
@@ -1256,17 +1281,26 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			int nf = contact ? fe_contact(ev, it, c + k) : fe_constraint(ev, it, c + k);
 			if (nf < 0)
 				return -1;
-			double e0 = 0;
+			double e0 = 0, mu0 = 0;
 			if (contact && it->restitution) {
 				if (eval_number(ev, it->restitution, &e0, "the restitution"))
 					return -1;
 				if (!(e0 >= 0 && e0 <= 1))
 					return eval_error(ev, it->restitution->loc, "the restitution must lie in [0, 1], not %g", e0);
 			}
+			if (contact && it->friction) {
+				/* the tangents: the node's other components (slip pass) */
+				if (eval_number(ev, it->friction, &mu0, "the friction coefficient"))
+					return -1;
+				if (!(mu0 >= 0 && isfinite(mu0)))
+					return eval_error(ev, it->friction->loc, "the friction coefficient must be >= 0, not %g",
+					                  mu0);
+				anyfriction |= mu0 > 0;
+			}
 			for (int q = k; q < k + nf; q++) {
 				locs[q] = ir_loc_of(it->loc);
 				rest[q] = e0;
-				mu[q] = 0;
+				mu[q] = mu0;
 				if (ir_depends(p, w, c[q], OPBIT(IR_TIME))) {
 					if (contact)
 						return eval_error(ev, it->value->loc, "a contact may not depend on t (moving "
@@ -1478,7 +1512,7 @@ static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_m
 	int along = 0;
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
-		along |= it->kind == AST_ITEM_CONTACT && it->along;
+		along |= it->kind == AST_ITEM_CONTACT && (it->along || (it->target && it->friction));
 	}
 	if (!along)
 		return 0;

@@ -129,15 +129,17 @@ static struct ast_expr *name_expr(struct parse_ctx *ctx, const char *name, struc
 
 /* contact FIELD on REGION >= EXPR, or FIELD[i] on ... for a component:
  * the field (target) and the component (dir) from the expression before
- * `on`, whose form lowering checks */
+ * `on`, whose form lowering checks; restitution and friction may be NULL */
 static struct ast_item *region_contact(struct parse_ctx *ctx, struct loc loc, struct ast_expr *f,
-                                       struct ast_expr *value, struct ast_expr *restitution)
+                                       struct ast_expr *value, struct ast_expr *restitution,
+                                       struct ast_expr *friction)
 {
 	struct ast_item *it = ast_item_new(ctx->arena, AST_ITEM_CONTACT, loc);
 	it->target = f->kind == AST_INDEX ? f->lhs : f;
 	it->dir = f->kind == AST_INDEX ? f->rhs : NULL;
 	it->value = value;
 	it->restitution = restitution;
+	it->friction = friction;
 	return it;
 }
 }
@@ -376,8 +378,12 @@ item:
 		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $4;
 		$$->friction = $6; $$->along = $8;
 	}
-	| CONTACT expr ON expr  { $$ = region_contact(ctx, L(@1), $2, $4, NULL); }
-	| CONTACT expr ON expr RESTITUTION expr { $$ = region_contact(ctx, L(@1), $2, $4, $6); }
+	| CONTACT expr ON expr  { $$ = region_contact(ctx, L(@1), $2, $4, NULL, NULL); }
+	| CONTACT expr ON expr RESTITUTION expr { $$ = region_contact(ctx, L(@1), $2, $4, $6, NULL); }
+	| CONTACT expr ON expr FRICTION expr { $$ = region_contact(ctx, L(@1), $2, $4, NULL, $6); }
+	| CONTACT expr ON expr RESTITUTION expr FRICTION expr {
+		$$ = region_contact(ctx, L(@1), $2, $4, $6, $8);
+	}
 	| INIT EQUILIBRIUM      { $$ = ast_item_new(A, AST_ITEM_INIT, L(@1)); $$->equilibrium = 1; }
 	| PARAM defs            { $$ = ast_item_new(A, AST_ITEM_PARAM, L(@1)); $$->defs = $2; }
 	| LET defs              { $$ = ast_item_new(A, AST_ITEM_LET, L(@1)); $$->defs = $2; }

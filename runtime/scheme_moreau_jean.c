@@ -44,7 +44,8 @@
  * Coulomb friction at a contact with μ > 0 (dyn(5), "Friction at
  * contacts"; Acary & Brogliato 2008 §13.4, Jean 1999): the tangent rows
  * T are the gradients of the contact point's slip coordinates s(u)
- * (`friction MU along S`: one in the plane, two in space), so that T v
+ * (`friction MU along S`: one in the plane, two in space; on a mesh
+ * region, the node's other components of the field), so that T v
  * is the slip velocity of the contact point whatever the coordinates (a
  * rigid block's x, y, θ); without `along`, for one point's coordinates
  * (a mass m I), the directions orthogonal to G in that metric, of the
