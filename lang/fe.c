@@ -39,6 +39,7 @@ static long slot_code(const struct fe_field *f, int l)
 /* Where the per-instance data of an integral keeps what (columns). */
 struct fe_layout {
 	int nq, dim;
+	int degree, facets;      /* the rule: its degree, over facets */
 	int wdet, x;             /* nq; nq × dim */
 	int nfield;
 	struct fe_field **field;
@@ -304,17 +305,19 @@ static const struct mesh_region *find_region(struct eval *ev, const struct fe_me
 	       NULL;
 }
 
-/* ELEMENT: P1, P2, Q1, hermite, each with ^d for a vector field; P0 for
- * an internal variable (internal). */
+/* ELEMENT: P1, P2, Q1, hermite, each with ^d for a vector field; P0 or
+ * Q for an internal variable (internal), *qp set for Q. */
 static int element(struct eval *ev, struct ast_expr *e, int dim, int internal, enum fe_family *fam, int *ncomp,
-                   int *vector)
+                   int *vector, int *qp)
 {
 	*ncomp = 1;
 	*vector = 0;
+	*qp = 0;
 	if (e->kind == AST_BINARY && e->op == AST_OP_POW) {
 		long d;
 		if (internal)
-			return eval_error(ev, e->loc, "an internal variable on a mesh is scalar: internal NAME on MESH : P0");
+			return eval_error(ev, e->loc, "an internal variable on a mesh is scalar: internal NAME on MESH : P0 "
+			                  "or Q");
 		if (eval_int(ev, e->rhs, &d, "the number of components"))
 			return -1;
 		if (d != dim)
@@ -325,9 +328,15 @@ static int element(struct eval *ev, struct ast_expr *e, int dim, int internal, e
 		e = e->lhs;
 	}
 	if (e->kind != AST_NAME)
-		return eval_error(ev, e->loc, internal ? "the element of an internal variable is P0 (one value per cell)"
+		return eval_error(ev, e->loc, internal ? "the element of an internal variable is P0 (one value per cell) "
+		                  "or Q (one per quadrature point)"
 		                  : "an element is P1, P2, Q1 or hermite (with ^d for a vector field)");
-	static const char *const names[] = { "P1", "P2", "Q1", "hermite", "P0" };
+	if (internal && strcmp(e->name, "Q") == 0) {
+		*fam = FE_P0;
+		*qp = 1;
+		return 0;
+	}
+	static const char *const names[] = { "P1", "P2", "Q1", "hermite", "P0", "Q" };
 	static const enum fe_family fams[] = { FE_P1, FE_P2, FE_Q1, FE_HERMITE3, FE_P0 };
 	for (int i = 0; i < 5; i++)
 		if (strcmp(e->name, names[i]) == 0) {
@@ -339,16 +348,132 @@ static int element(struct eval *ev, struct ast_expr *e, int dim, int internal, e
 				return eval_error(ev, e->loc, "P0 is for internal variables (internal p on MESH : P0, one "
 				                  "value per cell), not for fields of dofs");
 			if (*fam != FE_P0 && internal)
-				return eval_error(ev, e->loc, "an internal variable on a mesh has one value per cell: "
-				                  "internal NAME on MESH : P0, not %s", e->name);
+				return eval_error(ev, e->loc, "an internal variable on a mesh has one value per cell or per "
+				                  "quadrature point: internal NAME on MESH : P0 or Q, not %s", e->name);
 			return 0;
 		}
-	const char *close = name_closest(e->name, internal ? names + 4 : names, internal ? 1 : 4);
+	if (!internal && strcmp(e->name, "Q") == 0)
+		return eval_error(ev, e->loc, "Q (values at the quadrature points) is for internal variables "
+		                  "(internal p on MESH : Q), not for fields of dofs");
+	const char *close = name_closest(e->name, internal ? names + 4 : names, internal ? 2 : 4);
 	if (internal)
-		return eval_error(ev, e->loc, "unknown element '%s'%s%s%s: an internal variable is P0", e->name,
+		return eval_error(ev, e->loc, "unknown element '%s'%s%s%s: an internal variable is P0 or Q", e->name,
 		                  close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
 	return eval_error(ev, e->loc, "unknown element '%s'%s%s%s: P1, P2, Q1 or hermite", e->name,
 	                  close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
+}
+
+/* Whether expression e reads name (a syntactic look: a model's lets are
+ * values of parameters, so a density reads an internal variable only by
+ * its name). */
+static int mentions(const struct ast_expr *e, const char *name)
+{
+	if (!e)
+		return 0;
+	if (e->kind == AST_NAME)
+		return strcmp(e->name, name) == 0;
+	if (mentions(e->lhs, name) || mentions(e->rhs, name) || mentions(e->cond, name) || mentions(e->lo, name) ||
+	    mentions(e->hi, name))
+		return 1;
+	for (int i = 0; i < e->args.n; i++)
+		if (mentions(((struct ast_arg *)e->args.v[i])->value, name))
+			return 1;
+	for (int i = 0; i < e->rows.n; i++) {
+		const struct ast_vec *row = e->rows.v[i];
+		for (int j = 0; j < row->n; j++)
+			if (mentions(row->v[j], name))
+				return 1;
+	}
+	return 0;
+}
+
+/* The degree of the rule whose points carry internal f : Q: that of every
+ * integral over f's mesh (or a region of it) in an energy whose density
+ * reads f (its degree = k, or twice the highest degree of the model's
+ * fields on the mesh); two different ones are refused.  first: the first
+ * such integral seen, NULL before. */
+struct qp_rule {
+	long degree, dflt;
+	const struct ast_expr *first;
+};
+
+static int qp_scan(struct eval *ev, const struct ast_expr *e, const struct fe_field *f, struct qp_rule *qr)
+{
+	if (!e)
+		return 0;
+	if (fe_is_integral(e)) {
+		const struct ast_expr *dom = NULL, *dens = NULL;
+		const struct ast_arg *deg = NULL;
+		int npos = 0;
+		for (int i = 0; i < e->args.n; i++) {
+			const struct ast_arg *a = e->args.v[i];
+			if (a->name && strcmp(a->name, "degree") == 0)
+				deg = a;
+			else if (!a->name && npos++ == 0)
+				dom = a->value;
+			else if (!a->name && npos == 2)
+				dens = a->value;
+		}
+		if (dom && dens && dom->kind == AST_NAME && mentions(dens, f->name) &&
+		    (strcmp(dom->name, f->mesh->name) == 0 || mesh_region(f->mesh->m, dom->name))) {
+			long d = qr->dflt;
+			if (deg && eval_int(ev, deg->value, &d, "a degree"))
+				return -1;
+			if (!qr->first) {
+				qr->first = e;
+				qr->degree = d;
+			} else if (d != qr->degree) {
+				return eval_error(ev, deg ? deg->loc : e->loc, "%s : Q has one value per point of one "
+				                  "quadrature rule, but the integrals reading it use degree %ld (line %d) and "
+				                  "degree %ld: give them the same degree = k", f->name, qr->degree,
+				                  qr->first->loc.line, d);
+			}
+		}
+	}
+	if (qp_scan(ev, e->lhs, f, qr) || qp_scan(ev, e->rhs, f, qr) || qp_scan(ev, e->cond, f, qr))
+		return -1;
+	for (int i = 0; i < e->args.n; i++)
+		if (qp_scan(ev, ((struct ast_arg *)e->args.v[i])->value, f, qr))
+			return -1;
+	return 0;
+}
+
+/* The rule of internal f : Q (qp_scan over the model's energies) and its
+ * number of points: f->qdegree, f->qp. */
+static int qp_declare(struct eval *ev, struct ast_model *am, struct fe_field *f, struct loc where)
+{
+	struct qp_rule qr = { 0, 0, NULL };
+	/* the default degree of an integral over the mesh (fe_integral_build):
+	 * twice the highest degree of the model's fields there */
+	for (int i = 0; i < am->items.n; i++) {
+		struct ast_item *it = am->items.v[i];
+		if (it->kind != AST_ITEM_FIELD || it->internal || it->value->kind != AST_NAME ||
+		    strcmp(it->value->name, f->mesh->name) != 0)
+			continue;
+		enum fe_family fam = FE_P1;
+		int ncomp, vector, qp;
+		if (element(ev, it->dir, f->mesh->m->dim, 0, &fam, &ncomp, &vector, &qp))
+			return -1;
+		if (2 * fe_ref_degree(fam) > qr.dflt)
+			qr.dflt = 2 * fe_ref_degree(fam);
+	}
+	qr.degree = qr.dflt;
+	for (int i = 0; i < am->items.n; i++) {
+		struct ast_item *it = am->items.v[i];
+		if ((it->kind == AST_ITEM_KINETIC || it->kind == AST_ITEM_POTENTIAL || it->kind == AST_ITEM_DISSIPATION) &&
+		    qp_scan(ev, it->value, f, &qr))
+			return -1;
+	}
+	if (qr.degree < 0 || qr.degree > FE_QUAD_MAX_DEGREE)
+		return 0;   /* the integral reports it */
+	struct fe_quad quad;
+	char err[512];
+	if (fe_quad_cell(f->mesh->m->type, (int)qr.degree, &quad, err, sizeof err))
+		return eval_error(ev, where, "%s", err);
+	f->qp = quad.n;
+	f->qdegree = (int)qr.degree;
+	fe_quad_free(&quad);
+	return 0;
 }
 
 static const char *dof_name(struct arena *a, const char *name, long i)
@@ -381,19 +506,25 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		if (!fm)
 			return -1;
 		enum fe_family fam = FE_P1;
-		int ncomp, vector;
-		if (element(ev, it->dir, fm->m->dim, it->internal, &fam, &ncomp, &vector))
+		int ncomp, vector, qp;
+		if (element(ev, it->dir, fm->m->dim, it->internal, &fam, &ncomp, &vector, &qp))
 			return -1;
 		if (!fe_ref_supported(fam, fm->m->type, err, sizeof err))
 			return eval_error(ev, it->dir->loc, "%s", err);
-		struct fe_space *sp = fe_space_make(fm->m, fam, ncomp, err, sizeof err);
+		struct fe_field *f = arena_alloc(ev->a, sizeof *f);
+		f->name = it->target->name;
+		f->mesh = fm;
+		/* : Q is P0 with one component per point of the cells' rule */
+		if (qp && qp_declare(ev, am, f, it->dir->loc))
+			return -1;
+		if (qp && f->qp > FE_SPACE_MAX_POINTS)
+			return eval_error(ev, it->dir->loc, "%s : Q would have %d points per cell (degree %d): at most %d",
+			                  f->name, f->qp, f->qdegree, FE_SPACE_MAX_POINTS);
+		struct fe_space *sp = fe_space_make(fm->m, fam, qp ? f->qp : ncomp, err, sizeof err);
 		if (!sp)
 			return eval_error(ev, it->dir->loc, "%s", err);
 		own(ev, sp, 1);
 		/* the space lives as long as the model's IR: the session's */
-		struct fe_field *f = arena_alloc(ev->a, sizeof *f);
-		f->name = it->target->name;
-		f->mesh = fm;
 		f->space = sp;
 		f->ncomp = ncomp;
 		f->vector = vector;
@@ -473,7 +604,8 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		fi->field = f->name;
 		fi->mesh = fm->name;
 		fi->cell = mesh_cell_name(fm->m->type);
-		fi->element = fe_family_name(fam);
+		fi->element = qp ? arena_printf(ev->a, "Q (%d points per cell, degree %d)", f->qp, f->qdegree)
+		                 : fe_family_name(fam);
 		fi->ncomp = ncomp;
 		fi->internal = f->internal;
 		fi->ncells = fm->m->ncells;
@@ -606,6 +738,17 @@ int fe_eval_name(struct eval *ev, struct ast_expr *e, const struct fe_field *f, 
 	enum ir_op op = f->internal ? (primes ? IR_INTVEL : IR_INT) : primes ? IR_VEL : IR_DOF;
 	int col = lay->phi[li] + q * nloc;
 	memset(out, 0, sizeof *out);
+	if (f->qp) {
+		/* : Q, the value at point q is its component q */
+		if (lay->facets || lay->degree != f->qdegree)
+			return eval_error(ev, e->loc, "%s : Q has values at the %d points of the degree-%d rule of the "
+			                  "cells: it is read in integrals over cells with that rule, not %s", f->name,
+			                  f->qp, f->qdegree, lay->facets ? "over facets" :
+			                  arena_printf(ev->a, "with degree = %d", lay->degree));
+		out->kind = VAL_NUM;
+		out->reg = interpolate(ev, f, op, q, col, 1, e->loc);
+		return out->reg < 0 ? -1 : 0;
+	}
 	if (!f->vector) {
 		out->kind = VAL_NUM;
 		out->reg = interpolate(ev, f, op, 0, col, 1, e->loc);
@@ -667,8 +810,9 @@ static int field_grad(struct eval *ev, struct ast_expr *e, const struct fe_field
 	if (field_here(ev, e, f, &li))
 		return -1;
 	if (f->internal)
-		return eval_error(ev, e->loc, "%s is an internal variable, constant on each cell (P0): it has no "
-		                  "gradient", f->name);
+		return eval_error(ev, e->loc, f->qp ? "%s is an internal variable with values at quadrature points (Q): "
+		                  "it has no gradient" : "%s is an internal variable, constant on each cell (P0): it has "
+		                  "no gradient", f->name);
 	const struct fe_layout *lay = ev->fe->lay;
 	int q = ev->fe->q, nloc = f->space->nloc, d = lay->dim;
 	enum ir_op op = primes ? IR_VEL : IR_DOF;
@@ -1033,6 +1177,8 @@ int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build 
 	int nq = quad[0].n, dim = m->dim;
 	lay->nq = nq;
 	lay->dim = dim;
+	lay->degree = (int)degree;
+	lay->facets = facets;
 	lay->phi = arena_alloc(ev->a, sizeof(int) * (size_t)lay->nfield);
 	lay->dphi = arena_alloc(ev->a, sizeof(int) * (size_t)lay->nfield);
 	lay->d2phi = arena_alloc(ev->a, sizeof(int) * (size_t)lay->nfield);
@@ -1384,6 +1530,22 @@ out:
 	return rc;
 }
 
+/* The physical points and weights × |det J| of cell c's rule for
+ * internal f : Q (t allocated by the caller with qp_tab_open). */
+static int qp_tab_open(struct eval *ev, const struct fe_field *f, struct fe_quad *quad, struct fe_tab *t,
+                       struct loc where)
+{
+	char err[512];
+	memset(t, 0, sizeof *t);
+	if (fe_quad_cell(f->mesh->m->type, f->qdegree, quad, err, sizeof err))
+		return eval_error(ev, where, "%s", err);
+	if (fe_tab_alloc(t, f->space, quad, 0, err, sizeof err)) {
+		fe_quad_free(quad);
+		return eval_error(ev, where, "%s", err);
+	}
+	return 0;
+}
+
 int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 {
 	int primes;
@@ -1428,6 +1590,33 @@ int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 		nout++;
 	}
 	double val[4];
+	if (fd->qp) {
+		/* : Q, the value at each point of each cell */
+		struct fe_quad quad;
+		struct fe_tab t;
+		char err[512];
+		if (qp_tab_open(ev, fd, &quad, &t, pair->rhs->loc))
+			return -1;
+		int bad = 0;
+		for (long c = 0; c < m->ncells && !bad; c++) {
+			if (fe_tab_cell(&t, sp, c, &quad, err, sizeof err)) {
+				bad = eval_error(ev, pair->rhs->loc, "%s", err);
+				break;
+			}
+			for (int q = 0; q < fd->qp; q++) {
+				if (ir_eval_const(p, t.x + q * dim, NULL, NULL, NULL, val)) {
+					bad = eval_error(ev, pair->rhs->loc, "an initial value must not depend on t");
+					break;
+				}
+				long md = fd->dof[sp->cell_dofs[c * sp->ndof_cell + q]];
+				if (md >= 0)
+					dst[md] = val[0];
+			}
+		}
+		fe_tab_free(&t);
+		fe_quad_free(&quad);
+		return bad;
+	}
 	for (long node = 0; node < sp->nnode; node++) {
 		if (ir_eval_const(p, sp->node_x + node * dim, NULL, NULL, NULL, val))
 			return eval_error(ev, pair->rhs->loc, "an initial value must not depend on t");
@@ -1482,6 +1671,39 @@ int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *
 	 * at 1, the others 0, through fe_space_eval (the physical basis, with
 	 * hermite's scaling of its derivative dofs) */
 	const struct fe_space *sp = fd->space;
+	if (fd->qp) {
+		/* : Q, the cell's average Σ_q w_q|det J| p_q / Σ_q w_q|det J| */
+		struct fe_quad quad;
+		struct fe_tab t;
+		if (qp_tab_open(ev, fd, &quad, &t, it->at_loc))
+			return -1;
+		rc = fe_tab_cell(&t, sp, cell, &quad, err, sizeof err);
+		struct ir_prog *prog = ir_prog_new(ev->a);
+		struct ir_loc loc = ir_loc_of(it->loc);
+		int acc = ir_emit_const(prog, 0, loc);
+		double vol = 0;
+		for (int q = 0; q < fd->qp && rc == 0; q++)
+			vol += t.wdet[q];
+		for (int q = 0; q < fd->qp && rc == 0; q++) {
+			long md = fd->dof[sp->cell_dofs[cell * sp->ndof_cell + q]];
+			int in = ir_emit_input(prog, primes ? IR_INTVEL : IR_INT, (int)md, loc);
+			acc = ir_emit(prog, IR_ADD, acc, ir_emit(prog, IR_MUL, ir_emit_const(prog, t.wdet[q] / vol, loc), in, 0,
+			              loc), 0, loc);
+		}
+		fe_tab_free(&t);
+		fe_quad_free(&quad);
+		if (rc)
+			return eval_error(ev, it->at_loc, "%s", err);
+		ir_prog_add_output(prog, acc);
+		ir_prog_compact(prog);
+		struct ir_record *rr = &r[(*nr)++];
+		memset(rr, 0, sizeof *rr);
+		rr->kind = IR_REC_EXPR;
+		rr->expr = prog;
+		rr->loc = loc;
+		rr->name = it->name ? it->name : arena_printf(ev->a, "%s%s(%s)", fd->name, primes ? "'" : "", label);
+		return 0;
+	}
 	double *u = calloc((size_t)sp->ndofs + 1, sizeof(double));
 	if (!u)
 		return eval_error(ev, it->at_loc, "out of memory");

@@ -33,8 +33,11 @@ struct fe_field {
 	struct fe_space *space;
 	int ncomp;              /* 1, or d for P1^d, P2^d, Q1^d */
 	int vector;             /* declared ELEMENT^d */
-	int internal;           /* internal NAME on MESH : P0: its values are
-	                           internal variables z (dof indexes z) */
+	int internal;           /* internal NAME on MESH : P0 or Q: its values
+	                           are internal variables z (dof indexes z) */
+	int qp;                 /* : Q, the number of points per cell (its
+	                           space is P0 with qp components), else 0 */
+	int qdegree;            /* : Q, the degree of the cells' rule */
 	int index;              /* among the model's fields */
 	long *dof;              /* space dof -> model dof, -1 when fixed */
 	int first;              /* its first model dof */

@@ -700,8 +700,8 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 	}
 	if (ek == EN_DISSIPATION && k->nonsmooth) {
 		eval_error(ev, e->loc, "a nonsmooth dissipation density (abs, min, max, if on the velocities) is "
-		           "supported in integrals only as terms c*abs(p') of an internal variable on the cells "
-		           "(internal p on MESH : P0)");
+		           "supported in integrals only as terms c*abs(p') of an internal variable on the mesh "
+		           "(internal p on MESH : P0 or Q)");
 		goto out;
 	}
 	if (ek == EN_KINETIC && !kinetic_form(k)) {

@@ -86,7 +86,9 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
 
 	if (!fe_ref_supported(f, m->type, err, errlen))
 		return NULL;
-	if (ncomp < 1 || ncomp > 3) {
+	/* P0 with more components is the space of values at the points of
+	 * a cell's quadrature rule (fe_space.h) */
+	if (ncomp < 1 || ncomp > (f == FE_P0 ? FE_SPACE_MAX_POINTS : 3)) {
 		mesh_errf(err, errlen, "a field has 1 to 3 components, not %d", ncomp);
 		return NULL;
 	}

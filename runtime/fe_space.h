@@ -45,7 +45,13 @@ enum { FE_NODE_VALUE = 1, FE_NODE_DERIV = 2 };
 
 /* Make the space of family f with ncomp components on m.  Refuses a
  * family not defined on the mesh's cells (fe_ref_supported's message) and
- * ncomp outside 1..3.  Returns NULL with a message in err. */
+ * ncomp outside 1..3.  Returns NULL with a message in err.
+ *
+ * P0 takes up to FE_SPACE_MAX_POINTS components: the space of values at
+ * the nq points of a cell's quadrature rule (an internal variable
+ * `: Q`, lang/fe.c) is P0 with ncomp = nq, component q being the value
+ * at point q, dof c·nq + q. */
+enum { FE_SPACE_MAX_POINTS = 1024 };
 struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp,
                                char *err, size_t errlen);
 void fe_space_free(struct fe_space *s);
