@@ -495,7 +495,8 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
  * internal variable constant on each cell (P0): Σ_q w_q|det J| c|p'| is
  * σ|p'| with σ = c·Σ_q w_q|det J| = c·|cell|, kept apart per cell as for
  * a sum's terms c|q'| (the exact return mapping of the schemes, Roubíček
- * 2017's σ_y|p'|).  The density's other terms, integrated, replace *r.
+ * 2017's σ_y|p'|).  For p : Q (a slot per point, read at its point only)
+ * the same sum gives each point's unknown σ = c·w_q|det J|.  The density's other terms, integrated, replace *r.
  * 1 when nothing smooth is left, 0 when something is, -1 on error. */
 static int integral_friction(struct eval *ev, struct ir_prog *p, const struct fe_integral *in,
                              const struct kern_build *kb, double scale, int term, struct kern_list *kl, int *r,
