@@ -7,7 +7,9 @@
 # them; a component's pattern is 220 + 2·599 = 1418 entries, 2836 for
 # P1^2 (its components do not couple here); the 100-cell bar 100 + 2·99
 # = 298.  A plastic strain per cell lists its first rate-independent
-# terms, then their number (it listed all 100).
+# terms, then their number (it listed all 100).  A plastic strain per
+# quadrature point (: Q) on a P2 bar shows its rule: the default degree 4,
+# three Gauss points per cell, 3 × 10 internal variables.
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -28,6 +30,15 @@ model block {
   field u on plate : P1^2
   kinetic integral(plate, 0.5*dot(u', u'))
   potential integral(plate, 0.5*inner(grad(u), grad(u)))
+  fix u on left
+}
+mesh ten = interval(0, 1, cells = 10)
+model vq {
+  field u on ten : P2
+  internal q on ten : Q
+  kinetic     integral(ten, 0.5*u'^2)
+  potential   integral(ten, 0.5*(grad(u) - q)^2 + 0.5*0.1*q^2)
+  dissipation integral(ten, 0.3*abs(q'))
   fix u on left
 }
 let r = run block with newmark from 0 to 1 step 0.1
@@ -51,4 +62,7 @@ grep -q "^  storage (solver = auto): banded (a narrow band); 298 nonzeros in the
 n=$(grep -c "rate-independent: 0.003 |p" "$dir/show.out")
 [ "$n" -eq 3 ] || fail ":show: $n rate-independent lines, expected 3"
 grep -q "^  rate-independent: ... 100 terms in all\$" "$dir/show.out" || fail ":show: no count of the terms"
+printf ':show vq\n' | "$DYN" -q -o "$dir" -i "$dir/fe.dyn" > "$dir/showq.out" 2> "$dir/showq.err"
+grep -q "^  internal q on ten (10 interval cells, 11 nodes): Q (3 points per cell, degree 4), 30 internal variables, 0 fixed\$" \
+	"$dir/showq.out" || fail ":show: internal : Q: $(grep 'internal' "$dir/showq.out")"
 exit $status
