@@ -1530,8 +1530,9 @@ out:
 	return rc;
 }
 
-/* The physical points and weights × |det J| of cell c's rule for
- * internal f : Q (t allocated by the caller with qp_tab_open). */
+/* The rule of internal f : Q and a table on it, which fe_tab_cell fills
+ * with a cell's physical points and weights × |det J|; the caller frees
+ * both (fe_tab_free, fe_quad_free). */
 static int qp_tab_open(struct eval *ev, const struct fe_field *f, struct fe_quad *quad, struct fe_tab *t,
                        struct loc where)
 {
