@@ -561,10 +561,11 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 			out->ser.index = i;
 			return 0;
 		}
-	if (strcmp(name, "lambda") == 0 && run->res->nlam > run->res->nimp) {
+	int nlam = run->res->nlam - run->res->nimp - run->res->nimpt;
+	if (strcmp(name, "lambda") == 0 && nlam > 0) {
 		/* r.lambda[k]: the multiplier of constraint k */
 		out->ser.kind = SER_LAM;
-		out->rows = run->res->nlam - run->res->nimp;
+		out->rows = nlam;
 		out->cols = -1;
 		return 0;
 	}
@@ -572,8 +573,17 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 		/* r.impulse[k]: contact k's impulse per step, after the
 		 * multipliers in the same series */
 		out->ser.kind = SER_LAM;
-		out->ser.index = run->res->nlam - run->res->nimp;
+		out->ser.index = nlam;
 		out->rows = run->res->nimp;
+		out->cols = -1;
+		return 0;
+	}
+	if (strcmp(name, "impulse_t") == 0 && run->res->nimpt > 0) {
+		/* r.impulse_t[k]: contact k's tangential impulse |P_t| per
+		 * step, after the normal ones */
+		out->ser.kind = SER_LAM;
+		out->ser.index = run->res->nlam - run->res->nimpt;
+		out->rows = run->res->nimpt;
 		out->cols = -1;
 		return 0;
 	}
@@ -942,11 +952,13 @@ static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 		return 0;
 	}
 	if (base.kind == VAL_HIST && base.ser.kind == SER_LAM && base.cols == -1) {
-		int imp = base.ser.index > 0 || base.run->res->nlam == base.run->res->nimp;
+		const struct rt_result *rr = base.run->res;
+		int tan = rr->nimpt > 0 && base.ser.index == rr->nlam - rr->nimpt;
+		int imp = tan || base.ser.index > 0 || rr->nlam == rr->nimp + rr->nimpt;
 		if (i < 1 || i > base.rows)
 			return eval_error(ev, e->rhs->loc, "run %s has %d %s%s: %s[k] takes k in 1..%d, not %ld",
 			                  base.run->name, base.rows, imp ? "contact" : "constraint", base.rows == 1 ? "" : "s",
-			                  imp ? "impulse" : "lambda", base.rows, i);
+			                  tan ? "impulse_t" : imp ? "impulse" : "lambda", base.rows, i);
 		*out = base;
 		out->ser.index = base.ser.index + (int)i - 1;
 		out->rows = 1;

@@ -170,11 +170,14 @@ static void print_run_histories(FILE *f, const struct run_value *rv)
 	if (r->nterm)
 		fprintf(f, "\n  %-12s dissipated[1%s%.0d]", "dissipation", r->nterm > 1 ? ".." : "",
 		        r->nterm > 1 ? r->nterm : 0);
-	int nl = r->nlam - r->nimp;
+	int nl = r->nlam - r->nimp - r->nimpt;
 	if (nl)
 		fprintf(f, "\n  %-12s lambda[1%s%.0d]", "multipliers", nl > 1 ? ".." : "", nl > 1 ? nl : 0);
 	if (r->nimp)
 		fprintf(f, "\n  %-12s impulse[1%s%.0d]", "impulses", r->nimp > 1 ? ".." : "", r->nimp > 1 ? r->nimp : 0);
+	if (r->nimpt)
+		fprintf(f, "\n  %-12s impulse_t[1%s%.0d]", "tangential", r->nimpt > 1 ? ".." : "",
+		        r->nimpt > 1 ? r->nimpt : 0);
 	if (r->ncol) {
 		fprintf(f, "\n  %-12s ", "recorded");
 		for (int i = 0; i < r->ncol; i++)

@@ -1036,24 +1036,36 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 		}
 	}
 	/* impulse, impulse[k]: the contacts' normal impulses over each step,
-	 * kept after the constraints' multipliers in the state */
-	int imp_whole = e->kind == AST_NAME && strcmp(e->name, "impulse") == 0;
-	if ((imp_whole || (e->kind == AST_INDEX && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, "impulse") == 0)) &&
-	    !scope_lookup(ev->scope, "impulse")) {
+	 * kept after the constraints' multipliers in the state; impulse_t,
+	 * impulse_t[k]: with friction at contacts, the magnitudes of their
+	 * tangential impulses, after the normal ones */
+	const char *iname = NULL;
+	for (int tn = 0; tn < 2 && !iname; tn++) {
+		const char *nm = tn ? "impulse_t" : "impulse";
+		if (((e->kind == AST_NAME && strcmp(e->name, nm) == 0) ||
+		     (e->kind == AST_INDEX && e->lhs->kind == AST_NAME && strcmp(e->lhs->name, nm) == 0)) &&
+		    !scope_lookup(ev->scope, nm))
+			iname = nm;
+	}
+	if (iname) {
+		int imp_whole = e->kind == AST_NAME, tan = strcmp(iname, "impulse_t") == 0;
 		int nk = mc->m->contact.n, nc = mc->m->nconstraint;
 		long k = 0;
 		if (!imp_whole && eval_int(ev, e->rhs, &k, "a contact"))
 			return -1;
 		if (nk == 0)
-			return eval_error(ev, e->loc, "model %s has no contacts: impulse[k] is the impulse of its k-th "
-			                  "contact", mc->m->name);
+			return eval_error(ev, e->loc, "model %s has no contacts: %s[k] is the impulse of its k-th "
+			                  "contact", mc->m->name, iname);
+		if (tan && !mc->m->contact.friction)
+			return eval_error(ev, e->loc, "model %s has no friction at its contacts: impulse_t[k] is the "
+			                  "tangential impulse of its k-th contact (contact ... friction MU)", mc->m->name);
 		if (!imp_whole && (k < 1 || k > nk))
-			return eval_error(ev, e->rhs->loc, "model %s has %d contact%s: impulse[k] takes k in 1..%d, not %ld",
-			                  mc->m->name, nk, nk == 1 ? "" : "s", nk, k);
+			return eval_error(ev, e->rhs->loc, "model %s has %d contact%s: %s[k] takes k in 1..%d, not %ld",
+			                  mc->m->name, nk, nk == 1 ? "" : "s", iname, nk, k);
 		for (long q = imp_whole ? 1 : k; q <= (imp_whole ? nk : k); q++) {
 			r.kind = IR_REC_LAMBDA;
-			r.dof = nc + (int)q - 1;
-			r.name = arena_printf(ev->a, "impulse[%ld]", q);
+			r.dof = nc + (tan ? nk : 0) + (int)q - 1;
+			r.name = arena_printf(ev->a, "%s[%ld]", iname, q);
 			if (add_record(ev, o, cap, r))
 				return -1;
 		}
@@ -1463,7 +1475,8 @@ static void lower_keep(struct eval *ev, const struct ast_run *ar, struct ir_run 
 				k->energy |= 1u << energy;
 			continue;
 		}
-		if ((strcmp(name, "lambda") == 0 && m->nconstraint > 0) || (strcmp(name, "impulse") == 0 && m->contact.n > 0)) {
+		if ((strcmp(name, "lambda") == 0 && m->nconstraint > 0) || (strcmp(name, "impulse") == 0 && m->contact.n > 0) ||
+		    (strcmp(name, "impulse_t") == 0 && m->contact.friction)) {
 			k->lam = 1;
 			continue;
 		}

@@ -191,10 +191,12 @@ static const char *run_word(const struct run_value *rv, int i, char *buf, size_t
 	if (i < RT_NENERGY)
 		return rt_energy_name[i];
 	i -= RT_NENERGY;
-	if (r->nlam > r->nimp && i-- == 0)
+	if (r->nlam > r->nimp + r->nimpt && i-- == 0)
 		return "lambda";
 	if (r->nimp && i-- == 0)
 		return "impulse";
+	if (r->nimpt && i-- == 0)
+		return "impulse_t";
 	if (i-- == 0)
 		return "t";
 	return i < r->ncol ? r->col_name[i] : NULL;

@@ -1234,12 +1234,15 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	int n = r->pb.n, nz = r->pb.m;
 	int nc = r->pb.nc, nk = m->contact.n;
 	/* the state's multipliers: the constraints', then the contacts'
-	 * impulses of the step (written by the nonsmooth schemes) */
-	r->buf = calloc((size_t)(3 * n + 2 * nz + nc + nk) + 1, sizeof(double));
-	r->prev = calloc((size_t)(3 * n + 2 * nz + nc + nk) + 1, sizeof(double));
+	 * impulses of the step (written by the nonsmooth schemes), then with
+	 * friction at contacts their tangential impulses' magnitudes */
+	int nkt = m->contact.friction ? nk : 0;
+	r->buf = calloc((size_t)(3 * n + 2 * nz + nc + nk + nkt) + 1, sizeof(double));
+	r->prev = calloc((size_t)(3 * n + 2 * nz + nc + nk + nkt) + 1, sizeof(double));
 	res->nterm = problem_nterm(&r->pb);
-	res->nlam = nc + nk;
+	res->nlam = nc + nk + nkt;
 	res->nimp = nk;
+	res->nimpt = nkt;
 	r->dterm = calloc((size_t)res->nterm + 1, sizeof(double));
 	r->Dterm = calloc((size_t)res->nterm + 1, sizeof(double));
 	if (!r->outs || !r->buf || !r->prev || !r->dterm || !r->Dterm) {

@@ -34,8 +34,12 @@ struct rt_result {
 	                         statements, then the damping matrix */
 	double **dterm;
 	int nlam;             /* constraint multipliers λ_k, or NULL */
-	int nimp;             /* of which the last nimp are the contacts'
-	                         impulses of each step (record impulse) */
+	int nimp;             /* of which nimp are the contacts' impulses of
+	                         each step (record impulse), after the
+	                         constraints' multipliers */
+	int nimpt;            /* and the last nimpt (nimp with friction at
+	                         contacts, else 0) their tangential impulses'
+	                         magnitudes |P_t| (record impulse_t) */
 	double **lam;
 	int ncol;             /* recorded expressions (IR_REC_EXPR), by name */
 	const char **col_name;

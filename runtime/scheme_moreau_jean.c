@@ -874,6 +874,14 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	for (int r = ne; r < nr; r++)
 		if (s->rkind[r] == ROW_NORMAL || s->rkind[r] == ROW_FRICTION)
 			x->lam[ne + s->idx[r]] = s->P[r];
+	/* with friction, the magnitudes |P_t| after them (record impulse_t) */
+	if (s->mu) {
+		for (int k = 0; k < nk; k++)
+			x->lam[ne + nk + k] = 0;
+		for (int r = ne; r < nr; r++)
+			if (s->rkind[r] == ROW_TANGENT)
+				x->lam[ne + nk + s->idx[r]] = hypot(x->lam[ne + nk + s->idx[r]], s->P[r]);
+	}
 	/* the state at t₁ and the ledger */
 	memcpy(s->vold, x->v, sizeof(double) * (size_t)n);
 	memcpy(s->u1, x->u, sizeof(double) * (size_t)n);
