@@ -7,11 +7,13 @@
 #
 # Environment (default in brackets):
 #   BENCH_PARTS        the parts, in order [linear lower fpu memory csv other
-#                      siconos fe]; "profile" adds perf's profile of dyn at n = 10
+#                      siconos fe mpi]; "profile" adds perf's profile of dyn at n = 10
 #   BENCH_FE_SIZES     unknowns of the 2-D elastic block [100000 1000000]
 #   BENCH_FE_STEPS     two step counts of the block [1 11]
 #   BENCH_FE_CUBE      cells per edge of the 3-D cube, 3 (n + 1)^3 unknowns
 #                      [20 40 68]
+#   BENCH_MPI_SIZE     unknowns of the 2-D block under mpirun -n 1, 2 [1000000]
+#   BENCH_MPI_STEPS    its two step counts [1 6]
 #   BENCH_SIZES        the linear chain's sizes [10 1000 100000 1000000]
 #   BENCH_LOWER_SIZES  terms of the lowered energy [10000 100000 1000000]
 #   BENCH_FPU_SIZES    the FPU chain's sizes [1000 10000 100000 1000000]
@@ -36,7 +38,9 @@ DYN=${DYN:-./dyn}
 REF=${REF:-./bench/newmark_ref}
 RUNSTAT=${RUNSTAT:-./bench/runstat}
 srcdir=${srcdir:-.}
-PARTS=${BENCH_PARTS:-linear lower fpu memory csv other siconos fe}
+PARTS=${BENCH_PARTS:-linear lower fpu memory csv other siconos fe mpi}
+MPI_SIZE=${BENCH_MPI_SIZE:-1000000}
+MPI_STEPS=${BENCH_MPI_STEPS:-1 6}
 FE_SIZES=${BENCH_FE_SIZES:-100000 1000000}
 FE_STEPS=${BENCH_FE_STEPS:-1 11}
 FE_CUBE=${BENCH_FE_CUBE:-20 40 68}
@@ -355,6 +359,58 @@ part_fe() {
 	fi
 }
 
+# Runs on several processes (issue 13): the 2-D block under mpirun -n P,
+# newmark (its step matrix's solve distributed) and central differences
+# with a lumped mass (replicated), time per step and memory per process.
+part_mpi() {
+	set -- $MPI_STEPS
+	s1=$1 s2=$2
+	echo
+	echo "2-D block under mpirun -n P (issue 13; dyn(1) MPI: the driver and the state replicated on every process,"
+	echo "the step matrix's solve distributed: MPIAIJ rows partitioned by PT-Scotch, MUMPS; an explicit scheme's"
+	echo "diagonal step matrix solved on every process as by one).  bench/fe_block.dyn (newmark, tau = 1e-3) and"
+	echo "bench/fe_block_cd.dyn (lumped mass, central_difference, tau = 1e-5).  per step = (t($s2) - t($s1)) / $((s2 - s1))"
+	echo "steps, of the CPU time (all processes and mpirun) and of the wall time; MB: the peak resident set of the"
+	echo "largest process (no address-space limit here: Open MPI and MUMPS reserve large virtual areas)."
+	if ! command -v mpirun > /dev/null 2>&1 || ! "$DYN" --version | grep -q 'PETSc [0-9]'; then
+		echo "mpirun or dyn's PETSc backend missing: not run"
+		return
+	fi
+	N=$MPI_SIZE
+	ny=$(awk "BEGIN { printf \"%d\", sqrt($N / 4) + 0.5 }")
+	nx=$((2 * ny))
+	unk=$((2 * (nx + 1) * (ny + 1) - 2 * (ny + 1)))
+	sed 's/step 1e-3 {/step 1e-3, solver = direct {/' "$srcdir/bench/fe_block.dyn" > "$out/fe_block_direct.dyn"
+	echo "$unk unknowns (nx = $nx, ny = $ny)"
+	printf '%-18s %-22s %2s %9s %9s %10s %10s %8s %s\n' scheme solver P "cpu($s1)" "cpu($s2)" "cpu/step" \
+		"wall/step" MB status
+	for cfg in "newmark|auto (CHOLMOD)|1|$srcdir/bench/fe_block.dyn" \
+		"newmark|direct (MUMPS)|1|$out/fe_block_direct.dyn" \
+		"newmark|direct (MUMPS, MPIAIJ)|2|$srcdir/bench/fe_block.dyn" \
+		"central_difference|auto (diagonal)|1|$srcdir/bench/fe_block_cd.dyn" \
+		"central_difference|auto (diagonal)|2|$srcdir/bench/fe_block_cd.dyn"; do
+		scheme=${cfg%%|*} rest=${cfg#*|}
+		solver=${rest%%|*} rest=${rest#*|}
+		np=${rest%%|*} script=${rest#*|}
+		set -- "$DYN" -q -o "$out/dyn" --set nx="$nx" --set ny="$ny"
+		[ "$np" -gt 1 ] && set -- mpirun --allow-run-as-root --oversubscribe -n "$np" "$@"
+		MEMORY_SAVED=$MEMORY
+		MEMORY=$((1 << 30))
+		measure "$scheme P=$np $s1 step" "$RUNS" "$@" --set steps="$s1" "$script"
+		c1=$C w1=$W
+		[ -z "$STATUS" ] && measure "$scheme P=$np $s2 steps" "$RUNS" "$@" --set steps="$s2" "$script"
+		MEMORY=$MEMORY_SAVED
+		if [ -n "$STATUS" ]; then
+			printf '%-18s %-22s %2s %9s %9s %10s %10s %8s %s\n' "$scheme" "$solver" "$np" "$c1" - - - "$MB" \
+				"$STATUS"
+			continue
+		fi
+		printf '%-18s %-22s %2s %9s %9s %10s %10s %8s\n' "$scheme" "$solver" "$np" "$c1" "$C" \
+			"$(awk "BEGIN { printf \"%.1f ms\", ($C - $c1) / ($s2 - $s1) * 1000 }")" \
+			"$(awk "BEGIN { printf \"%.1f ms\", ($W - $w1) / ($s2 - $s1) * 1000 }")" "$MB"
+	done
+}
+
 # perf's profile of dyn at n = 10, 10^6 steps: where a step's time goes
 part_profile() {
 	echo
@@ -374,8 +430,8 @@ part_profile() {
 
 for part in $PARTS; do
 	case $part in
-	linear|lower|fpu|memory|csv|other|siconos|fe|profile) "part_$part" ;;
-	*) echo "bench/run.sh: unknown part '$part' (linear lower fpu memory csv other siconos fe profile)" >&2 ;;
+	linear|lower|fpu|memory|csv|other|siconos|fe|mpi|profile) "part_$part" ;;
+	*) echo "bench/run.sh: unknown part '$part' (linear lower fpu memory csv other siconos fe mpi profile)" >&2 ;;
 	esac
 done
 if [ -n "$notes" ]; then

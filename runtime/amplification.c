@@ -59,7 +59,7 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	const struct scheme_newton *nl = lin ? NULL : type->newton;
 	void *st = NULL;
 	struct nl_options opt = { 1e-14, 50, 0, 0, scheme->name, 0, 0, 0 };
-	struct rt_system sys = { 1, &pb.Mm, NULL, &pb.Km, LA_LAPACK_DENSE, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL,
+	struct rt_system sys = { 1, &pb.Mm, NULL, &pb.Km, LA_LAPACK_DENSE, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL,
 	                         NULL, NULL, NULL, NULL };
 	const char *name = "u";
 	sys.dof_name = &name;

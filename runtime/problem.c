@@ -62,9 +62,11 @@ static int check_mass(struct rt_problem *pb, const struct la_mat *M, struct ir_l
 	}
 	la_solver_free(pb->Mf);
 	/* a nearly symmetric mass is factored by LU: Cholesky backends take
-	 * only exactly symmetric matrices */
-	pb->Mf = la_solver_alloc(M, M->sym ? pb->backend : (pb->backend == LA_CHOLMOD ? LA_UMFPACK : pb->backend),
-	                         M->sym ? LA_SPD : 0);
+	 * only exactly symmetric matrices; a lumped (diagonal) one on every
+	 * process alike, where the default of several processes would
+	 * distribute it (step_factor) */
+	enum la_backend b = pb->backend_mpi && M->kl == 0 && M->ku == 0 ? LA_AUTO : pb->backend;
+	pb->Mf = la_solver_alloc(M, M->sym ? b : (b == LA_CHOLMOD ? LA_UMFPACK : b), M->sym ? LA_SPD : 0);
 	if (!pb->Mf) {
 		/* PETSc's backends also fail here when PETSc does not start */
 		const char *why = la_backend_failure();
@@ -219,10 +221,12 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 	 * distributed direct solver unless the run says otherwise (dyn(1),
 	 * MPI): the serial backends would factor the same matrix on every
 	 * process. */
-	if (solver == IR_SOLVER_AUTO && la_mpi_size() > 1 && m->nfe > 0)
+	int mpi_default = solver == IR_SOLVER_AUTO && la_mpi_size() > 1 && m->nfe > 0;
+	if (mpi_default)
 		solver = IR_SOLVER_DIRECT;
 	enum la_mat_kind kind = kind_of[solver];
 	pb->backend = backend_of[solver];
+	pb->backend_mpi = mpi_default;
 	/* Dense storage of n² doubles is refused beyond 1 GB rather than
 	 * left to fail in malloc or to swap. */
 	if (kind == LA_MAT_DENSE && (double)n * n * sizeof(double) > 1e9)

@@ -23,6 +23,9 @@ struct rt_problem {
 	struct la_mat Mm, Cm, Km;
 	int hasC;                   /* a damping matrix is declared */
 	enum la_backend backend;    /* forced by the run's solver option, or LA_AUTO */
+	int backend_mpi;            /* backend is PETSc's by the default of runs on
+	                               several processes, not by the script:
+	                               a diagonal matrix is solved in place */
 	struct la_solver *Mf;       /* the constant mass, factored once by the check */
 	/* The same operators dense n×n, for the Newton path and the
 	 * eigen-analysis (small models only: NULL above IR_DENSE_MAX, where

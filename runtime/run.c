@@ -762,6 +762,7 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		e->sys.C = pb->hasC ? &pb->Cm : NULL;
 		e->sys.K = &pb->Km;
 		e->sys.backend = pb->backend;
+		e->sys.backend_mpi = pb->backend_mpi;
 		e->sys.dof_name = pb->name;
 		e->sys.load = sys_load;
 		e->sys.load_ctx = e;

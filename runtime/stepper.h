@@ -19,6 +19,7 @@ struct rt_system {
 	/* the operators in the matrix layer; C may be NULL (no damping) */
 	const struct la_mat *M, *C, *K;
 	enum la_backend backend;   /* the run's solver option, or LA_AUTO */
+	int backend_mpi;           /* rt_problem's */
 	const char *const *dof_name;
 	/* f := load at time t (forces and -M d a(t)) */
 	void (*load)(void *ctx, double t, double *f);
