@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "fe_output.h"
+#include "la.h"
 #include "mesh.h"
 #include "vtu.h"
 
@@ -39,7 +40,23 @@ int rt_field_out_open(struct rt_field_out *w, const struct ir_field_output *o, i
 		}
 		w->file[f] = w->path[f] + dir;
 	}
-	(void)len;
+	int P = la_mpi_size();
+	if (P > 1) {
+		w->npiece = P;
+		w->piece = calloc((size_t)P, sizeof *w->piece);
+		w->pname = calloc((size_t)P, sizeof *w->pname);
+		if (!w->piece || !w->pname) {
+			snprintf(err, errlen, "out of memory for the field record '%s'", o->path);
+			return -1;
+		}
+		for (int r = 0; r < P; r++) {
+			if (!(w->piece[r] = malloc(len + 48))) {
+				snprintf(err, errlen, "out of memory for the field record '%s'", o->path);
+				return -1;
+			}
+			w->pname[r] = w->piece[r] + dir;
+		}
+	}
 	return 0;
 }
 
@@ -55,12 +72,25 @@ int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, const 
 		len -= 4;
 	char *p = w->path[w->nframe];
 	memcpy(p, o->path, len);
-	snprintf(p + len, 32, "_%06d.vtu", k);
+	snprintf(p + len, 32, w->npiece ? "_%06d.pvtu" : "_%06d.vtu", k);
 	size_t nv = (size_t)o->nnode * (size_t)o->ncomp;
 	for (size_t i = 0; i < nv; i++)
 		w->val[i] = o->dof[i] < 0 ? 0 : u[o->dof[i]];
 	struct vtu_field f = { o->name, o->ncomp, w->val, 0 };
-	if (vtu_write(p, o->mesh, &f, 1, NULL, 0, err, errlen))
+	if (w->npiece) {
+		/* every process holds the whole field (the driver is
+		 * replicated): each writes the cells of its block, rank 0 the
+		 * .pvtu (the others' is silenced, outfile.h) */
+		int P = w->npiece, r = la_mpi_rank();
+		long nc = o->mesh->ncells;
+		for (int q = 0; q < P; q++) {
+			memcpy(w->piece[q], o->path, len);
+			snprintf(w->piece[q] + len, 48, "_%06d_%d.vtu", k, q);
+		}
+		if (vtu_write_piece(w->piece[r], o->mesh, nc * r / P, nc * (r + 1) / P, &f, 1, err, errlen) ||
+		    vtu_write_pvtu(p, &f, 1, P, w->pname, err, errlen))
+			return -1;
+	} else if (vtu_write(p, o->mesh, &f, 1, NULL, 0, err, errlen))
 		return -1;
 	w->t[w->nframe++] = t;
 	return vtu_write_pvd(o->path, w->nframe, (const char *const *)w->file, w->t, err, errlen);
@@ -71,6 +101,10 @@ void rt_field_out_free(struct rt_field_out *w)
 	for (int f = 0; w->path && f < w->cap; f++)
 		free(w->path[f]);
 	free(w->path);
+	for (int r = 0; w->piece && r < w->npiece; r++)
+		free(w->piece[r]);
+	free(w->piece);
+	free(w->pname);
 	free(w->file);
 	free(w->val);
 	free(w->t);

@@ -71,12 +71,24 @@ void rt_outfile_silence(int on)
 	silent = on;
 }
 
+static int outfile_open(struct rt_outfile *o, const char *path, int own);
+
 int rt_outfile_open(struct rt_outfile *o, const char *path)
+{
+	return outfile_open(o, path, 0);
+}
+
+int rt_outfile_open_own(struct rt_outfile *o, const char *path)
+{
+	return outfile_open(o, path, 1);
+}
+
+static int outfile_open(struct rt_outfile *o, const char *path, int own)
 {
 	struct stat st;
 	memset(o, 0, sizeof *o);
 	o->path = path;
-	if (silent) {
+	if (silent && !own) {
 		o->f = fopen("/dev/null", "w");
 		return o->f ? 0 : -1;
 	}

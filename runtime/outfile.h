@@ -29,6 +29,9 @@ int rt_outfile_open(struct rt_outfile *o, const char *path);
  * name kept for the messages: the MPI processes other than rank 0 run
  * the same script and write nothing (dyn(1), MPI). */
 void rt_outfile_silence(int on);
+/* rt_outfile_open whatever rt_outfile_silence said: a file that this
+ * process writes itself (its piece of a parallel VTU). */
+int rt_outfile_open_own(struct rt_outfile *o, const char *path);
 
 /* Whether the writes so far succeeded: 0, or the errno of the first
  * failure (which is kept in o->err).  Cheap: a flag test per call. */

@@ -241,7 +241,7 @@ struct grid {
 static int write_grid(const char *path, const struct grid *m,
                       const struct vtu_field *point, int npoint,
                       const struct vtu_field *cell, int ncell,
-                      char *err, size_t errlen)
+                      char *err, size_t errlen, int own)
 {
 	struct rt_outfile o;
 	struct b64 b;
@@ -253,7 +253,7 @@ static int write_grid(const char *path, const struct grid *m,
 	if (check_fields(point, npoint, "point", err, errlen) ||
 	    check_fields(cell, ncell, "cell", err, errlen))
 		return -1;
-	if (rt_outfile_open(&o, path)) {
+	if ((own ? rt_outfile_open_own(&o, path) : rt_outfile_open(&o, path))) {
 		mesh_errf(err, errlen, "cannot write '%s': %s",
 		          rt_escape(name, sizeof name, path), strerror(errno));
 		return -1;
@@ -329,7 +329,7 @@ int vtu_write(const char *path, const struct mesh *m,
 	struct grid g = {
 		m->dim, m->nnodes, m->x, m->ncells, m->nv, m->cells, vtk_type(m->type)
 	};
-	return write_grid(path, &g, point, npoint, cell, ncell, err, errlen);
+	return write_grid(path, &g, point, npoint, cell, ncell, err, errlen, 0);
 }
 
 int vtu_write_space(const char *path, const struct fe_space *s,
@@ -349,12 +349,109 @@ int vtu_write_space(const char *path, const struct fe_space *s,
 	case FE_P2:
 		/* VTK_QUADRATIC_EDGE, _TRIANGLE, _TETRA: fe_ref.h's order. */
 		g.type = m->type == MESH_INTERVAL ? 21 : m->type == MESH_TRIANGLE ? 22 : 24;
-		return write_grid(path, &g, point, npoint, cell, ncell, err, errlen);
+		return write_grid(path, &g, point, npoint, cell, ncell, err, errlen, 0);
 	default:
 		mesh_errf(err, errlen, "a %s field is written on its mesh (vtu_write): its nodes "
 		          "are not points", fe_family_name(s->family));
 		return -1;
 	}
+}
+
+int vtu_write_piece(const char *path, const struct mesh *m, long c0, long c1,
+                    const struct vtu_field *point, int npoint,
+                    char *err, size_t errlen)
+{
+	long nc = c1 - c0, npts = 0;
+	int nv = m->nv, rc = -1;
+	long *loc = malloc(((size_t)m->nnodes + 1) * sizeof *loc);
+	long *glob = malloc(((size_t)m->nnodes + 1) * sizeof *glob);
+	long *conn = malloc(((size_t)nc * (size_t)nv + 1) * sizeof *conn);
+	double *x = NULL;
+	struct vtu_field *pf = calloc((size_t)npoint + 1, sizeof *pf);
+	double **val = calloc((size_t)npoint + 1, sizeof *val);
+
+	if (check_fields(point, npoint, "point", err, errlen))
+		goto out;
+	if (!loc || !glob || !conn || !pf || !val)
+		goto oom;
+	for (long i = 0; i < m->nnodes; i++)
+		loc[i] = -1;
+	for (long c = c0; c < c1; c++)
+		for (int v = 0; v < nv; v++) {
+			long g = m->cells[c * nv + v];
+			if (loc[g] < 0) {
+				loc[g] = npts;
+				glob[npts++] = g;
+			}
+			conn[(c - c0) * nv + v] = loc[g];
+		}
+	if (!(x = malloc(((size_t)npts * (size_t)m->dim + 1) * sizeof *x)))
+		goto oom;
+	for (long i = 0; i < npts; i++)
+		for (int k = 0; k < m->dim; k++)
+			x[i * m->dim + k] = m->x[glob[i] * m->dim + k];
+	for (int q = 0; q < npoint; q++) {
+		long stride = point[q].stride ? point[q].stride : point[q].ncomp;
+		int nco = point[q].ncomp;
+		if (!(val[q] = malloc(((size_t)npts * (size_t)nco + 1) * sizeof **val)))
+			goto oom;
+		for (long i = 0; i < npts; i++)
+			for (int k = 0; k < nco; k++)
+				val[q][i * nco + k] = point[q].v[glob[i] * stride + k];
+		pf[q].name = point[q].name;
+		pf[q].ncomp = nco;
+		pf[q].v = val[q];
+	}
+	{
+		struct grid g = { m->dim, npts, x, nc, nv, conn, vtk_type(m->type) };
+		rc = write_grid(path, &g, pf, npoint, NULL, 0, err, errlen, 1);
+	}
+	goto out;
+oom:
+	mesh_errf(err, errlen, "out of memory for the VTU piece '%s'", path);
+out:
+	for (int q = 0; val && q < npoint; q++)
+		free(val[q]);
+	free(val);
+	free(pf);
+	free(x);
+	free(conn);
+	free(glob);
+	free(loc);
+	return rc;
+}
+
+int vtu_write_pvtu(const char *path, const struct vtu_field *point, int npoint,
+                   int npiece, const char *const *pieces,
+                   char *err, size_t errlen)
+{
+	struct rt_outfile o;
+	char name[256];
+
+	if (rt_outfile_open(&o, path)) {
+		mesh_errf(err, errlen, "cannot write '%s': %s",
+		          rt_escape(name, sizeof name, path), strerror(errno));
+		return -1;
+	}
+	fputs("<?xml version=\"1.0\"?>\n"
+	      "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
+	      "header_type=\"UInt64\">\n"
+	      "  <PUnstructuredGrid GhostLevel=\"0\">\n"
+	      "    <PPointData>\n", o.f);
+	for (int i = 0; i < npoint; i++) {
+		fputs("      <PDataArray type=\"Float64\" Name=\"", o.f);
+		put_name(o.f, point[i].name);
+		fprintf(o.f, "\" NumberOfComponents=\"%d\"/>\n", width(point[i].ncomp));
+	}
+	fputs("    </PPointData>\n    <PCellData>\n    </PCellData>\n    <PPoints>\n"
+	      "      <PDataArray type=\"Float64\" NumberOfComponents=\"3\"/>\n    </PPoints>\n", o.f);
+	for (int i = 0; i < npiece; i++) {
+		fputs("    <Piece Source=\"", o.f);
+		put_name(o.f, pieces[i]);
+		fputs("\"/>\n", o.f);
+	}
+	fputs("  </PUnstructuredGrid>\n</VTKFile>\n", o.f);
+	return finish(&o, path, err, errlen);
 }
 
 int vtu_write_pvd(const char *path, int n, const char *const *files,

@@ -53,6 +53,22 @@ int vtu_write_space(const char *path, const struct fe_space *s,
                     const struct vtu_field *cell, int ncell,
                     char *err, size_t errlen);
 
+/* A piece of a parallel VTU (a run on several processes, dyn(1) MPI):
+ * cells c0 ≤ c < c1 of mesh m and the points they use, numbered in the
+ * order first met, with point fields of m->nnodes values (gathered to
+ * the piece's points).  Written by the calling process whatever
+ * rt_outfile_silence says.  Returns 0 or −1 with a message. */
+int vtu_write_piece(const char *path, const struct mesh *m, long c0, long c1,
+                    const struct vtu_field *point, int npoint,
+                    char *err, size_t errlen);
+
+/* The .pvtu that names npiece pieces (names relative to its folder),
+ * declaring the point fields they hold.  Returns 0 or −1 with a
+ * message. */
+int vtu_write_pvtu(const char *path, const struct vtu_field *point, int npoint,
+                   int npiece, const char *const *pieces,
+                   char *err, size_t errlen);
+
 /* The index of a series: n files (names as written in the .pvd, relative
  * to its folder) at times t.  Rewritten whole at every new file, so that
  * it is complete whenever the run stops.  Returns 0 or −1 with a message. */

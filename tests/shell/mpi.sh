@@ -17,6 +17,9 @@
 #     1e-4, in both);
 #   - the block with a lumped mass under central differences gives the
 #     serial records too (1e-10; it runs as serially, replicated);
+#   - a field record is one .pvtu per frame (listed by the .pvd) naming
+#     one VTU piece per process, whose points and values reassemble the
+#     serial VTU's;
 #   - what is printed and written is rank 0's alone: one "done", one
 #     record file, no temporary left;
 #   - a model stated with dofs runs replicated: the serial answer, bit for
@@ -120,6 +123,61 @@ for np in 2 3; do
 	for f in "p$np"/.d.csv.* "p$np"/.it.csv.*; do
 		[ -e "$f" ] && fail "mpirun -n $np: a temporary is left: $f"
 	done
+done
+
+# fields: one .pvtu per frame, indexed by the .pvd, naming one piece per
+# process, whose points and values reassemble the serial VTU's (to 1e-10
+# of the field: MUMPS against CHOLMOD), cells counted once
+cat > field.dyn <<'EOS'
+mesh blk = rectangle(0, 1, 0, 1, nx = 6, ny = 5)
+model block {
+  field u on blk : P1^2
+  kinetic   integral(blk, 0.5*dot(u', u'))
+  potential integral(blk, 0.5*2*tr(eps(u))^2 + inner(eps(u), eps(u)))
+  fix u on left
+  init u = [0, 0.01*x^2]
+}
+run block with newmark from 0 to 0.01 step 1e-3 { record field u to "u.pvd" every 5 }
+EOS
+# vtu_points FILE: "x y z ux uy uz" for each point of a VTU of dyn's whose
+# first array is the 2-D vector field (written with 3 components), then
+# the points: each array a 12-character base64 header and 32 characters
+# per point
+vtu_points() {
+	npts=$(sed -n 's/.*NumberOfPoints="\([0-9]*\)".*/\1/p' "$1")
+	n=$((npts * 32))
+	sed -n '/<AppendedData/{n;p;}' "$1" | sed 's/^[[:space:]]*_//' > "$1.b64"
+	cut -c13-$((12 + n)) "$1.b64" | base64 -d | od -A n -t f8 -w24 -v > "$1.u"
+	cut -c$((n + 25))-$((2 * n + 24)) "$1.b64" | base64 -d | od -A n -t f8 -w24 -v > "$1.x"
+	paste "$1.x" "$1.u"
+}
+(cd s && "$DYN" ../field.dyn > fout 2> ferr < /dev/null) || fail "serial field.dyn: $(head -3 s/ferr)"
+for np in 2 3; do
+	mpi "$np" "p$np" field.dyn
+	[ "$rc" = 0 ] || { fail "mpirun -n $np field.dyn: exit $rc: $(head -3 "p$np/err")"; continue; }
+	files=$(sed -n 's/.*file="\([^"]*\)".*/\1/p' "p$np/u.pvd" | tr '\n' ' ')
+	[ "$files" = "u_000000.pvtu u_000005.pvtu u_000010.pvtu " ] || fail "mpirun -n $np: u.pvd lists $files"
+	pieces=$(sed -n 's/.*Source="\([^"]*\)".*/\1/p' "p$np/u_000010.pvtu" | tr '\n' ' ')
+	want= q=0
+	while [ "$q" -lt "$np" ]; do want="${want}u_000010_$q.vtu " q=$((q + 1)); done
+	[ "$pieces" = "$want" ] || fail "mpirun -n $np: u_000010.pvtu names $pieces"
+	cells=0
+	for f in $pieces; do
+		cells=$((cells + $(sed -n 's/.*NumberOfCells="\([0-9]*\)".*/\1/p' "p$np/$f")))
+	done
+	[ "$cells" = 60 ] || fail "mpirun -n $np: the pieces hold $cells cells, the mesh 60"
+	msg=$({ vtu_points s/u_000010.vtu; echo END; for f in $pieces; do vtu_points "p$np/$f"; done; } | awk '
+	function abs(x) { return x < 0 ? -x : x }
+	$1 == "END" { part = 1; next }
+	!part { k = sprintf("%.12g %.12g", $1, $2); ux[k] = $4; uy[k] = $5
+		if (abs($4) > U) U = abs($4); if (abs($5) > U) U = abs($5); next }
+	{ k = sprintf("%.12g %.12g", $1, $2)
+		if (!(k in ux)) { print "a piece has the point " k ", the serial VTU not"; bad = 1; exit 1 }
+		d = abs($4 - ux[k]) + abs($5 - uy[k]); if (d > D) D = d; seen[k] = 1 }
+	END { if (bad) exit 1
+		for (k in ux) if (!(k in seen)) { print "the point " k " is in no piece"; exit 1 }
+		if (!(D <= 1e-10 * U)) { printf "the pieces differ by %g from the serial field (%g)\n", D, U; exit 1 } }') ||
+		fail "mpirun -n $np field.dyn: $msg"
 done
 
 # a model with dofs: replicated, the serial answer bit for bit
