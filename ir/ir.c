@@ -496,6 +496,29 @@ const struct ir_family_info ir_family_info[IR_NFAMILY] = {
 static void dump_run_plan(FILE *f, const struct ir_run *r);
 
 /* An energy with its derived programs: value, gradient, Hessian pattern. */
+static void dump_kernels(FILE *f, const struct ir_kernel *kv, int nk, int constraint)
+{
+	for (int q = 0; q < nk; q++) {
+		const struct ir_kernel *k = &kv[q];
+		fprintf(f, "    kernel over i = %ld..%ld (%s:%d:%d), %s%s; slots:", k->lo, k->hi, k->loc.file,
+		        k->loc.line, k->loc.col, k->quadratic ? "quadratic" : "nonlinear",
+		        k->nonsmooth ? ", nonsmooth" : "");
+		for (int s = 0; s < k->nslot; s++)
+			fprintf(f, " %s[%ld%+ld i]", ir_op_name[k->kind[s]], k->base[s], k->stride[s]);
+		if (k->ndata > 0)
+			fprintf(f, "; %d data per instance", k->ndata);
+		if (constraint && k->rstride > 0)
+			fprintf(f, "; constraint %d%+d k", k->term + 1, k->rstride);
+		else if (constraint)
+			fprintf(f, "; into constraint %d", k->term + 1);
+		fprintf(f, "; outputs value, %d gradient entries, %d Hessian entries:", k->nslot, k->nnz);
+		for (int e = 0; e < k->nnz; e++)
+			fprintf(f, " (%d,%d)", k->row[e] + 1, k->col[e] + 1);
+		fputc('\n', f);
+		ir_dump_prog(f, k->prog, "      ");
+	}
+}
+
 static void dump_func(FILE *f, const char *what, const struct ir_func *fn)
 {
 	fprintf(f, "  %s: %s%s; outputs value, %d gradient entries, %d Hessian entries:",
@@ -505,21 +528,7 @@ static void dump_func(FILE *f, const char *what, const struct ir_func *fn)
 		fprintf(f, " (%d,%d)", fn->row[k] + 1, fn->col[k] + 1);
 	fputs(fn->nnz > 32 ? " ...\n" : "\n", f);
 	ir_dump_prog(f, fn->prog, "    ");
-	for (int q = 0; q < fn->nkernel; q++) {
-		const struct ir_kernel *k = &fn->kernel[q];
-		fprintf(f, "    kernel over i = %ld..%ld (%s:%d:%d), %s%s; slots:", k->lo, k->hi, k->loc.file,
-		        k->loc.line, k->loc.col, k->quadratic ? "quadratic" : "nonlinear",
-		        k->nonsmooth ? ", nonsmooth" : "");
-		for (int s = 0; s < k->nslot; s++)
-			fprintf(f, " %s[%ld%+ld i]", ir_op_name[k->kind[s]], k->base[s], k->stride[s]);
-		if (k->ndata > 0)
-			fprintf(f, "; %d data per instance", k->ndata);
-		fprintf(f, "; outputs value, %d gradient entries, %d Hessian entries:", k->nslot, k->nnz);
-		for (int e = 0; e < k->nnz; e++)
-			fprintf(f, " (%d,%d)", k->row[e] + 1, k->col[e] + 1);
-		fputc('\n', f);
-		ir_dump_prog(f, k->prog, "      ");
-	}
+	dump_kernels(f, fn->kernel, fn->nkernel, 0);
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -656,6 +665,7 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 			fprintf(f, " H%d(%d,%d)", m->hk[q] + 1, m->hi[q] + 1, m->hj[q] + 1);
 		fputs(m->ngrad > 32 || m->nhess > 32 ? " ...\n" : "\n", f);
 		ir_dump_prog(f, m->constraint, "    ");
+		dump_kernels(f, m->ckernel, m->nckernel, 1);
 	}
 	if (m->contact.n) {
 		const struct ir_gaps *g = &m->contact;

@@ -162,7 +162,18 @@ struct ir_kernel {
 	int quadratic;               /* Hessian independent of the state (it may
 	                                depend on i) */
 	int nonsmooth;
-	int term;                    /* dissipation: the statement it belongs to */
+	int term;                    /* dissipation: the statement it belongs to;
+	                                constraint: the row of instance lo */
+	/* A constraint's kernel (struct ir_model's ckernel): instance k (i =
+	 * lo + k) adds its value to constraint term + rstride k (rstride 0: a
+	 * sum inside one constraint; rstride r > 0: a family `for i in lo..hi`
+	 * of r constraints, instance k being r rows), its slot gradients to
+	 * the entries gpos[k nslot + s] of G (a sum's instances share the
+	 * entries of the dofs they share) and its Hessian to the entries
+	 * hfirst + k nnz + e. */
+	int rstride;
+	const int *gpos;
+	long hfirst;
 	struct ir_loc loc;           /* the sum */
 };
 
@@ -193,6 +204,14 @@ struct ir_gaps {
 	int linear;                /* φ = B u + b(t) with B constant */
 	int moving;                /* depends on t: then the outputs go on with
 	                              ∂φ/∂t (n), ∂²φ/∂t² (n) and ∂G/∂t (ngrad) */
+	/* Kernels (constraints only, for now): the layout above has nout
+	 * numbers, output j of prog going to out_map[j] (NULL: the outputs
+	 * are the layout), the kernels adding theirs (struct ir_kernel's
+	 * rstride, gpos, hfirst). */
+	int nkernel;
+	struct ir_kernel *kernel;
+	const int *out_map;
+	long nout;
 };
 
 /* A field of a continuum body as --dump-ir and :show report it (lang/fe.c
@@ -261,6 +280,16 @@ struct ir_model {
 	struct ir_loc *constraint_loc;   /* nconstraint: where each is stated */
 	int constraint_moving;           /* c depends on t (ir_gaps.moving) */
 	int constraint_linear;           /* c = B u − G(t), B constant */
+	/* Sums in constraints and families of constraints lowered once
+	 * (struct ir_kernel's rstride): then the layout above, of
+	 * constraint_nout numbers, is filled by the program's outputs at the
+	 * places constraint_out gives (output j at constraint_out[j]; the
+	 * rest 0) and by the kernels; with no kernel, constraint_out is NULL
+	 * and the program's outputs are the layout. */
+	int nckernel;
+	struct ir_kernel *ckernel;
+	const int *constraint_out;
+	long constraint_nout;
 	struct ir_gaps contact;          /* unilateral contacts φ_i(u) ≥ 0 */
 	struct ir_gaps slip;             /* the contact points' slip coordinates
 	                                    s(u) (`along`): values and gradients,

@@ -137,8 +137,12 @@ enum ast_item_kind {
 	AST_ITEM_FIELD,      /* field TARGET on MESH (value) : ELEMENT (dir);
 	                        internal: internal TARGET on MESH : P0 */
 	AST_ITEM_FIX,        /* fix TARGET on REGION (value) */
-	AST_ITEM_LET         /* defs: values of the model's parameters (not
+	AST_ITEM_LET,        /* defs: values of the model's parameters (not
 	                        parameters themselves: no override) */
+	AST_ITEM_FOR         /* for I in LO..HI { constraint ... }: a family
+	                        of constraints; target: the index (a NAME),
+	                        value: LO, dir: HI, names: the items
+	                        (struct ast_item *, constraints only) */
 };
 
 struct ast_item {

@@ -456,6 +456,24 @@ static void model(struct checker *c, struct ast_model *m)
 			}
 			expr(c, it->value);
 			break;
+		case AST_ITEM_FOR:
+			/* for i in a..b { constraint ... }: i is a number inside */
+			expr(c, it->value);
+			expr(c, it->dir);
+			push(c);
+			define(c, it->target->name, B_VALUE, it->target->loc);
+			for (int k = 0; k < it->names.n; k++) {
+				struct ast_item *in = it->names.v[k];
+				if (in->kind != AST_ITEM_CONSTRAINT || in->target) {
+					diag_error(c->d, in->loc, "only constraint EXPR == EXPR items may stand in a model's "
+					           "for (a family of constraints, one per value of %s)", it->target->name);
+					c->errors++;
+				} else {
+					expr(c, in->value);
+				}
+			}
+			pop(c);
+			break;
 		default:
 			expr(c, it->value);
 			expr(c, it->dir);

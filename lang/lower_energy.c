@@ -130,7 +130,7 @@ static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
 
 /* ---- sums lowered once (ir.h, struct ir_kernel) ---- */
 
-enum energy_kind { EN_POTENTIAL, EN_KINETIC, EN_DISSIPATION };
+enum energy_kind { EN_POTENTIAL, EN_KINETIC, EN_DISSIPATION, EN_CONSTRAINT };
 
 struct kern_list {
 	int n, cap;
@@ -459,6 +459,11 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 		/* a mass depending on u is unrolled (struct ir_kinetic) */
 		ok = slots_only(&kb, OPBIT(IR_VEL));
 		k1 = k2 = IR_VEL;
+	} else if (ek == EN_CONSTRAINT) {
+		/* a constraint reads the dofs only (rates, internal variables:
+		 * unrolled, which reports them) */
+		ok = slots_only(&kb, OPBIT(IR_DOF));
+		k2 = IR_DOF;
 	} else {
 		ok = slots_only(&kb, OPBIT(IR_VEL) | OPBIT(IR_INTVEL));
 		k1 = IR_VEL;
@@ -659,6 +664,11 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 	} else if (ek == EN_KINETIC) {
 		ok = slots_only(&kb, OPBIT(IR_VEL));
 		k1 = k2 = IR_VEL;
+	} else if (ek == EN_CONSTRAINT) {
+		/* a constraint reads the dofs only (rates, internal variables:
+		 * unrolled, which reports them) */
+		ok = slots_only(&kb, OPBIT(IR_DOF));
+		k2 = IR_DOF;
 	} else {
 		ok = slots_only(&kb, OPBIT(IR_VEL) | OPBIT(IR_INTVEL));
 		k1 = IR_VEL;
@@ -1194,6 +1204,100 @@ static int slip_rows(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, s
 	return 0;
 }
 
+/* Row `row` of the constraints, `constraint LHS == RHS` (c = LHS − RHS):
+ * its sums as kernels of that row (rstride 0) into kl where they can be,
+ * the rest into the register c[row] of ev->prog. */
+static int constraint_row(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, int row, struct kern_list *kl,
+                          int *c, int *moving)
+{
+	struct ir_prog *p = ev->prog;
+	if (e->kind != AST_BINARY || e->op != AST_OP_EQ)
+		return eval_error(ev, e->loc, "a constraint is an equation: constraint EXPR == EXPR");
+	int nk0 = kl->n, reg;
+	if (has_sum_term(e->lhs) || has_sum_term(e->rhs)) {
+		int acc = -1;
+		if (energy_terms(ev, w, e->lhs, 1, EN_CONSTRAINT, row, "a side of a constraint", kl, &acc) ||
+		    energy_terms(ev, w, e->rhs, -1, EN_CONSTRAINT, row, "a side of a constraint", kl, &acc))
+			return -1;
+		reg = acc >= 0 ? acc : ir_emit_const(p, 0, ir_loc_of(e->loc));
+	} else {
+		struct value l, r;
+		if (eval_expr(ev, e->lhs, &l) || eval_expr(ev, e->rhs, &r))
+			return -1;
+		if (l.kind != VAL_NUM || r.kind != VAL_NUM)
+			return eval_error(ev, e->loc, "a constraint relates two numbers");
+		reg = ir_emit(p, IR_SUB, l.reg, r.reg, 0, ir_loc_of(e->loc));
+	}
+	if (ir_depends(p, w, reg, OPBIT(IR_VEL) | OPBIT(IR_ACC) | OPBIT(IR_INT) | OPBIT(IR_INTVEL)))
+		return eval_error(ev, e->loc, "a constraint relates the dofs only, not their rates or "
+		                  "internal variables");
+	if (ir_is_const(p, reg, NULL) && kl->n == nk0)
+		return eval_error(ev, e->loc, "this constraint does not involve any dof");
+	if (ir_depends(p, w, reg, OPBIT(IR_TIME)))
+		*moving = 1;
+	c[row] = reg;
+	return 0;
+}
+
+/* for I in LO..HI { constraint ... }: m items, instance i's item j being
+ * row row0 + m (i − LO) + j; each item lowered once as a kernel of I (a
+ * family, rstride m) where it can be, else unrolled with I bound to each
+ * value in turn (which reports what is wrong with it). */
+static int constraint_family(struct eval *ev, struct ir_diff_ws *w, struct ast_item *it, long lo, long hi, int row0,
+                             struct kern_list *kl, int *c, int *moving)
+{
+	int m = it->names.n;
+	for (int j = 0; j < m; j++) {
+		struct ast_expr *e = ((struct ast_item *)it->names.v[j])->value;
+		if (e->kind == AST_BINARY && e->op == AST_OP_EQ) {
+			struct ast_expr *body = ast_expr_new(ev->a, AST_BINARY, e->loc);
+			body->op = AST_OP_SUB;
+			body->lhs = e->lhs;
+			body->rhs = e->rhs;
+			struct ast_expr *sum = ast_expr_new(ev->a, AST_SUM, e->loc);
+			sum->name = it->target->name;
+			sum->lo = it->value;
+			sum->hi = it->dir;
+			sum->lhs = body;
+			int rc = try_kernel(ev, w, sum, 1, EN_CONSTRAINT, row0 + j, kl);
+			if (rc < 0)
+				return eval_error(ev, e->loc, "out of memory lowering this family of constraints");
+			if (rc > 0) {
+				kl->v[kl->n - 1].rstride = m;
+				continue;
+			}
+		}
+		struct scope *saved = ev->scope;
+		for (long i = lo; i <= hi; i++) {
+			ev->scope = scope_new(ev->a, saved);
+			struct binding *b = scope_bind(ev, it->target->name, B_VALUE, it->target->loc);
+			if (!b) {
+				ev->scope = saved;
+				return -1;
+			}
+			b->val.kind = VAL_NUM;
+			b->val.frozen = 1;
+			b->val.k = (double)i;
+			int rc = constraint_row(ev, w, e, row0 + m * (int)(i - lo) + j, kl, c, moving);
+			ev->scope = saved;
+			if (rc)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The bounds of a family of constraints and its number of rows. */
+static int family_rows(struct eval *ev, struct ast_item *it, long *lo, long *hi, long *rows)
+{
+	if (eval_int(ev, it->value, lo, "a range bound") || eval_int(ev, it->dir, hi, "a range bound"))
+		return -1;
+	*rows = *hi < *lo ? 0 : (*hi - *lo + 1) * it->names.n;
+	if (*rows > INT_MAX / 4)
+		return eval_error(ev, it->loc, "this family has %ld constraints: at most %d", *rows, INT_MAX / 4);
+	return 0;
+}
+
 /* The gap functions of `constraint LHS == RHS` (c = LHS − RHS = 0) or of
  * `contact LHS >= RHS` (φ = LHS − RHS ≥ 0; <= swaps the sides): their
  * values, gradients G and the Hessians of each, all in one program
@@ -1201,8 +1305,8 @@ static int slip_rows(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, s
  * the same for the slip coordinates of `contact ... friction MU along S`
  * (one S, or two [S1, S2]): slip_first[i] is the first row of contact
  * i's. */
-static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, struct ir_diff_ws *w,
-                      enum ast_item_kind kind, struct ir_gaps *out, int *slip_first)
+static int gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, struct ir_diff_ws *w,
+                enum ast_item_kind kind, struct ir_gaps *out, int *slip_first, struct kern_list *kl)
 {
 	struct ir_model *m = mc->m;
 	int n = m->ndof, nc = 0;
@@ -1228,6 +1332,17 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			return -1;
 		nc += nf;
 	}
+	for (int i = 0; i < am->items.n && kind == AST_ITEM_CONSTRAINT; i++) {
+		struct ast_item *it = am->items.v[i];
+		long lo, hi, rows;
+		if (it->kind != AST_ITEM_FOR)
+			continue;
+		if (family_rows(ev, it, &lo, &hi, &rows))
+			return -1;
+		if ((long)nc + rows > INT_MAX / 4)
+			return eval_error(ev, it->loc, "this family has %ld constraints: at most %d", rows, INT_MAX / 4);
+		nc += (int)rows;
+	}
 	memset(out, 0, sizeof *out);
 	if (nc == 0)
 		return 0;
@@ -1241,8 +1356,26 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 	double *rest = arena_alloc(ev->a, sizeof(double) * (size_t)nc);
 	double *mu = arena_alloc(ev->a, sizeof(double) * (size_t)nc);
 	int k = 0, moving = 0, anyfriction = 0, kc = 0;
+	for (int q = 0; q < nc; q++)
+		c[q] = -1;
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
+		if (it->kind == AST_ITEM_FOR && kind == AST_ITEM_CONSTRAINT && !slip_first) {
+			long lo, hi, rows;
+			if (family_rows(ev, it, &lo, &hi, &rows))
+				return -1;
+			if (rows == 0)
+				continue;
+			int rc = constraint_family(ev, w, it, lo, hi, k, kl, c, &moving);
+			for (long q = 0; q < rows; q++) {
+				locs[k + q] = ir_loc_of(((struct ast_item *)it->names.v[q % it->names.n])->loc);
+				rest[k + q] = mu[k + q] = 0;
+			}
+			k += (int)rows;
+			if (rc)
+				return -1;
+			continue;
+		}
 		if (it->kind != kind)
 			continue;
 		struct ast_expr *e = it->value;
@@ -1312,8 +1445,14 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			k += nf;
 			continue;
 		}
-		if (!contact && (e->kind != AST_BINARY || e->op != AST_OP_EQ))
-			return eval_error(ev, e->loc, "a constraint is an equation: constraint EXPR == EXPR");
+		if (!contact) {
+			int rc = constraint_row(ev, w, e, k, kl, c, &moving);
+			rest[k] = mu[k] = 0;
+			k++;
+			if (rc)
+				return -1;
+			continue;
+		}
 		if (contact && (e->kind != AST_BINARY || (e->op != AST_OP_GE && e->op != AST_OP_LE)))
 			return eval_error(ev, e->loc, "a contact is an inequality: contact EXPR >= EXPR "
 			                  "(or EXPR <= EXPR)");
@@ -1374,66 +1513,155 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 	int gcap = 0, hcap = 0, ng = 0, nh = 0;
 	int *gk = NULL, *gi = NULL, *greg = NULL, *hk = NULL, *hi = NULL, *hj = NULL, *hreg = NULL;
 	int rc = 0;
-	for (k = 0; k < nc && rc == 0; k++) {
-		int nnz;
-		const int *idx, *reg;
-		if (ir_gradient_sparse(p, w, c[k], &in, &nnz, &idx, &reg)) {
+	/* the kernels of each row: a family's row has one instance of one
+	 * kernel (fam), a row with sums the whole of each (a list from
+	 * sumhead through sumnext); pos[d] is the entry of dof d in G's row
+	 * being built, so that a sum's instances share the entries of the dofs
+	 * they share (-1: none yet) */
+	int nkern = kl->n;
+	int *fam = NULL, *sumhead = NULL, *sumnext = NULL, *pos = NULL;
+	if (nkern) {
+		fam = malloc(sizeof(int) * (size_t)nc);
+		sumhead = malloc(sizeof(int) * (size_t)nc);
+		sumnext = malloc(sizeof(int) * (size_t)nkern);
+		pos = malloc(sizeof(int) * (size_t)(n + 1));
+		if (!fam || !sumhead || !sumnext || !pos)
 			rc = eval_error(ev, am->loc, "out of memory");
-			break;
-		}
-		int *gidx = malloc(sizeof(int) * (size_t)(nnz + 1)), *gr = malloc(sizeof(int) * (size_t)(nnz + 1));
-		if (!gidx || !gr) {
-			free(gidx);
-			free(gr);
-			rc = eval_error(ev, am->loc, "out of memory");
-			break;
-		}
-		memcpy(gidx, idx, sizeof(int) * (size_t)nnz);
-		memcpy(gr, reg, sizeof(int) * (size_t)nnz);
-		for (int q = 0; q < nnz && rc == 0; q++) {
-			if (ng == gcap) {
-				if (grow_ints((int **[]){ &gk, &gi, &greg }, 3, ng, &gcap)) {
-					rc = eval_error(ev, am->loc, "out of memory");
-					break;
-				}
+		for (int q = 0; q < nc && rc == 0; q++)
+			fam[q] = sumhead[q] = -1;
+		for (int d = 0; d <= n && rc == 0; d++)
+			pos[d] = -1;
+		for (int q = nkern - 1; q >= 0 && rc == 0; q--) {
+			struct ir_kernel *kq = &kl->v[q];
+			long ninst = kq->hi - kq->lo + 1;
+			kq->gpos = arena_alloc(ev->a, sizeof(int) * (size_t)(ninst * kq->nslot + 1));
+			if (kq->rstride > 0) {
+				for (long t = 0; t < ninst; t++)
+					fam[kq->term + kq->rstride * t] = q;
+			} else {
+				sumnext[q] = sumhead[kq->term];
+				sumhead[kq->term] = q;
 			}
-			gk[ng] = k;
-			gi[ng] = gidx[q];
-			greg[ng++] = gr[q];
-			/* the Hessian row of this gradient entry */
-			int hn;
-			const int *hidx, *hr;
-			if (ir_gradient_sparse(p, w, gr[q], &in, &hn, &hidx, &hr)) {
+		}
+	}
+	for (k = 0; k < nc && rc == 0; k++) {
+		int ng0 = ng;
+		if (c[k] >= 0 && !ir_is_const(p, c[k], NULL)) {
+			int nnz;
+			const int *idx, *reg;
+			if (ir_gradient_sparse(p, w, c[k], &in, &nnz, &idx, &reg)) {
 				rc = eval_error(ev, am->loc, "out of memory");
 				break;
 			}
-			for (int h = 0; h < hn; h++) {
-				double kv;
-				if (ir_is_const(p, hr[h], &kv) && kv == 0)
-					continue;
+			int *gidx = malloc(sizeof(int) * (size_t)(nnz + 1)), *gr = malloc(sizeof(int) * (size_t)(nnz + 1));
+			if (!gidx || !gr) {
+				free(gidx);
+				free(gr);
+				rc = eval_error(ev, am->loc, "out of memory");
+				break;
+			}
+			memcpy(gidx, idx, sizeof(int) * (size_t)nnz);
+			memcpy(gr, reg, sizeof(int) * (size_t)nnz);
+			for (int q = 0; q < nnz && rc == 0; q++) {
+				if (ng == gcap) {
+					if (grow_ints((int **[]){ &gk, &gi, &greg }, 3, ng, &gcap)) {
+						rc = eval_error(ev, am->loc, "out of memory");
+						break;
+					}
+				}
+				gk[ng] = k;
+				gi[ng] = gidx[q];
+				if (pos)
+					pos[gidx[q]] = ng;
+				greg[ng++] = gr[q];
+				/* the Hessian row of this gradient entry */
+				int hn;
+				const int *hidx, *hr;
+				if (ir_gradient_sparse(p, w, gr[q], &in, &hn, &hidx, &hr)) {
+					rc = eval_error(ev, am->loc, "out of memory");
+					break;
+				}
+				for (int h = 0; h < hn; h++) {
+					double kv;
+					if (ir_is_const(p, hr[h], &kv) && kv == 0)
+						continue;
+					if (grow_ints((int **[]){ &hk, &hi, &hj, &hreg }, 4, nh, &hcap)) {
+						rc = eval_error(ev, am->loc, "out of memory");
+						break;
+					}
+					hk[nh] = k;
+					hi[nh] = gidx[q];
+					hj[nh] = hidx[h];
+					hreg[nh++] = hr[h];
+				}
+			}
+			free(gidx);
+			free(gr);
+		}
+		if (!nkern || rc)
+			continue;
+		/* the kernels' entries of row k: fam[k]'s one instance, or every
+		 * instance of the row's sums (q = -2 ends the walk) */
+		int q = fam[k] >= 0 ? fam[k] : sumhead[k];
+		for (; q >= 0 && rc == 0; q = fam[k] >= 0 ? -2 : sumnext[q]) {
+			struct ir_kernel *kq = &kl->v[q];
+			long t0 = 0, t1 = kq->hi - kq->lo;
+			if (kq->rstride > 0)
+				t0 = t1 = (k - kq->term) / kq->rstride;
+			int *gp = (int *)kq->gpos;
+			for (long t = t0; t <= t1 && rc == 0; t++)
+				for (int s = 0; s < kq->nslot; s++) {
+					int d = (int)(kq->base[s] + kq->stride[s] * (kq->lo + t));
+					if (pos[d] < 0) {
+						if (grow_ints((int **[]){ &gk, &gi, &greg }, 3, ng, &gcap)) {
+							rc = eval_error(ev, am->loc, "out of memory");
+							break;
+						}
+						gk[ng] = k;
+						gi[ng] = d;
+						greg[ng] = -1;
+						pos[d] = ng++;
+					}
+					gp[t * kq->nslot + s] = pos[d];
+				}
+		}
+		for (int e = ng0; e < ng; e++)
+			pos[gi[e]] = -1;
+	}
+	/* the kernels' Hessian entries, instance after instance */
+	for (int q = 0; q < nkern && rc == 0; q++) {
+		struct ir_kernel *kq = &kl->v[q];
+		kq->hfirst = nh;
+		for (long i = kq->lo; i <= kq->hi && rc == 0; i++)
+			for (int e = 0; e < kq->nnz; e++) {
 				if (grow_ints((int **[]){ &hk, &hi, &hj, &hreg }, 4, nh, &hcap)) {
 					rc = eval_error(ev, am->loc, "out of memory");
 					break;
 				}
-				hk[nh] = k;
-				hi[nh] = gidx[q];
-				hj[nh] = hidx[h];
-				hreg[nh++] = hr[h];
+				hk[nh] = kq->term + kq->rstride * (int)(i - kq->lo);
+				hi[nh] = (int)(kq->base[kq->row[e]] + kq->stride[kq->row[e]] * i);
+				hj[nh] = (int)(kq->base[kq->col[e]] + kq->stride[kq->col[e]] * i);
+				hreg[nh++] = -1;
 			}
-		}
-		free(gidx);
-		free(gr);
 	}
 	if (rc == 0) {
+		/* the program's outputs, and with kernels where each goes in the
+		 * layout (ir.h, struct ir_gaps) */
+		long nlay = (long)nc + ng + nh + (moving ? 2L * nc + ng : 0);
+		int *omap = nkern ? arena_alloc(ev->a, sizeof(int) * (size_t)(nlay + 1)) : NULL;
+		int no = 0;
+#define OUT(reg, at) do { ir_prog_add_output(p, (reg)); if (omap) omap[no] = (int)(at); no++; } while (0)
 		for (k = 0; k < nc; k++)
-			ir_prog_add_output(p, c[k]);
+			if (c[k] >= 0)
+				OUT(c[k], k);
 		out->ngrad = ng;
 		out->gk = arena_alloc(ev->a, sizeof(int) * (size_t)(ng + 1));
 		out->gi = arena_alloc(ev->a, sizeof(int) * (size_t)(ng + 1));
 		for (int q = 0; q < ng; q++) {
 			out->gk[q] = gk[q];
 			out->gi[q] = gi[q];
-			ir_prog_add_output(p, greg[q]);
+			if (greg[q] >= 0)
+				OUT(greg[q], nc + q);
 		}
 		out->nhess = nh;
 		out->hk = arena_alloc(ev->a, sizeof(int) * (size_t)(nh + 1));
@@ -1443,41 +1671,50 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			out->hk[q] = hk[q];
 			out->hi[q] = hi[q];
 			out->hj[q] = hj[q];
-			ir_prog_add_output(p, hreg[q]);
+			if (hreg[q] >= 0)
+				OUT(hreg[q], (long)nc + ng + q);
 		}
-		/* linear: no Hessian entry, and G independent of t */
+		/* linear: no Hessian entry, and G independent of t (a kernel's
+		 * never is: one that depends on t is unrolled) */
 		out->linear = nh == 0;
 		for (int q = 0; q < ng && out->linear; q++)
-			if (ir_depends(p, w, greg[q], OPBIT(IR_TIME)))
+			if (greg[q] >= 0 && ir_depends(p, w, greg[q], OPBIT(IR_TIME)))
 				out->linear = 0;
 		/* moving constraints: then ∂c/∂t, ∂²c/∂t² (nc each) and ∂G/∂t
 		 * (ngrad), for the acceleration G a + vᵀHv + 2 ∂ₜG v + ∂ₜₜc = 0 */
 		if (moving) {
+			long base = (long)nc + ng + nh;
 			struct ir_diff_inputs tin = { 1, 1, { { IR_TIME, 0 } } };
 			int *ct = arena_alloc(ev->a, sizeof(int) * (size_t)nc);
 			for (k = 0; k < nc && rc == 0; k++) {
-				int g1;
-				if (ir_gradient(p, w, c[k], &tin, &g1))
+				int g1 = -1;
+				if (c[k] >= 0 && ir_gradient(p, w, c[k], &tin, &g1))
 					rc = eval_error(ev, am->loc, "out of memory");
 				ct[k] = g1;
 			}
 			for (k = 0; k < nc && rc == 0; k++)
-				ir_prog_add_output(p, ct[k]);
+				if (ct[k] >= 0)
+					OUT(ct[k], base + k);
 			for (k = 0; k < nc && rc == 0; k++) {
 				int g2;
+				if (ct[k] < 0)
+					continue;
 				if (ir_gradient(p, w, ct[k], &tin, &g2))
 					rc = eval_error(ev, am->loc, "out of memory");
 				else
-					ir_prog_add_output(p, g2);
+					OUT(g2, base + nc + k);
 			}
 			for (int q = 0; q < ng && rc == 0; q++) {
 				int gt;
+				if (greg[q] < 0)
+					continue;
 				if (ir_gradient(p, w, greg[q], &tin, &gt))
 					rc = eval_error(ev, am->loc, "out of memory");
 				else
-					ir_prog_add_output(p, gt);
+					OUT(gt, base + 2L * nc + q);
 			}
 		}
+#undef OUT
 		ir_prog_compact(p);
 		out->prog = p;
 		out->moving = moving;
@@ -1485,8 +1722,25 @@ static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		out->loc = locs;
 		out->restitution = rest;
 		out->friction = anyfriction ? mu : NULL;
+		out->nkernel = nkern;
+		out->kernel = arena_alloc(ev->a, sizeof *out->kernel * (size_t)(nkern + 1));
+		if (nkern)
+			memcpy(out->kernel, kl->v, sizeof *out->kernel * (size_t)nkern);
+		out->out_map = omap;
+		out->nout = nlay;
 	}
 	free(gk); free(gi); free(greg); free(hk); free(hi); free(hj); free(hreg);
+	free(fam); free(sumhead); free(sumnext); free(pos);
+	return rc;
+}
+
+static int lower_gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, struct ir_diff_ws *w,
+                      enum ast_item_kind kind, struct ir_gaps *out, int *slip_first)
+{
+	struct kern_list kl = { 0 };
+	int rc = gaps(ev, mc, am, w, kind, out, slip_first, &kl);
+	free(kl.v);
+	free(kl.fric);
 	return rc;
 }
 
@@ -1508,6 +1762,10 @@ static int lower_constraints(struct eval *ev, struct model_ctx *mc, struct ast_m
 	m->constraint_loc = g.loc;
 	m->constraint_moving = g.moving;
 	m->constraint_linear = g.linear;
+	m->nckernel = g.nkernel;
+	m->ckernel = g.kernel;
+	m->constraint_out = g.out_map;
+	m->constraint_nout = g.nout;
 	if (lower_gaps(ev, mc, am, w, AST_ITEM_CONTACT, &m->contact, NULL))
 		return -1;
 	int along = 0;

@@ -393,6 +393,10 @@ item:
 	| FORCE force_items     { $$ = ast_item_new(A, AST_ITEM_FORCE, L(@1)); $$->names = $2; }
 	| SUPPORT expr ALONG expr { $$ = ast_item_new(A, AST_ITEM_SUPPORT, L(@1)); $$->value = $2; $$->dir = $4; }
 	| INIT init_items       { $$ = ast_item_new(A, AST_ITEM_INIT, L(@1)); $$->names = $2; }
+	| FOR IDENT IN expr DOTDOT expr model_body {
+		/* a family of constraints: the items are checked by check.c */
+		$$ = ast_item_new(A, AST_ITEM_FOR, L(@1)); $$->target = name_expr(ctx, $2, L(@2)); $$->value = $4;
+		$$->dir = $6; $$->names = $7->items; }
 	;
 
 dof_decls:

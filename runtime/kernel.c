@@ -20,6 +20,29 @@ static int is_second(enum ir_op op)
 	return op == IR_INT || op == IR_INTVEL;
 }
 
+/* Scratch for kernels kv[0..nk); with keep, room for every instance's
+ * Hessian (energies: rt_kernels_add_hess after the evaluation). */
+static int ws_init(struct rt_kernels *ks, const struct ir_kernel *kv, int nk, int keep)
+{
+	ks->kv = kv;
+	ks->nk = nk;
+	ks->ws = calloc((size_t)nk, sizeof *ks->ws);
+	if (!ks->ws)
+		return -1;
+	for (int q = 0; q < nk; q++) {
+		const struct ir_kernel *k = &kv[q];
+		struct rt_kernel_ws *w = &ks->ws[q];
+		size_t ninst = (size_t)(k->hi - k->lo + 1);
+		w->reg = calloc((size_t)k->prog->n + 1, sizeof(double));
+		w->out = calloc((size_t)k->prog->nout + 1, sizeof(double));
+		w->loc = calloc((size_t)k->nslot + 1, sizeof(double));
+		w->hess = calloc(keep ? ninst * (size_t)k->nnz + 1 : 1, sizeof(double));
+		if (!w->reg || !w->out || !w->loc || !w->hess)
+			return -1;
+	}
+	return 0;
+}
+
 int rt_kernels_init(struct rt_kernels *ks, const struct ir_func *f, int n)
 {
 	memset(ks, 0, sizeof *ks);
@@ -27,26 +50,18 @@ int rt_kernels_init(struct rt_kernels *ks, const struct ir_func *f, int n)
 		return 0;
 	ks->f = f;
 	ks->n = n;
-	ks->ws = calloc((size_t)f->nkernel, sizeof *ks->ws);
-	if (!ks->ws)
-		return -1;
-	for (int q = 0; q < f->nkernel; q++) {
-		const struct ir_kernel *k = &f->kernel[q];
-		struct rt_kernel_ws *w = &ks->ws[q];
-		size_t ninst = (size_t)(k->hi - k->lo + 1);
-		w->reg = calloc((size_t)k->prog->n + 1, sizeof(double));
-		w->out = calloc((size_t)k->prog->nout + 1, sizeof(double));
-		w->loc = calloc((size_t)k->nslot + 1, sizeof(double));
-		w->hess = calloc(ninst * (size_t)k->nnz + 1, sizeof(double));
-		if (!w->reg || !w->out || !w->loc || !w->hess)
-			return -1;
-	}
-	return 0;
+	return ws_init(ks, f->kernel, f->nkernel, 1);
+}
+
+int rt_kernels_init_gaps(struct rt_kernels *ks, const struct ir_kernel *kv, int nk)
+{
+	memset(ks, 0, sizeof *ks);
+	return nk > 0 ? ws_init(ks, kv, nk, 0) : 0;
 }
 
 void rt_kernels_free(struct rt_kernels *ks)
 {
-	for (int q = 0; ks->ws && q < ks->f->nkernel; q++) {
+	for (int q = 0; ks->ws && q < ks->nk; q++) {
 		free(ks->ws[q].reg);
 		free(ks->ws[q].out);
 		free(ks->ws[q].loc);
@@ -174,5 +189,23 @@ void rt_kernels_dterms(struct rt_kernels *ks, const struct vm_input *in, const d
 			}
 		}
 		dterm[k->term] += d;
+	}
+}
+
+void rt_kernels_gaps(struct rt_kernels *ks, const struct vm_input *in, const double *u, int nc, int ng, double *out)
+{
+	for (int q = 0; q < ks->nk; q++) {
+		const struct ir_kernel *k = &ks->kv[q];
+		struct rt_kernel_ws *w = &ks->ws[q];
+		double *g = out + nc, *h = out + nc + ng + k->hfirst;
+		for (long i = k->lo; i <= k->hi; i++, h += k->nnz) {
+			long t = i - k->lo;
+			run(k, w, in, u, u, i);
+			out[k->term + k->rstride * t] += w->out[0];
+			const int *gp = k->gpos + t * k->nslot;
+			for (int s = 0; s < k->nslot; s++)
+				g[gp[s]] += w->out[1 + s];
+			memcpy(h, w->out + 1 + k->nslot, sizeof(double) * (size_t)k->nnz);
+		}
 	}
 }

@@ -9,7 +9,9 @@
 #include "vm.h"
 
 struct rt_kernels {
-	const struct ir_func *f;    /* NULL: none */
+	const struct ir_func *f;    /* NULL: none (or constraint kernels, kv) */
+	const struct ir_kernel *kv; /* the kernels, nk of them */
+	int nk;
 	int n;                      /* dofs: INT/INTVEL slots are unknowns n + j */
 	struct rt_kernel_ws {
 		double *reg, *out, *loc;
@@ -21,6 +23,14 @@ struct rt_kernels {
  * memory.  rt_kernels_free in both cases. */
 int rt_kernels_init(struct rt_kernels *ks, const struct ir_func *f, int n);
 void rt_kernels_free(struct rt_kernels *ks);
+/* The same for the kernels of gap functions (struct ir_gaps: constraints),
+ * nk of them; -1 when out of memory. */
+int rt_kernels_init_gaps(struct rt_kernels *ks, const struct ir_kernel *kv, int nk);
+/* Add the kernels' values, gradient entries and Hessian entries at (t, u)
+ * into the layout `out` of gap functions (ir.h, struct ir_gaps: nc values,
+ * ng gradient entries, then the Hessian entries), where the program's own
+ * outputs have already been placed. */
+void rt_kernels_gaps(struct rt_kernels *ks, const struct vm_input *in, const double *u, int nc, int ng, double *out);
 
 /* The kernels' value at (t, x, y): x holds the DOF or VEL unknowns, y the
  * INT or INTVEL ones.  With g non-NULL, adds their gradient to g (numbered

@@ -279,8 +279,11 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 	pb->nc = m->nconstraint;
 	if (m->constraint) {
 		pb->reg_c = scratch((size_t)m->constraint->n);
-		pb->out_c = scratch((size_t)m->constraint->nout);
+		pb->out_c = scratch(m->constraint_out ? (size_t)m->constraint_nout : (size_t)m->constraint->nout);
 		if (!pb->reg_c || !pb->out_c)
+			return fail(err, m->loc, "out of memory");
+		if (m->constraint_out && (!(pb->prog_c = scratch((size_t)m->constraint->nout)) ||
+		                          rt_kernels_init_gaps(&pb->kc, m->ckernel, m->nckernel)))
 			return fail(err, m->loc, "out of memory");
 	}
 	if (m->dissipation_terms) {
@@ -370,6 +373,8 @@ void problem_free(struct rt_problem *pb)
 	free(pb->out_sl);
 	free(pb->reg_sl);
 	free(pb->out_c);
+	free(pb->prog_c);
+	rt_kernels_free(&pb->kc);
 	memset(pb, 0, sizeof *pb);
 }
 
@@ -632,14 +637,24 @@ double problem_friction_terms(struct rt_problem *pb, const double *du, const dou
 	return d;
 }
 
+static void gaps_place(struct rt_problem *pb, const double *out, int nk, int ngrad, const int *gk, const int *gi,
+                       double *c, double *Gd);
+
 /* Values and gradients of gap functions (constraints or contacts, ir.h):
  * the program's outputs are the nk values, then the gradient entries. */
 static void gaps_eval(struct rt_problem *pb, const struct ir_prog *prog, double *reg, double *out, int nk,
                       int ngrad, const int *gk, const int *gi, double t, const double *u, double *c, double *Gd)
 {
-	int n = pb->n;
 	struct vm_input in = { t, u, NULL, NULL, NULL, NULL, pb->ir->table, pb->hint };
 	vm_eval(prog, reg, &in, out);
+	gaps_place(pb, out, nk, ngrad, gk, gi, c, Gd);
+}
+
+/* The values and the dense gradient from a layout of gap functions. */
+static void gaps_place(struct rt_problem *pb, const double *out, int nk, int ngrad, const int *gk, const int *gi,
+                       double *c, double *Gd)
+{
+	int n = pb->n;
 	if (c)
 		memcpy(c, out, sizeof(double) * (size_t)nk);
 	if (Gd) {
@@ -652,6 +667,18 @@ static void gaps_eval(struct rt_problem *pb, const struct ir_prog *prog, double 
 void problem_constraints(struct rt_problem *pb, double t, const double *u, double *c, double *Gd)
 {
 	const struct ir_model *m = pb->ir;
+	if (m->constraint_out) {
+		/* sums and families lowered once: the program's outputs to their
+		 * places, then the kernels' (ir.h, struct ir_gaps) */
+		struct vm_input in = { t, u, NULL, NULL, NULL, NULL, m->table, pb->hint };
+		vm_eval(m->constraint, pb->reg_c, &in, pb->prog_c);
+		memset(pb->out_c, 0, sizeof(double) * (size_t)m->constraint_nout);
+		for (int j = 0; j < m->constraint->nout; j++)
+			pb->out_c[m->constraint_out[j]] = pb->prog_c[j];
+		rt_kernels_gaps(&pb->kc, &in, u, m->nconstraint, m->ngrad, pb->out_c);
+		gaps_place(pb, pb->out_c, m->nconstraint, m->ngrad, m->gk, m->gi, c, Gd);
+		return;
+	}
 	gaps_eval(pb, m->constraint, pb->reg_c, pb->out_c, m->nconstraint, m->ngrad, m->gk, m->gi, t, u, c, Gd);
 }
 

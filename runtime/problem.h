@@ -49,7 +49,9 @@ struct rt_problem {
 	struct rt_kernels kphi, kpsi;   /* the sums of Φ and Ψ (kernel.h) */
 	double *reg_kin, *out_kin;
 	double *reg_dt, *out_dt;    /* per-term dissipation gradients */
-	double *reg_c, *out_c;      /* constraints */
+	double *reg_c, *out_c;      /* constraints: out_c in the layout of ir.h */
+	double *prog_c;             /* with kernels, the program's outputs */
+	struct rt_kernels kc;       /* the constraints' kernels */
 	double *reg_ct, *out_ct;    /* contacts */
 	double *reg_sl, *out_sl;    /* the contacts' slip coordinates */
 	int ncontact;

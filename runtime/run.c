@@ -45,6 +45,64 @@ static int fail(struct rt_error *err, int code, struct ir_loc loc, const char *f
 	return code;
 }
 
+/* Beyond this many entries of G (nc × n), or when the Gram–Schmidt test
+ * of independence would take more than RT_CONSTRAINT_CHECK_DENSE nc
+ * operations (nc² n, a second), the initial constraints are checked on
+ * G's entries (check_constraints_sparse), without that test: a family of
+ * 10⁵ constraints on 10⁵ dofs would take 10¹⁵ operations and 80 GB. */
+#define RT_CONSTRAINT_CHECK_DENSE 1.6e7
+
+/* The initial values and rates of the constraints (as below) from G's
+ * entries, in O(entries); a zero gradient is refused, a dependent one
+ * shows as a singular saddle point at the first step. */
+static int check_constraints_sparse(struct rt_problem *pb, double t0, const struct rt_state *x,
+                                    const struct ir_loc *loc, struct rt_error *err)
+{
+	int nc = pb->nc;
+	double *c = calloc((size_t)nc, sizeof(double)), *ct = calloc((size_t)nc, sizeof(double));
+	double *ctt = calloc((size_t)nc, sizeof(double)), *acc = calloc(3 * (size_t)nc, sizeof(double));
+	int rc = 0;
+	if (!c || !ct || !ctt || !acc) {
+		rc = fail(err, 3, loc[0], "out of memory");
+		goto out;
+	}
+	problem_constraints(pb, t0, x->u, c, NULL);
+	problem_constraint_rates(pb, ct, ctt, NULL);
+	const int *gk, *gi;
+	const double *g;
+	int ng = problem_constraint_grad(pb, &gk, &gi, &g, NULL);
+	double *terms = acc, *gvterms = acc + nc, *norm = acc + 2 * (size_t)nc;
+	for (int k = 0; k < nc; k++) {
+		terms[k] = fabs(c[k]);
+		gvterms[k] = fabs(ct[k]);
+	}
+	for (int q = 0; q < ng; q++) {
+		int k = gk[q], i = gi[q];
+		terms[k] += fabs(g[q] * x->u[i]);
+		ct[k] += g[q] * x->v[i];
+		gvterms[k] += fabs(g[q] * x->v[i]);
+		norm[k] += g[q] * g[q];
+	}
+	for (int k = 0; k < nc && rc == 0; k++) {
+		if (!(fabs(c[k]) <= 1e-8 * terms[k]))
+			rc = fail(err, 3, loc[k], "the initial state does not satisfy constraint %d: its two sides "
+			          "differ by %.6g", k + 1, c[k]);
+		else if (!(fabs(ct[k]) <= 1e-8 * gvterms[k]))
+			rc = fail(err, 3, loc[k], "the initial velocity is not tangent to constraint %d: its rate "
+			          "of change is %.6g, not 0", k + 1, ct[k]);
+		else if (!(norm[k] > 0))
+			rc = fail(err, 3, loc[k], "constraint %d has a zero gradient at the initial state: its "
+			          "multiplier is undetermined (state it so that dc/du is not 0, e.g. x == 0 rather "
+			          "than x^2 == 0)", k + 1);
+	}
+out:
+	free(c);
+	free(ct);
+	free(ctt);
+	free(acc);
+	return rc;
+}
+
 /* An index-3 scheme enforces c(uᵏ) = 0 from the first step on, so an
  * initial state off the constraint would be pulled onto it in one step by
  * an impulse that no equation accounts for; a velocity that breaks the
@@ -55,6 +113,8 @@ static int check_initial_constraints(struct rt_problem *pb, double t0, const str
                                      const struct ir_loc *loc, struct rt_error *err)
 {
 	int n = pb->n, nc = pb->nc;
+	if ((double)nc * n > RT_CONSTRAINT_CHECK_DENSE || (double)nc * nc * n > 1e9)
+		return check_constraints_sparse(pb, t0, x, loc, err);
 	double *c = calloc((size_t)nc, sizeof(double)), *G = calloc((size_t)nc * (size_t)n, sizeof(double));
 	if (!c || !G) {
 		free(c);
