@@ -170,13 +170,27 @@ part_linear() {
 
 part_lower() {
 	echo
-	echo "Lowering: bench/chain_energy.dyn, a potential of n terms (and a kinetic energy of n), one midpoint step."
+	echo "Lowering: bench/chain_energy.dyn, a potential of n terms (and a kinetic energy of n), one midpoint step;"
+	echo "bench/constraint_sum.dyn, one constraint summing n terms, and bench/constraint_family.dyn, a family of"
+	echo "n - 1 constraints (for i in 1..n-1 { constraint ... }), and bench/load_family.dyn, n loads (for i in 1..n"
+	echo "{ force x[i]: ... }), lowered and dumped (--dump-ir): the front end alone."
 	echo "Target at 10^6 terms: <= 1 s and <= 300 MB.  Exit 3 is the runtime refusing the model once lowered."
-	printf '%-6s %8s %8s %8s %-3s %s\n' terms cpu wall MB "" status
+	printf '%-6s %-10s %8s %8s %8s %-3s %s\n' terms form cpu wall MB "" status
 	for n in $LOWER_SIZES; do
-		measure "chain_energy.dyn n=$n" "$RUNS" "$DYN" -q -o "$out/dyn" --set n="$n" "$srcdir/bench/chain_energy.dyn"
-		printf '%-6s %8s %8s %8s %-3s %s\n' "$(sci "$n")" "$C" "$W" "$MB" "$(ok "$C <= 1 && $MB <= 300")" \
-			"${STATUS:-ran}"
+		for form in energy sum family loads; do
+			case $form in
+			energy) measure "chain_energy.dyn n=$n" "$RUNS" "$DYN" -q -o "$out/dyn" --set n="$n" \
+				"$srcdir/bench/chain_energy.dyn" ;;
+			sum) measure "constraint_sum.dyn n=$n" "$RUNS" "$DYN" -q --dump-ir --set n="$n" \
+				"$srcdir/bench/constraint_sum.dyn" ;;
+			family) measure "constraint_family.dyn n=$n" "$RUNS" "$DYN" -q --dump-ir --set n="$n" \
+				"$srcdir/bench/constraint_family.dyn" ;;
+			loads) measure "load_family.dyn n=$n" "$RUNS" "$DYN" -q --dump-ir --set n="$n" \
+				"$srcdir/bench/load_family.dyn" ;;
+			esac
+			printf '%-6s %-10s %8s %8s %8s %-3s %s\n' "$(sci "$n")" "$form" "$C" "$W" "$MB" \
+				"$(ok "$C <= 1 && $MB <= 300")" "${STATUS:-ran}"
+		done
 	done
 }
 

@@ -508,9 +508,9 @@ static void dump_kernels(FILE *f, const struct ir_kernel *kv, int nk, int constr
 		if (k->ndata > 0)
 			fprintf(f, "; %d data per instance", k->ndata);
 		if (constraint && k->rstride > 0)
-			fprintf(f, "; constraint %d%+d k", k->term + 1, k->rstride);
+			fprintf(f, "; row %d%+d k", k->term + 1, k->rstride);
 		else if (constraint)
-			fprintf(f, "; into constraint %d", k->term + 1);
+			fprintf(f, "; into row %d", k->term + 1);
 		fprintf(f, "; outputs value, %d gradient entries, %d Hessian entries:", k->nslot, k->nnz);
 		for (int e = 0; e < k->nnz; e++)
 			fprintf(f, " (%d,%d)", k->row[e] + 1, k->col[e] + 1);
@@ -624,7 +624,8 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 	if (m->force) {
 		fputs("  force:\n", f);
 		ir_dump_prog(f, m->force, "    ");
-	}
+	}	dump_kernels(f, m->fkernel, m->nfkernel, 1);
+
 	if (m->support) {
 		fputs("  support acceleration along [", f);
 		for (int i = 0; i < m->ndof; i++) {
@@ -680,6 +681,7 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 		}
 		fprintf(f, "; outputs phi, %d gradient entries, %d Hessian entries\n", g->ngrad, g->nhess);
 		ir_dump_prog(f, g->prog, "    ");
+		dump_kernels(f, g->kernel, g->nkernel, 1);
 	}
 	if (m->init_equilibrium)
 		fputs("  init equilibrium\n", f);

@@ -237,6 +237,12 @@ struct ir_model {
 	int kl, ku;                   /* bandwidths of the pattern of M, C, K */
 	struct ir_prog *force;        /* nout == ndof, or NULL */
 	struct ir_loc force_loc;
+	/* Loads lowered once: instance k (i = lo + k) of kernel q, a program
+	 * of i and t (no slot: loads read no unknown), adds its value to the
+	 * load term + rstride k (a sum in one dof's load: rstride 0; a family
+	 * `for i in lo..hi { force x[i]: ... }`: the stride of its target). */
+	int nfkernel;
+	struct ir_kernel *fkernel;
 	struct ir_prog *support;      /* ground acceleration a(t), or NULL */
 	double *support_dir;          /* d: load is -M d a(t) */
 	struct ir_loc support_loc;

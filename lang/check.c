@@ -464,12 +464,19 @@ static void model(struct checker *c, struct ast_model *m)
 			define(c, it->target->name, B_VALUE, it->target->loc);
 			for (int k = 0; k < it->names.n; k++) {
 				struct ast_item *in = it->names.v[k];
-				if (in->kind != AST_ITEM_CONSTRAINT || in->target) {
-					diag_error(c->d, in->loc, "only constraint EXPR == EXPR items may stand in a model's "
-					           "for (a family of constraints, one per value of %s)", it->target->name);
+				if (in->kind == AST_ITEM_FORCE) {
+					for (int j = 0; j < in->names.n; j++)
+						expr(c, in->names.v[j]);
+				} else if ((in->kind != AST_ITEM_CONSTRAINT && in->kind != AST_ITEM_CONTACT) || in->target ||
+				           in->along) {
+					diag_error(c->d, in->loc, "only constraint, contact (without on or along) and force items "
+					           "may stand in a model's for (a family of them, one per value of %s)",
+					           it->target->name);
 					c->errors++;
 				} else {
 					expr(c, in->value);
+					expr(c, in->restitution);
+					expr(c, in->friction);
 				}
 			}
 			pop(c);

@@ -150,6 +150,23 @@ int hist_values(struct eval *ev, struct value *h, struct loc loc, const double *
 
 /* Energies of a model (lower_energy.c). */
 int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am);
+/* Loads lowered once (struct ir_model's fkernel), malloc'ed as they grow. */
+struct load_kernels {
+	int n, cap;
+	struct ir_kernel *v;
+};
+/* force TARGET: LOAD on the one dof `dof`: the sums standing as terms of
+ * LOAD as kernels appended to lk, the rest into *reg of ev->prog.  -1 on
+ * error (reported). */
+/* Whether a sum stands among the terms of e's top-level sum. */
+int lower_has_sum_term(const struct ast_expr *e);
+int lower_load_sums(struct eval *ev, struct ast_expr *load, int dof, struct load_kernels *lk, int *reg);
+/* for I in A..B { force TARGET: LOAD }: the load of every I lowered once
+ * as a kernel of I into lk when TARGET is one dof at an index affine in I
+ * and LOAD reads no unknown: 1 when done, 0 when the caller is to unroll
+ * it, -1 on error (reported). */
+int lower_load_family(struct eval *ev, struct ast_item *fam, struct ast_expr *target, struct ast_expr *load, int ndof,
+                      struct load_kernels *lk);
 
 /* The parameters a model declares, in order (*names in the arena). */
 int model_param_names(struct arena *a, const struct ast_model *m, const char ***names);

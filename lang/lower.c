@@ -647,7 +647,7 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 	return 0;
 }
 
-static int force(struct eval *ev, struct model_ctx *mc, struct ast_item *it, int *f)
+static int force(struct eval *ev, struct model_ctx *mc, struct ast_item *it, int *f, struct load_kernels *lk)
 {
 	struct ir_model *m = mc->m;
 	mc->what = "a force";
@@ -672,6 +672,14 @@ static int force(struct eval *ev, struct model_ctx *mc, struct ast_item *it, int
 			if (internal)
 				first += m->ndof;
 			load = e->rhs;
+		}
+		if (lk && count == 1 && e->kind == AST_PAIR && lower_has_sum_term(load)) {
+			/* force x[3]: ... sum(...) ...: the sums lowered once */
+			int r;
+			if (lower_load_sums(ev, load, first, lk, &r))
+				return -1;
+			f[first] = ir_emit(ev->prog, IR_ADD, f[first], r, 0, ir_loc_of(load->loc));
+			continue;
 		}
 		struct value v;
 		int *regs;
@@ -714,6 +722,53 @@ static int init(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 			if (!ir_is_const(ev->prog, regs[i], &x))
 				return eval_error(ev, pair->rhs->loc, "an initial value must be constant");
 			(internal ? m->z0 : primes ? m->v0 : m->u0)[first + i] = x;
+		}
+	}
+	return 0;
+}
+
+/* for I in A..B { force TARGET: LOAD ... }: each load lowered once as a
+ * kernel of I where it can be (lower_load_family), else stated for every
+ * I in turn (force, with I bound to the number). */
+static int force_family(struct eval *ev, struct model_ctx *mc, struct ast_item *fam, int *f, struct load_kernels *lk)
+{
+	long lo, hi;
+	if (eval_int(ev, fam->value, &lo, "a range bound") || eval_int(ev, fam->dir, &hi, "a range bound"))
+		return -1;
+	for (int q = 0; q < fam->names.n; q++) {
+		struct ast_item *it = fam->names.v[q];
+		if (it->kind != AST_ITEM_FORCE)
+			continue;
+		for (int k = 0; k < it->names.n; k++) {
+			struct ast_expr *e = it->names.v[k];
+			int done = 0;
+			if (e->kind == AST_PAIR && !e->cond) {
+				mc->what = "a force";
+				mc->allow_t = 1;
+				mc->allow_state = 0;
+				done = lower_load_family(ev, fam, e->lhs, e->rhs, mc->m->ndof, lk);
+				if (done < 0)
+					return -1;
+			}
+			if (done)
+				continue;
+			struct ast_item one = *it;
+			one.names = (struct ast_vec){ 1, 1, &it->names.v[k] };
+			struct scope *saved = ev->scope;
+			for (long i = lo; i <= hi; i++) {
+				ev->scope = scope_new(ev->a, saved);
+				struct binding *b = scope_bind(ev, fam->target->name, B_VALUE, fam->target->loc);
+				int rc = -1;
+				if (b) {
+					b->val.kind = VAL_NUM;
+					b->val.frozen = 1;
+					b->val.k = (double)i;
+					rc = force(ev, mc, &one, f, NULL);
+				}
+				ev->scope = saved;
+				if (rc)
+					return -1;
+			}
 		}
 	}
 	return 0;
@@ -831,6 +886,7 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 
 	struct ir_prog *fp = NULL;
 	int *f = NULL;
+	struct load_kernels lk = { 0 };
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
 		switch (it->kind) {
@@ -839,6 +895,14 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 				return -1;
 			break;
 		case AST_ITEM_FORCE:
+		case AST_ITEM_FOR:
+			if (it->kind == AST_ITEM_FOR) {
+				int any = 0;
+				for (int q = 0; q < it->names.n; q++)
+					any |= ((struct ast_item *)it->names.v[q])->kind == AST_ITEM_FORCE;
+				if (!any)
+					break;
+			}
 			if (!fp) {
 				fp = new_prog(ev);
 				f = arena_alloc(ev->a, sizeof(int) * (size_t)nf);
@@ -848,8 +912,10 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 				m->force_loc = ir_loc_of(it->loc);
 			}
 			ev->prog = fp;
-			if (force(ev, mc, it, f))
+			if (it->kind == AST_ITEM_FORCE ? force(ev, mc, it, f, &lk) : force_family(ev, mc, it, f, &lk)) {
+				free(lk.v);
 				return -1;
+			}
 			break;
 		case AST_ITEM_SUPPORT: {
 			if (m->support)
@@ -901,6 +967,11 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 		ir_prog_compact(fp);
 		m->force = fp;
 	}
+	m->nfkernel = lk.n;
+	m->fkernel = arena_alloc(ev->a, sizeof *m->fkernel * (size_t)(lk.n + 1));
+	if (lk.n)
+		memcpy(m->fkernel, lk.v, sizeof *m->fkernel * (size_t)lk.n);
+	free(lk.v);
 	if (m->support)
 		ir_prog_compact(m->support);
 	bandwidth(n, &m->mass, &m->kl, &m->ku);

@@ -835,6 +835,201 @@ static int energy_expr(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e
 	return 0;
 }
 
+/* A load lowered once (struct ir_model's fkernel): the body of sum e, a
+ * function of its index and t but of no unknown, adding at instance k
+ * into load term + rstride k (rstride 0: a sum in one dof's load).  1
+ * when done (appended to kl), 0 when it is to be unrolled (which reports
+ * what is wrong), -1 when out of memory. */
+static int load_kernel(struct eval *ev, struct ast_expr *e, int term, int rstride, struct kern_list *kl)
+{
+	long lo, hi;
+	struct ir_prog *saved = ev->prog;
+	struct scope *saved_scope = ev->scope;
+	ev->quiet++;
+	int ok = eval_int(ev, e->lo, &lo, "a range bound") == 0 && eval_int(ev, e->hi, &hi, "a range bound") == 0 &&
+	         hi >= lo;
+	if (!ok) {
+		ev->quiet--;
+		return 0;
+	}
+	struct kern_build kb = { .lo = lo, .hi = hi };
+	struct ir_prog *p = ir_prog_new(ev->a);
+	ev->prog = p;
+	ev->kern = &kb;
+	kb.index_reg = ir_emit_input(p, IR_INDEX, 0, ir_loc_of(e->loc));
+	ev->scope = scope_new(ev->a, saved_scope);
+	struct binding *b = arena_alloc(ev->a, sizeof *b);
+	b->name = e->name;
+	b->kind = B_VALUE;
+	b->loc = e->loc;
+	b->val.kind = VAL_NUM;
+	b->val.reg = kb.index_reg;
+	ev->scope->head = b;
+	struct value v;
+	ok = eval_expr(ev, e->lhs, &v) == 0 && v.kind == VAL_NUM && kb.nslot == 0;
+	ev->scope = saved_scope;
+	ev->kern = NULL;
+	ev->prog = saved;
+	ev->quiet--;
+	if (!ok)
+		return 0;
+	ir_prog_add_output(p, v.reg);
+	ir_prog_compact(p);
+	if (keep_data(p, &kb))
+		return -1;
+	if (kl->n == kl->cap) {
+		int cap = kl->cap ? 2 * kl->cap : 4;
+		struct ir_kernel *q = realloc(kl->v, sizeof *q * (size_t)cap);
+		if (!q)
+			return -1;
+		kl->v = q;
+		kl->cap = cap;
+	}
+	struct ir_kernel *k = &kl->v[kl->n++];
+	memset(k, 0, sizeof *k);
+	k->prog = p;
+	k->lo = lo;
+	k->hi = hi;
+	k->ndata = kb.ndata;
+	if (kb.ndata > 0) {
+		size_t ninst = (size_t)(hi - lo + 1);
+		double *d = arena_alloc(ev->a, sizeof *d * ninst * (size_t)kb.ndata);
+		for (size_t i = 0; i < ninst; i++)
+			for (int j = 0; j < kb.ndata; j++)
+				d[i * (size_t)kb.ndata + (size_t)j] = kb.data[j][i];
+		k->data = d;
+	}
+	k->term = term;
+	k->rstride = rstride;
+	k->loc = ir_loc_of(e->loc);
+	return 1;
+}
+
+/* force TARGET: LOAD with its sums lowered once (load_kernel, into the
+ * loads of dof `dof`), the rest added into *acc of ev->prog (-1: none).
+ * Only a sum standing as a term (under constant factors) is a kernel. */
+static int load_terms(struct eval *ev, struct ast_expr *e, double scale, int dof, struct kern_list *kl, int *acc)
+{
+	if (e->kind == AST_UNARY && e->op == AST_OP_NEG)
+		return load_terms(ev, e->lhs, -scale, dof, kl, acc);
+	if (e->kind == AST_BINARY && (e->op == AST_OP_ADD || e->op == AST_OP_SUB) && has_sum_term(e))
+		return load_terms(ev, e->lhs, scale, dof, kl, acc) ||
+		       load_terms(ev, e->rhs, e->op == AST_OP_SUB ? -scale : scale, dof, kl, acc) ? -1 : 0;
+	if (e->kind == AST_BINARY && (e->op == AST_OP_MUL || e->op == AST_OP_DIV) && has_sum_term(e)) {
+		int right = e->op == AST_OP_MUL && has_sum_term(e->rhs) && !has_sum_term(e->lhs);
+		int left = has_sum_term(e->lhs) && !has_sum_term(e->rhs);
+		double k;
+		if ((right || left) && constant_factor(ev, right ? e->lhs : e->rhs, &k))
+			return load_terms(ev, right ? e->rhs : e->lhs, e->op == AST_OP_DIV ? scale / k : scale * k, dof, kl,
+			                  acc);
+	}
+	if (e->kind == AST_SUM && !fe_is_integral(e)) {
+		/* the scale goes into the body: scale * BODY */
+		struct ast_expr *body = e->lhs;
+		if (scale != 1) {
+			struct ast_expr *c = ast_expr_new(ev->a, AST_NUM, e->loc);
+			c->num = scale;
+			body = ast_expr_new(ev->a, AST_BINARY, e->loc);
+			body->op = AST_OP_MUL;
+			body->lhs = c;
+			body->rhs = e->lhs;
+		}
+		struct ast_expr *sum = ast_expr_new(ev->a, AST_SUM, e->loc);
+		*sum = *e;
+		sum->lhs = body;
+		int rc = load_kernel(ev, sum, dof, 0, kl);
+		if (rc < 0)
+			return eval_error(ev, e->loc, "out of memory lowering this sum");
+		if (rc > 0)
+			return 0;
+	}
+	struct value v;
+	if (eval_expr(ev, e, &v))
+		return -1;
+	if (v.kind != VAL_NUM)
+		return eval_error(ev, e->loc, "a load on one dof must be a number, not %s", value_kind_name(&v));
+	int r = scaled(ev->prog, v.reg, scale, ir_loc_of(e->loc));
+	*acc = *acc < 0 ? r : ir_emit(ev->prog, IR_ADD, *acc, r, 0, ir_loc_of(e->loc));
+	return 0;
+}
+
+int lower_has_sum_term(const struct ast_expr *e)
+{
+	return has_sum_term(e);
+}
+
+int lower_load_sums(struct eval *ev, struct ast_expr *load, int dof, struct load_kernels *lk, int *reg)
+{
+	struct kern_list kl = { 0 };
+	kl.v = lk->v;
+	kl.n = lk->n;
+	kl.cap = lk->cap;
+	int acc = -1;
+	int rc = load_terms(ev, load, 1, dof, &kl, &acc);
+	lk->v = kl.v;
+	lk->n = kl.n;
+	lk->cap = kl.cap;
+	*reg = acc >= 0 ? acc : ir_emit_const(ev->prog, 0, ir_loc_of(load->loc));
+	return rc;
+}
+
+int lower_load_family(struct eval *ev, struct ast_item *fam, struct ast_expr *target, struct ast_expr *load, int ndof,
+                      struct load_kernels *lk)
+{
+	/* the target: one dof at an index affine in I (a slot of a kernel
+	 * of I, evaluated quietly; anything else is unrolled) */
+	long lo, hi;
+	if (eval_int(ev, fam->value, &lo, "a range bound") || eval_int(ev, fam->dir, &hi, "a range bound"))
+		return -1;
+	if (hi < lo)
+		return 1;
+	struct ir_prog *saved = ev->prog;
+	struct scope *saved_scope = ev->scope;
+	struct kern_build kb = { .lo = lo, .hi = hi };
+	struct ir_prog *p = ir_prog_new(ev->a);
+	ev->prog = p;
+	ev->kern = &kb;
+	ev->quiet++;
+	kb.index_reg = ir_emit_input(p, IR_INDEX, 0, ir_loc_of(fam->loc));
+	ev->scope = scope_new(ev->a, saved_scope);
+	struct binding *b = arena_alloc(ev->a, sizeof *b);
+	b->name = fam->target->name;
+	b->kind = B_VALUE;
+	b->loc = fam->loc;
+	b->val.kind = VAL_NUM;
+	b->val.reg = kb.index_reg;
+	ev->scope->head = b;
+	struct value v;
+	int allow = ev->mc->allow_state;
+	ev->mc->allow_state = 1;
+	int ok = target->kind == AST_INDEX && eval_expr(ev, target, &v) == 0 && v.kind == VAL_NUM &&
+	         p->insn[v.reg].op == IR_DOF && kb.nslot == 1;
+	ev->mc->allow_state = allow;
+	ev->scope = saved_scope;
+	ev->kern = NULL;
+	ev->prog = saved;
+	ev->quiet--;
+	if (!ok || kb.base[0] + kb.stride[0] * lo < 0 || kb.base[0] + kb.stride[0] * hi >= ndof ||
+	    kb.base[0] + kb.stride[0] * lo > INT_MAX || kb.stride[0] > INT_MAX || kb.stride[0] < INT_MIN)
+		return 0;
+	struct ast_expr *sum = ast_expr_new(ev->a, AST_SUM, load->loc);
+	sum->name = fam->target->name;
+	sum->lo = fam->value;
+	sum->hi = fam->dir;
+	sum->lhs = load;
+	struct kern_list kl = { 0 };
+	kl.v = lk->v;
+	kl.n = lk->n;
+	kl.cap = lk->cap;
+	int rc = load_kernel(ev, sum, (int)(kb.base[0] + kb.stride[0] * lo), (int)kb.stride[0], &kl);
+	lk->v = kl.v;
+	lk->n = kl.n;
+	lk->cap = kl.cap;
+	if (rc < 0)
+		return eval_error(ev, load->loc, "out of memory lowering this sum");
+	return rc;
+}
+
 /* Attach the kernels to f (copied to the arena), folding their classes
  * into f's. */
 static void attach_kernels(struct eval *ev, struct ir_func *f, const struct kern_list *kl)
@@ -1239,21 +1434,124 @@ static int constraint_row(struct eval *ev, struct ir_diff_ws *w, struct ast_expr
 	return 0;
 }
 
-/* for I in LO..HI { constraint ... }: m items, instance i's item j being
- * row row0 + m (i − LO) + j; each item lowered once as a kernel of I (a
- * family, rstride m) where it can be, else unrolled with I bound to each
- * value in turn (which reports what is wrong with it). */
-static int constraint_family(struct eval *ev, struct ir_diff_ws *w, struct ast_item *it, long lo, long hi, int row0,
-                             struct kern_list *kl, int *c, int *moving)
+static int contact_coeffs(struct eval *ev, struct ast_item *it, int row, int n, double *rest, double *mu,
+                          int *anyfriction);
+
+/* Row `row` of the contacts, `contact LHS >= RHS` (φ = LHS − RHS; <=
+ * swaps the sides) of item it, into c[row] of ev->prog, with its
+ * restitution and friction coefficient. */
+static int contact_row(struct eval *ev, struct ir_diff_ws *w, struct ast_item *it, struct ast_expr *e, int row, int n,
+                       int *c, double *rest, double *mu, int *anyfriction)
 {
-	int m = it->names.n;
-	for (int j = 0; j < m; j++) {
-		struct ast_expr *e = ((struct ast_item *)it->names.v[j])->value;
-		if (e->kind == AST_BINARY && e->op == AST_OP_EQ) {
+	struct ir_prog *p = ev->prog;
+	if (e->kind != AST_BINARY || (e->op != AST_OP_GE && e->op != AST_OP_LE))
+		return eval_error(ev, e->loc, "a contact is an inequality: contact EXPR >= EXPR "
+		                  "(or EXPR <= EXPR)");
+	struct value l, r;
+	if (eval_expr(ev, e->lhs, &l) || eval_expr(ev, e->rhs, &r))
+		return -1;
+	if (l.kind != VAL_NUM || r.kind != VAL_NUM)
+		return eval_error(ev, e->loc, "a contact relates two numbers");
+	if (e->op == AST_OP_LE)
+		c[row] = ir_emit(p, IR_SUB, r.reg, l.reg, 0, ir_loc_of(e->loc));
+	else
+		c[row] = ir_emit(p, IR_SUB, l.reg, r.reg, 0, ir_loc_of(e->loc));
+	if (ir_depends(p, w, c[row], OPBIT(IR_VEL) | OPBIT(IR_ACC) | OPBIT(IR_INT) | OPBIT(IR_INTVEL)))
+		return eval_error(ev, e->loc, "a contact relates the dofs only, not their rates or "
+		                  "internal variables");
+	if (ir_is_const(p, c[row], NULL))
+		return eval_error(ev, e->loc, "this contact does not involve any dof");
+	/* a moving obstacle would need its velocity in the impact law:
+	 * not supported; a moving constraint gets its t-derivatives */
+	if (ir_depends(p, w, c[row], OPBIT(IR_TIME)))
+		return eval_error(ev, e->loc, "a contact may not depend on t (moving obstacles are "
+		                  "not supported): state a prescribed motion as a support or a force");
+	return contact_coeffs(ev, it, row, n, rest, mu, anyfriction);
+}
+
+/* The restitution and friction coefficient of contact row `row` (item
+ * it). */
+static int contact_coeffs(struct eval *ev, struct ast_item *it, int row, int n, double *rest, double *mu,
+                          int *anyfriction)
+{
+	rest[row] = 0;
+	if (it->restitution) {
+		if (eval_number(ev, it->restitution, &rest[row], "the restitution"))
+			return -1;
+		if (!(rest[row] >= 0 && rest[row] <= 1))
+			return eval_error(ev, it->restitution->loc, "the restitution must lie in [0, 1], not %g",
+			                  rest[row]);
+	}
+	mu[row] = 0;
+	if (it->friction) {
+		if (eval_number(ev, it->friction, &mu[row], "the friction coefficient"))
+			return -1;
+		if (!(mu[row] >= 0 && isfinite(mu[row])))
+			return eval_error(ev, it->friction->loc, "the friction coefficient must be >= 0, not %g",
+			                  mu[row]);
+		/* without `along`, the tangents are the directions of the
+		 * coordinate space orthogonal to the gap's gradient (dyn(5),
+		 * "Friction at contacts"): the coordinates must be those of
+		 * one point in the plane or in space (its mass is checked
+		 * with the mass, lower_model) */
+		if (mu[row] > 0 && !it->along && n != 2 && n != 3)
+			return eval_error(ev, it->friction->loc, "friction at a contact in a model of %d dofs needs "
+			                  "the slip of the contact point: contact ... friction MU along S (the "
+			                  "tangents follow from the gap alone for one point of 2 or 3 coordinates)",
+			                  n);
+		if (mu[row] > 0)
+			*anyfriction = 1;
+	}
+	return 0;
+}
+
+/* The items of kind `kind` of family it (for I in LO..HI { ... }). */
+static int family_items(const struct ast_item *it, enum ast_item_kind kind)
+{
+	int m = 0;
+	for (int j = 0; j < it->names.n; j++)
+		m += ((const struct ast_item *)it->names.v[j])->kind == kind;
+	return m;
+}
+
+/* Bind the index of family it to the number i in a new scope (the
+ * caller restores ev->scope). */
+static int bind_index(struct eval *ev, struct ast_item *it, long i)
+{
+	ev->scope = scope_new(ev->a, ev->scope);
+	struct binding *b = scope_bind(ev, it->target->name, B_VALUE, it->target->loc);
+	if (!b)
+		return -1;
+	b->val.kind = VAL_NUM;
+	b->val.frozen = 1;
+	b->val.k = (double)i;
+	return 0;
+}
+
+/* for I in LO..HI { constraint ... contact ... }: the m items of kind
+ * `kind` (constraints, or contacts), instance i's item j being row row0 +
+ * m (i − LO) + j; each item lowered once as a kernel of I (a family,
+ * rstride m) where it can be, else unrolled with I bound to each value in
+ * turn (which reports what is wrong with it).  Contacts get their
+ * restitution and friction per instance. */
+static int gap_family(struct eval *ev, struct ir_diff_ws *w, struct ast_item *it, enum ast_item_kind kind, long lo,
+                      long hi, int row0, int n, struct kern_list *kl, int *c, int *moving, double *rest, double *mu,
+                      int *anyfriction)
+{
+	int m = family_items(it, kind), j = -1;
+	int contact = kind == AST_ITEM_CONTACT;
+	struct scope *saved = ev->scope;
+	for (int q = 0; q < it->names.n; q++) {
+		struct ast_item *in = it->names.v[q];
+		if (in->kind != kind)
+			continue;
+		j++;
+		struct ast_expr *e = in->value;
+		if (e->kind == AST_BINARY && (contact ? e->op == AST_OP_GE || e->op == AST_OP_LE : e->op == AST_OP_EQ)) {
 			struct ast_expr *body = ast_expr_new(ev->a, AST_BINARY, e->loc);
 			body->op = AST_OP_SUB;
-			body->lhs = e->lhs;
-			body->rhs = e->rhs;
+			body->lhs = contact && e->op == AST_OP_LE ? e->rhs : e->lhs;
+			body->rhs = contact && e->op == AST_OP_LE ? e->lhs : e->rhs;
 			struct ast_expr *sum = ast_expr_new(ev->a, AST_SUM, e->loc);
 			sum->name = it->target->name;
 			sum->lo = it->value;
@@ -1264,21 +1562,21 @@ static int constraint_family(struct eval *ev, struct ir_diff_ws *w, struct ast_i
 				return eval_error(ev, e->loc, "out of memory lowering this family of constraints");
 			if (rc > 0) {
 				kl->v[kl->n - 1].rstride = m;
+				for (long i = lo; i <= hi && contact; i++) {
+					int row = row0 + m * (int)(i - lo) + j;
+					rc = bind_index(ev, it, i) || contact_coeffs(ev, in, row, n, rest, mu, anyfriction);
+					ev->scope = saved;
+					if (rc)
+						return -1;
+				}
 				continue;
 			}
 		}
-		struct scope *saved = ev->scope;
 		for (long i = lo; i <= hi; i++) {
-			ev->scope = scope_new(ev->a, saved);
-			struct binding *b = scope_bind(ev, it->target->name, B_VALUE, it->target->loc);
-			if (!b) {
-				ev->scope = saved;
-				return -1;
-			}
-			b->val.kind = VAL_NUM;
-			b->val.frozen = 1;
-			b->val.k = (double)i;
-			int rc = constraint_row(ev, w, e, row0 + m * (int)(i - lo) + j, kl, c, moving);
+			int row = row0 + m * (int)(i - lo) + j;
+			int rc = bind_index(ev, it, i) ||
+			         (contact ? contact_row(ev, w, in, e, row, n, c, rest, mu, anyfriction)
+			                  : constraint_row(ev, w, e, row, kl, c, moving));
 			ev->scope = saved;
 			if (rc)
 				return -1;
@@ -1287,12 +1585,12 @@ static int constraint_family(struct eval *ev, struct ir_diff_ws *w, struct ast_i
 	return 0;
 }
 
-/* The bounds of a family of constraints and its number of rows. */
-static int family_rows(struct eval *ev, struct ast_item *it, long *lo, long *hi, long *rows)
+/* The bounds of a family and its number of rows of kind `kind`. */
+static int family_rows(struct eval *ev, struct ast_item *it, enum ast_item_kind kind, long *lo, long *hi, long *rows)
 {
 	if (eval_int(ev, it->value, lo, "a range bound") || eval_int(ev, it->dir, hi, "a range bound"))
 		return -1;
-	*rows = *hi < *lo ? 0 : (*hi - *lo + 1) * it->names.n;
+	*rows = *hi < *lo ? 0 : (*hi - *lo + 1) * family_items(it, kind);
 	if (*rows > INT_MAX / 4)
 		return eval_error(ev, it->loc, "this family has %ld constraints: at most %d", *rows, INT_MAX / 4);
 	return 0;
@@ -1332,12 +1630,12 @@ static int gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, str
 			return -1;
 		nc += nf;
 	}
-	for (int i = 0; i < am->items.n && kind == AST_ITEM_CONSTRAINT; i++) {
+	for (int i = 0; i < am->items.n && !slip_first; i++) {
 		struct ast_item *it = am->items.v[i];
 		long lo, hi, rows;
 		if (it->kind != AST_ITEM_FOR)
 			continue;
-		if (family_rows(ev, it, &lo, &hi, &rows))
+		if (family_rows(ev, it, kind, &lo, &hi, &rows))
 			return -1;
 		if ((long)nc + rows > INT_MAX / 4)
 			return eval_error(ev, it->loc, "this family has %ld constraints: at most %d", rows, INT_MAX / 4);
@@ -1360,17 +1658,32 @@ static int gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, str
 		c[q] = -1;
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
-		if (it->kind == AST_ITEM_FOR && kind == AST_ITEM_CONSTRAINT && !slip_first) {
+		if (it->kind == AST_ITEM_FOR) {
 			long lo, hi, rows;
-			if (family_rows(ev, it, &lo, &hi, &rows))
+			if (family_rows(ev, it, kind, &lo, &hi, &rows))
 				return -1;
 			if (rows == 0)
 				continue;
-			int rc = constraint_family(ev, w, it, lo, hi, k, kl, c, &moving);
+			if (slip_first) {
+				/* a family's contacts have no slip coordinates */
+				for (long q = 0; q < rows; q++)
+					slip_first[kc++] = k;
+				slip_first[kc] = k;
+				continue;
+			}
+			int m = family_items(it, kind);
+			struct ast_item **its = malloc(sizeof *its * (size_t)m);
+			if (!its)
+				return eval_error(ev, it->loc, "out of memory lowering this family of constraints");
+			for (int q = 0, j = 0; q < it->names.n; q++)
+				if (((struct ast_item *)it->names.v[q])->kind == kind)
+					its[j++] = it->names.v[q];
 			for (long q = 0; q < rows; q++) {
-				locs[k + q] = ir_loc_of(((struct ast_item *)it->names.v[q % it->names.n])->loc);
+				locs[k + q] = ir_loc_of(its[q % m]->loc);
 				rest[k + q] = mu[k + q] = 0;
 			}
+			free(its);
+			int rc = gap_family(ev, w, it, kind, lo, hi, k, n, kl, c, &moving, rest, mu, &anyfriction);
 			k += (int)rows;
 			if (rc)
 				return -1;
@@ -1453,58 +1766,8 @@ static int gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, str
 				return -1;
 			continue;
 		}
-		if (contact && (e->kind != AST_BINARY || (e->op != AST_OP_GE && e->op != AST_OP_LE)))
-			return eval_error(ev, e->loc, "a contact is an inequality: contact EXPR >= EXPR "
-			                  "(or EXPR <= EXPR)");
-		struct value l, r;
-		if (eval_expr(ev, e->lhs, &l) || eval_expr(ev, e->rhs, &r))
+		if (contact_row(ev, w, it, e, k, n, c, rest, mu, &anyfriction))
 			return -1;
-		if (l.kind != VAL_NUM || r.kind != VAL_NUM)
-			return eval_error(ev, e->loc, "%s relates two numbers", contact ? "a contact" : "a constraint");
-		if (contact && e->op == AST_OP_LE)
-			c[k] = ir_emit(p, IR_SUB, r.reg, l.reg, 0, ir_loc_of(e->loc));
-		else
-			c[k] = ir_emit(p, IR_SUB, l.reg, r.reg, 0, ir_loc_of(e->loc));
-		if (ir_depends(p, w, c[k], OPBIT(IR_VEL) | OPBIT(IR_ACC) | OPBIT(IR_INT) | OPBIT(IR_INTVEL)))
-			return eval_error(ev, e->loc, "%s relates the dofs only, not their rates or "
-			                  "internal variables", contact ? "a contact" : "a constraint");
-		if (ir_is_const(p, c[k], NULL))
-			return eval_error(ev, e->loc, "this %s does not involve any dof", contact ? "contact" : "constraint");
-		/* a moving obstacle would need its velocity in the impact law:
-		 * not supported; a moving constraint gets its t-derivatives */
-		if (contact && ir_depends(p, w, c[k], OPBIT(IR_TIME)))
-			return eval_error(ev, e->loc, "a contact may not depend on t (moving obstacles are "
-			                  "not supported): state a prescribed motion as a support or a force");
-		if (!contact && ir_depends(p, w, c[k], OPBIT(IR_TIME)))
-			moving = 1;
-		rest[k] = 0;
-		if (it->restitution) {
-			if (eval_number(ev, it->restitution, &rest[k], "the restitution"))
-				return -1;
-			if (!(rest[k] >= 0 && rest[k] <= 1))
-				return eval_error(ev, it->restitution->loc, "the restitution must lie in [0, 1], not %g",
-				                  rest[k]);
-		}
-		mu[k] = 0;
-		if (it->friction) {
-			if (eval_number(ev, it->friction, &mu[k], "the friction coefficient"))
-				return -1;
-			if (!(mu[k] >= 0 && isfinite(mu[k])))
-				return eval_error(ev, it->friction->loc, "the friction coefficient must be >= 0, not %g",
-				                  mu[k]);
-			/* without `along`, the tangents are the directions of the
-			 * coordinate space orthogonal to the gap's gradient (dyn(5),
-			 * "Friction at contacts"): the coordinates must be those of
-			 * one point in the plane or in space (its mass is checked
-			 * with the mass, lower_model) */
-			if (mu[k] > 0 && !it->along && n != 2 && n != 3)
-				return eval_error(ev, it->friction->loc, "friction at a contact in a model of %d dofs needs "
-				                  "the slip of the contact point: contact ... friction MU along S (the "
-				                  "tangents follow from the gap alone for one point of 2 or 3 coordinates)",
-				                  n);
-			if (mu[k] > 0)
-				anyfriction = 1;
-		}
 		k++;
 	}
 	if (slip_first)

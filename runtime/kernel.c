@@ -209,3 +209,17 @@ void rt_kernels_gaps(struct rt_kernels *ks, const struct vm_input *in, const dou
 		}
 	}
 }
+
+void rt_kernels_loads(struct rt_kernels *ks, const struct vm_input *in, double *f)
+{
+	for (int q = 0; q < ks->nk; q++) {
+		const struct ir_kernel *k = &ks->kv[q];
+		struct rt_kernel_ws *w = &ks->ws[q];
+		double *fo = f + k->term;
+		for (long i = k->lo; i <= k->hi; i++, fo += k->rstride) {
+			const double *row = k->data ? k->data + (size_t)(i - k->lo) * (size_t)k->ndata : NULL;
+			vm_eval_instance(k->prog, w->reg, in, (double)i, row, w->out);
+			*fo += w->out[0];
+		}
+	}
+}

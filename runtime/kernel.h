@@ -30,6 +30,8 @@ int rt_kernels_init_gaps(struct rt_kernels *ks, const struct ir_kernel *kv, int 
  * into the layout `out` of gap functions (ir.h, struct ir_gaps: nc values,
  * ng gradient entries, then the Hessian entries), where the program's own
  * outputs have already been placed. */
+/* Add the load kernels' values at t into f (struct ir_model's fkernel). */
+void rt_kernels_loads(struct rt_kernels *ks, const struct vm_input *in, double *f);
 void rt_kernels_gaps(struct rt_kernels *ks, const struct vm_input *in, const double *u, int nc, int ng, double *out);
 
 /* The kernels' value at (t, x, y): x holds the DOF or VEL unknowns, y the

@@ -245,6 +245,8 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 	pb->linear = !ir_model_nonlinear(m);
 	pb->name = malloc(sizeof(char *) * (size_t)(N + 1));
 	pb->reg_f = scratch(m->force ? (size_t)m->force->n : 0);
+	if (rt_kernels_init_gaps(&pb->kf, m->fkernel, m->nfkernel))
+		return fail(err, m->loc, "out of memory");
 	pb->reg_s = scratch(m->support ? (size_t)m->support->n : 0);
 	pb->md = scratch(m->support ? (size_t)n : 0);   /* M d: with a support only */
 	pb->hint = calloc((size_t)m->ntable + 1, sizeof(int));
@@ -265,9 +267,13 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 		return fail(err, m->loc, "out of memory");
 	pb->ncontact = m->contact.n;
 	if (m->contact.prog) {
-		pb->reg_ct = scratch((size_t)m->contact.prog->n);
-		pb->out_ct = scratch((size_t)m->contact.prog->nout);
+		const struct ir_gaps *g = &m->contact;
+		pb->reg_ct = scratch((size_t)g->prog->n);
+		pb->out_ct = scratch(g->out_map ? (size_t)g->nout : (size_t)g->prog->nout);
 		if (!pb->reg_ct || !pb->out_ct)
+			return fail(err, m->loc, "out of memory");
+		if (g->out_map && (!(pb->prog_ct = scratch((size_t)g->prog->nout)) ||
+		                   rt_kernels_init_gaps(&pb->kct, g->kernel, g->nkernel)))
 			return fail(err, m->loc, "out of memory");
 	}
 	if (m->slip.prog) {
@@ -375,6 +381,9 @@ void problem_free(struct rt_problem *pb)
 	free(pb->out_c);
 	free(pb->prog_c);
 	rt_kernels_free(&pb->kc);
+	free(pb->prog_ct);
+	rt_kernels_free(&pb->kct);
+	rt_kernels_free(&pb->kf);
 	memset(pb, 0, sizeof *pb);
 }
 
@@ -397,6 +406,7 @@ void problem_load(struct rt_problem *pb, double t, double *f)
 		vm_eval(m->force, pb->reg_f, &in, f);
 	else
 		memset(f, 0, sizeof(double) * (size_t)pb->N);
+	rt_kernels_loads(&pb->kf, &in, f);
 	if (m->support && !pb->varmass) {
 		double ag = problem_support(pb, t);
 		for (int i = 0; i < pb->n; i++)
@@ -664,22 +674,31 @@ static void gaps_place(struct rt_problem *pb, const double *out, int nk, int ngr
 	}
 }
 
+/* Gap functions with kernels (sums and families lowered once): the
+ * program's outputs to their places in the layout, then the kernels'
+ * (ir.h, struct ir_gaps). */
+static void gaps_kernels(struct rt_problem *pb, const struct ir_prog *prog, const int *out_map, long nout,
+                         struct rt_kernels *ks, double *reg, double *pout, double *out, int nk, int ngrad,
+                         const int *gk, const int *gi, double t, const double *u, double *c, double *Gd)
+{
+	struct vm_input in = { t, u, NULL, NULL, NULL, NULL, pb->ir->table, pb->hint };
+	vm_eval(prog, reg, &in, pout);
+	memset(out, 0, sizeof(double) * (size_t)nout);
+	for (int j = 0; j < prog->nout; j++)
+		out[out_map[j]] = pout[j];
+	rt_kernels_gaps(ks, &in, u, nk, ngrad, out);
+	gaps_place(pb, out, nk, ngrad, gk, gi, c, Gd);
+}
+
 void problem_constraints(struct rt_problem *pb, double t, const double *u, double *c, double *Gd)
 {
 	const struct ir_model *m = pb->ir;
-	if (m->constraint_out) {
-		/* sums and families lowered once: the program's outputs to their
-		 * places, then the kernels' (ir.h, struct ir_gaps) */
-		struct vm_input in = { t, u, NULL, NULL, NULL, NULL, m->table, pb->hint };
-		vm_eval(m->constraint, pb->reg_c, &in, pb->prog_c);
-		memset(pb->out_c, 0, sizeof(double) * (size_t)m->constraint_nout);
-		for (int j = 0; j < m->constraint->nout; j++)
-			pb->out_c[m->constraint_out[j]] = pb->prog_c[j];
-		rt_kernels_gaps(&pb->kc, &in, u, m->nconstraint, m->ngrad, pb->out_c);
-		gaps_place(pb, pb->out_c, m->nconstraint, m->ngrad, m->gk, m->gi, c, Gd);
-		return;
-	}
-	gaps_eval(pb, m->constraint, pb->reg_c, pb->out_c, m->nconstraint, m->ngrad, m->gk, m->gi, t, u, c, Gd);
+	if (m->constraint_out)
+		gaps_kernels(pb, m->constraint, m->constraint_out, m->constraint_nout, &pb->kc, pb->reg_c, pb->prog_c,
+		             pb->out_c, m->nconstraint, m->ngrad, m->gk, m->gi, t, u, c, Gd);
+	else
+		gaps_eval(pb, m->constraint, pb->reg_c, pb->out_c, m->nconstraint, m->ngrad, m->gk, m->gi, t, u, c,
+		          Gd);
 }
 
 void problem_constraint_rates(struct rt_problem *pb, double *ct, double *ctt, double *Gt)
@@ -735,7 +754,11 @@ void problem_add_constraint_hess(struct rt_problem *pb, const double *lambda, do
 void problem_contacts(struct rt_problem *pb, const double *u, double *phi, double *Gd)
 {
 	const struct ir_gaps *g = &pb->ir->contact;
-	gaps_eval(pb, g->prog, pb->reg_ct, pb->out_ct, g->n, g->ngrad, g->gk, g->gi, 0, u, phi, Gd);
+	if (g->out_map)
+		gaps_kernels(pb, g->prog, g->out_map, g->nout, &pb->kct, pb->reg_ct, pb->prog_ct, pb->out_ct, g->n,
+		             g->ngrad, g->gk, g->gi, 0, u, phi, Gd);
+	else
+		gaps_eval(pb, g->prog, pb->reg_ct, pb->out_ct, g->n, g->ngrad, g->gk, g->gi, 0, u, phi, Gd);
 }
 
 void problem_slips(struct rt_problem *pb, const double *u, double *s, double *Td)

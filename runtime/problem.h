@@ -52,7 +52,10 @@ struct rt_problem {
 	double *reg_c, *out_c;      /* constraints: out_c in the layout of ir.h */
 	double *prog_c;             /* with kernels, the program's outputs */
 	struct rt_kernels kc;       /* the constraints' kernels */
-	double *reg_ct, *out_ct;    /* contacts */
+	double *reg_ct, *out_ct;    /* contacts (out_ct in the layout of ir.h) */
+	double *prog_ct;            /* with kernels, the program's outputs */
+	struct rt_kernels kct;      /* the contacts' kernels */
+	struct rt_kernels kf;       /* the loads' kernels */
 	double *reg_sl, *out_sl;    /* the contacts' slip coordinates */
 	int ncontact;
 	int nc;
