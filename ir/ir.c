@@ -15,6 +15,7 @@
 #include "arena.h"
 #include "fmt.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,12 +532,6 @@ static void dump_func(FILE *f, const char *what, const struct ir_func *fn)
 	dump_kernels(f, fn->kernel, fn->nkernel, 0);
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-	return (x > y) - (x < y);
-}
-
 long ir_model_pattern_nnz(const struct ir_model *m)
 {
 	const struct ir_matrix *ops[3] = { &m->mass, &m->damping, &m->stiffness };
@@ -550,27 +545,53 @@ long ir_model_pattern_nnz(const struct ir_model *m)
 			cnt += (size_t)ops[o]->nnz;
 		}
 	}
-	long long *key = malloc(sizeof *key * (cnt + 1));
-	if (!key)
-		return -1;
-	size_t c = 0;
-	for (int o = 0; o < 3; o++) {
-		const struct ir_matrix *a = ops[o];
-		if (a->a) {
-			for (long long k = 0; k < n * n; k++)
-				if (a->a[k] != 0)
-					key[c++] = (k % n) * n + k / n;
-		} else {
-			for (int k = 0; k < a->nnz; k++)
-				if (a->val[k] != 0)
-					key[c++] = (long long)a->row[k] * n + a->col[k];
+	/* rows bucketed by column (a counting sort), then the distinct ones
+	 * of each column counted with a mark per row: O(n + entries) */
+	int *first = calloc((size_t)n + 2, sizeof *first);
+	int *mark = malloc(sizeof *mark * ((size_t)n + 1));
+	int *row = malloc(sizeof *row * (cnt + 1));
+	long d = -1;
+	if (!first || !mark || !row || cnt > INT_MAX)
+		goto out;
+	for (int pass = 0; pass < 2; pass++)
+		for (int o = 0; o < 3; o++) {
+			const struct ir_matrix *a = ops[o];
+			if (a->a) {
+				for (long long j = 0; j < n; j++)
+					for (long long i = 0; i < n; i++)
+						if (a->a[i + j * n] != 0) {
+							if (pass)
+								row[first[j + 1]++] = (int)i;
+							else
+								first[j + 2]++;
+						}
+			} else {
+				for (int k = 0; k < a->nnz; k++)
+					if (a->val[k] != 0) {
+						if (pass)
+							row[first[a->col[k] + 1]++] = a->row[k];
+						else
+							first[a->col[k] + 2]++;
+					}
+			}
+			if (!pass && o == 2)
+				for (long long j = 0; j < n; j++)
+					first[j + 2] += first[j + 1];
 		}
-	}
-	qsort(key, c, sizeof *key, cmp_key);
-	long d = 0;
-	for (size_t k = 0; k < c; k++)
-		d += k == 0 || key[k] != key[k - 1];
-	free(key);
+	/* first[j] .. first[j + 1] - 1 now hold column j's rows */
+	d = 0;
+	for (long long i = 0; i < n; i++)
+		mark[i] = -1;
+	for (long long j = 0; j < n; j++)
+		for (int k = first[j]; k < first[j + 1]; k++)
+			if (mark[row[k]] != (int)j) {
+				mark[row[k]] = (int)j;
+				d++;
+			}
+out:
+	free(first);
+	free(mark);
+	free(row);
 	return d;
 }
 

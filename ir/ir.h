@@ -148,6 +148,7 @@ struct ir_func {
  * entries (row[k], col[k]) in local slots, both triangles.  The runtime
  * evaluates the program once per instance and scatter-adds into the global
  * value, gradient and Jacobian (runtime/kernel.c). */
+struct fe_kernel_form;
 struct ir_kernel {
 	struct ir_prog *prog;
 	long lo, hi;                 /* instances i = lo..hi (hi >= lo) */
@@ -175,6 +176,13 @@ struct ir_kernel {
 	const int *gpos;
 	long hfirst;
 	struct ir_loc loc;           /* the sum */
+	/* The lowering's own (lang/, opaque here): an integral whose density
+	 * is a constant quadratic form of the fields' features, folded into
+	 * an operator cell by cell in C (runtime/fe_assemble.h) rather than by
+	 * evaluating prog per instance; until the lowering gives up folding
+	 * it, map and data are NULL.  NULL for every kernel that reaches the
+	 * runtime. */
+	const struct fe_kernel_form *form;
 };
 
 /* A kinetic energy whose mass depends on u: T(u, v) = ½ vᵀ M(u) v.  Outputs:

@@ -19,6 +19,7 @@
 #include "fe.h"
 #include "interp.h"
 #include "ir_diff.h"
+#include "fe_assemble.h"
 #include "fe_ref.h"
 #include "fe_space.h"
 #include "mesh.h"
@@ -60,6 +61,10 @@ struct fe_point {
 	 * unknowns of the cell directly */
 	const double *row;
 	long cell;
+	/* the fields' features as slots (fe_integral_features): a field's
+	 * value or partial derivative is one input; unsupported is set when
+	 * the density reads anything else of the point */
+	int features, unsupported;
 };
 
 static const char *const fe_functions[] = {
@@ -647,6 +652,8 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 
 static int data_reg(struct eval *ev, int col, struct loc loc)
 {
+	if (ev->fe && ev->fe->features)
+		ev->fe->unsupported = 1;
 	if (ev->fe && ev->fe->row)
 		return ir_emit_const(ev->prog, ev->fe->row[col], ir_loc_of(loc));
 	return ir_emit_input(ev->prog, IR_DATA, col, ir_loc_of(loc));
@@ -687,9 +694,19 @@ static int layout_field(const struct fe_layout *lay, const struct fe_field *f)
 /* Σ_a c_a slot(a, comp) over the local nodes, c_a read from the data at
  * column col + a·step. */
 static int interpolate(struct eval *ev, const struct fe_field *f, enum ir_op op, int comp, int col, int step,
-                       struct loc loc)
+                       int deriv, struct loc loc)
 {
 	int nloc = f->space->nloc, acc = -1;
+	if (ev->fe->features) {
+		/* the feature itself: (field, comp, deriv) coded as a slot base */
+		enum fe_family fam = f->space->family;
+		if (deriv < -1 || f->internal || (fam != FE_P1 && fam != FE_P2 && fam != FE_Q1))
+			ev->fe->unsupported = 1;
+		int s = eval_model_input(ev, op, ((long)layout_field(ev->fe->lay, f) * 4 + comp) * 8 + deriv + 2, 0, loc);
+		if (s < 0)
+			ev->fe->unsupported = 1;
+		return s < 0 ? konst(ev, 0, loc) : s;
+	}
 	if (f->space->family == FE_P0) {
 		/* one value per cell (φ = 1): the slot itself, so that a term
 		 * σ|p'| of a density is recognised as rate-independent */
@@ -746,17 +763,17 @@ int fe_eval_name(struct eval *ev, struct ast_expr *e, const struct fe_field *f, 
 			                  f->qp, f->qdegree, lay->facets ? "over facets" :
 			                  arena_printf(ev->a, "with degree = %d", lay->degree));
 		out->kind = VAL_NUM;
-		out->reg = interpolate(ev, f, op, q, col, 1, e->loc);
+		out->reg = interpolate(ev, f, op, q, col, 1, -1, e->loc);
 		return out->reg < 0 ? -1 : 0;
 	}
 	if (!f->vector) {
 		out->kind = VAL_NUM;
-		out->reg = interpolate(ev, f, op, 0, col, 1, e->loc);
+		out->reg = interpolate(ev, f, op, 0, col, 1, -1, e->loc);
 		return out->reg < 0 ? -1 : 0;
 	}
 	*out = value_mat(ev, f->ncomp, 1);
 	for (int c = 0; c < f->ncomp; c++)
-		if ((out->m[c] = interpolate(ev, f, op, c, col, 1, e->loc)) < 0)
+		if ((out->m[c] = interpolate(ev, f, op, c, col, 1, -1, e->loc)) < 0)
 			return -1;
 	return 0;
 }
@@ -822,19 +839,19 @@ static int field_grad(struct eval *ev, struct ast_expr *e, const struct fe_field
 			return eval_error(ev, e->loc, "grad(grad(%s)) is the second derivative of a hermite field on "
 			                  "an interval", f->name);
 		out->kind = VAL_NUM;
-		out->reg = interpolate(ev, f, op, 0, lay->d2phi[li] + q * nloc, 1, e->loc);
+		out->reg = interpolate(ev, f, op, 0, lay->d2phi[li] + q * nloc, 1, -2, e->loc);
 		return out->reg < 0 ? -1 : 0;
 	}
 	int col = lay->dphi[li] + q * nloc * d;
 	if (!f->vector && d == 1) {
 		out->kind = VAL_NUM;
-		out->reg = interpolate(ev, f, op, 0, col, 1, e->loc);
+		out->reg = interpolate(ev, f, op, 0, col, 1, 0, e->loc);
 		return out->reg < 0 ? -1 : 0;
 	}
 	*out = value_mat(ev, f->ncomp == 1 ? d : f->ncomp, f->ncomp == 1 ? 1 : d);
 	for (int c = 0; c < f->ncomp; c++)
 		for (int l = 0; l < d; l++)
-			if ((out->m[c * d + l] = interpolate(ev, f, op, c, col + l, d, e->loc)) < 0)
+			if ((out->m[c * d + l] = interpolate(ev, f, op, c, col + l, d, l, e->loc)) < 0)
 				return -1;
 	return 0;
 }
@@ -1077,7 +1094,7 @@ static int unrolled(struct eval *ev, struct ast_expr *dens, const struct fe_layo
 	int acc = -1, rc = 0;
 	for (long k = 0; k < in->ninst && rc == 0; k++) {
 		pt.row = in->data + (size_t)k * (size_t)in->ndata;
-		pt.cell = in->cell[k];
+		pt.cell = in->rg ? in->rg->cell[k] : k;
 		for (int q = 0; q < lay->nq; q++) {
 			pt.q = q;
 			struct value v;
@@ -1200,45 +1217,17 @@ int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build 
 		}
 	}
 	lay->ndata = col;
-	if ((size_t)ninst > ((size_t)1 << 40) / (size_t)col / sizeof(double)) {
-		eval_error(ev, call->loc, "the integral's data would pass 1 TiB");
-		goto out;
-	}
-	out->data = malloc(sizeof(double) * (size_t)ninst * (size_t)col);
-	out->cell = malloc(sizeof(long) * (size_t)ninst);
-	if (!out->data || !out->cell) {
-		eval_error(ev, call->loc, "out of memory for the data of an integral over %ld cells", ninst);
-		goto out;
-	}
-	for (long k = 0; k < ninst; k++) {
-		long c = !rg ? k : rg->cell[k];
-		int lf = facets ? rg->facet[k] : 0;
-		out->cell[k] = c;
-		double *row = out->data + (size_t)k * (size_t)col;
-		for (int i = 0; i < lay->nfield; i++) {
-			struct fe_tab *t = &tab[i];
-			if ((facets ? fe_tab_facet(t, lay->field[i]->space, c, lf, &quad[lf], err, sizeof err)
-			            : fe_tab_cell(t, lay->field[i]->space, c, &quad[0], err, sizeof err))) {
-				eval_error(ev, call->loc, "%s", err);
-				goto out;
-			}
-			int nloc = t->nloc;
-			if (i == 0) {
-				memcpy(row + lay->wdet, t->wdet, sizeof(double) * (size_t)nq);
-				memcpy(row + lay->x, t->x, sizeof(double) * (size_t)(nq * dim));
-			}
-			memcpy(row + lay->phi[i], t->phi, sizeof(double) * (size_t)(nq * nloc));
-			memcpy(row + lay->dphi[i], t->dphi, sizeof(double) * (size_t)(nq * nloc * dim));
-			if (lay->d2phi[i] >= 0)
-				memcpy(row + lay->d2phi[i], t->d2phi, sizeof(double) * (size_t)(nq * nloc * dim * dim));
-		}
-	}
 	out->ninst = ninst;
 	out->ndata = col;
 	out->nfield = lay->nfield;
 	out->fields = (const struct fe_field *const *)lay->field;
+	out->lay = lay;
+	out->mesh = m;
+	out->rg = rg;
+	out->degree = (int)degree;
+	out->second = second;
 	if (!kb) {
-		rc = unrolled(ev, dens, lay, out, reg);
+		rc = fe_integral_data(ev, out, call->loc) ? -1 : unrolled(ev, dens, lay, out, reg);
 		goto out;
 	}
 	kb->lo = 0;
@@ -1294,13 +1283,142 @@ out:
 	return rc;
 }
 
+int fe_integral_data(struct eval *ev, struct fe_integral *in, struct loc where)
+{
+	const struct fe_layout *lay = in->lay;
+	const struct mesh *m = in->mesh;
+	const struct mesh_region *rg = in->rg;
+	int facets = rg && rg->kind == MESH_REGION_FACETS, nq = lay->nq, dim = lay->dim, col = lay->ndata;
+	long ninst = in->ninst;
+	char err[512];
+	int nrule = facets ? mesh_cell_nfacets(m->type) : 1, rc = -1;
+	struct fe_quad *quad = calloc((size_t)nrule, sizeof *quad);
+	struct fe_tab *tab = calloc((size_t)lay->nfield, sizeof *tab);
+	if (!quad || !tab) {
+		eval_error(ev, where, "out of memory");
+		goto out;
+	}
+	for (int f = 0; f < nrule; f++)
+		if ((facets ? fe_quad_facet(m->type, f, in->degree, &quad[f], err, sizeof err)
+		            : fe_quad_cell(m->type, in->degree, &quad[f], err, sizeof err))) {
+			eval_error(ev, where, "%s", err);
+			goto out;
+		}
+	for (int i = 0; i < lay->nfield; i++)
+		if (fe_tab_alloc(&tab[i], lay->field[i]->space, &quad[0], in->second && lay->field[i]->space->family ==
+		                 FE_HERMITE3, err, sizeof err)) {
+			eval_error(ev, where, "%s", err);
+			goto out;
+		}
+	if ((size_t)ninst > ((size_t)1 << 40) / (size_t)col / sizeof(double)) {
+		eval_error(ev, where, "the integral's data would pass 1 TiB");
+		goto out;
+	}
+	in->data = malloc(sizeof(double) * (size_t)ninst * (size_t)col);
+	if (!in->data) {
+		eval_error(ev, where, "out of memory for the data of an integral over %ld cells", ninst);
+		goto out;
+	}
+	for (long k = 0; k < ninst; k++) {
+		long c = rg ? rg->cell[k] : k;
+		int lf = facets ? rg->facet[k] : 0;
+		double *row = in->data + (size_t)k * (size_t)col;
+		for (int i = 0; i < lay->nfield; i++) {
+			struct fe_tab *t = &tab[i];
+			if ((facets ? fe_tab_facet(t, lay->field[i]->space, c, lf, &quad[lf], err, sizeof err)
+			            : fe_tab_cell(t, lay->field[i]->space, c, &quad[0], err, sizeof err))) {
+				eval_error(ev, where, "%s", err);
+				goto out;
+			}
+			int nloc = t->nloc;
+			if (i == 0) {
+				memcpy(row + lay->wdet, t->wdet, sizeof(double) * (size_t)nq);
+				memcpy(row + lay->x, t->x, sizeof(double) * (size_t)(nq * dim));
+			}
+			memcpy(row + lay->phi[i], t->phi, sizeof(double) * (size_t)(nq * nloc));
+			memcpy(row + lay->dphi[i], t->dphi, sizeof(double) * (size_t)(nq * nloc * dim));
+			if (lay->d2phi[i] >= 0)
+				memcpy(row + lay->d2phi[i], t->d2phi, sizeof(double) * (size_t)(nq * nloc * dim * dim));
+		}
+	}
+	rc = 0;
+out:
+	for (int f = 0; quad && f < nrule; f++)
+		fe_quad_free(&quad[f]);
+	for (int i = 0; tab && i < lay->nfield; i++)
+		fe_tab_free(&tab[i]);
+	free(quad);
+	free(tab);
+	return rc;
+}
+
+int fe_integral_features(struct eval *ev, struct ast_expr *call, const struct fe_integral *in,
+                         struct kern_build *fkb, int *reg)
+{
+	struct ast_expr *dens = NULL;
+	int npos = 0;
+	for (int i = 0; i < call->args.n; i++) {
+		struct ast_arg *a = call->args.v[i];
+		if (!a->name && npos++ == 1)
+			dens = a->value;
+	}
+	const struct fe_layout *lay = in->lay;
+	if (lay->nfield > FE_FORM_MAXFIELD)
+		return 1;
+	for (int i = 0; i < lay->nfield; i++) {
+		enum fe_family fam = lay->field[i]->space->family;
+		if (lay->field[i]->internal || (fam != FE_P1 && fam != FE_P2 && fam != FE_Q1))
+			return 1;
+	}
+	struct fe_point pt = { 0 };
+	pt.lay = lay;
+	pt.features = 1;
+	struct fe_point *saved = ev->fe;
+	struct kern_build *saved_kb = ev->kern;
+	ev->fe = &pt;
+	ev->kern = fkb;
+	ev->quiet++;
+	struct value v;
+	int bad = eval_expr(ev, dens, &v);
+	ev->quiet--;
+	ev->fe = saved;
+	ev->kern = saved_kb;
+	if (bad || v.kind != VAL_NUM || pt.unsupported)
+		return 1;
+	*reg = v.reg;
+	return 0;
+}
+
+void fe_integral_form(struct eval *ev, const struct fe_integral *in, const struct kern_build *fkb, const double *D,
+                      struct fe_form *form)
+{
+	const struct fe_layout *lay = in->lay;
+	memset(form, 0, sizeof *form);
+	form->mesh = in->mesh;
+	form->region = in->rg;
+	form->degree = in->degree;
+	form->nfield = lay->nfield;
+	for (int i = 0; i < lay->nfield; i++) {
+		form->space[i] = lay->field[i]->space;
+		form->dof[i] = lay->field[i]->dof;
+	}
+	int nf = fkb->nslot;
+	form->nfeat = nf;
+	for (int a = 0; a < nf; a++) {
+		long code = fkb->base[a];
+		form->feat[a].deriv = (int)(code % 8) - 2;
+		form->feat[a].comp = (int)(code / 8 % 4);
+		form->feat[a].field = (int)(code / 32);
+	}
+	form->D = arena_alloc(ev->a, sizeof(double) * (size_t)nf * (size_t)nf + 1);
+	memcpy(form->D, D, sizeof(double) * (size_t)nf * (size_t)nf);
+}
+
 void fe_integral_free(struct fe_integral *in)
 {
 	free(in->data);
-	free(in->cell);
 	free(in->qreg);
 	in->data = NULL;
-	in->cell = NULL;
 	in->qreg = NULL;
 }
 
@@ -1341,7 +1459,8 @@ long fe_integral_index(const struct fe_integral *in, long code, long k)
 	if (!f)
 		return code;
 	const struct fe_space *sp = f->space;
-	return f->dof[sp->cell_dofs[in->cell[k] * sp->ndof_cell + l]];
+	long c = in->rg ? in->rg->cell[k] : k;
+	return f->dof[sp->cell_dofs[c * sp->ndof_cell + l]];
 }
 
 int *fe_integral_map(struct eval *ev, const struct fe_integral *in, const struct kern_build *kb)

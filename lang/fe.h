@@ -9,6 +9,10 @@
 #include "ast.h"
 #include "ir.h"
 
+struct mesh;
+struct mesh_region;
+struct fe_layout;
+
 struct eval;
 struct model_ctx;
 struct ast_model;
@@ -78,14 +82,38 @@ struct fe_integral {
 	double *data;           /* ninst × ndata, malloc'ed */
 	const struct fe_field *const *fields;
 	int nfield;
-	long *cell;             /* ninst: the cell of each instance */
 	int ncell_table;        /* fields' tables are per cell */
 	int nq;                 /* quadrature points */
 	int *qreg;              /* nq: the density's register at each point */
 	int wdet;               /* the data column of w_q |det J| at point 0 */
+	/* what fe_integral_data needs (a kernel's data is filled only when
+	 * its density is not an element form, fe_integral_form) */
+	const struct fe_layout *lay;
+	const struct mesh *mesh;
+	const struct mesh_region *rg;  /* NULL: every cell */
+	int degree, second;
 };
+/* With kb (a kernel): the layout, the program and the instances, but no
+ * data yet (in->data NULL: fe_integral_data fills it); without (a record):
+ * everything, unrolled. */
 int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build *kb, int *reg,
                       struct fe_integral *out);
+/* Fill in->data (ninst × ndata).  -1 on error (reported at where). */
+int fe_integral_data(struct eval *ev, struct fe_integral *in, struct loc where);
+
+/* The density of integral call at one point with the fields' features
+ * (values and partial derivatives of components, struct fe_feature of
+ * fe_assemble.h) as the slots of fkb, in ev->prog: its register in *reg.
+ * 1 when the density reads something that is not a feature (x, a P0 or
+ * hermite field, a second derivative): no element form; -1 on error. */
+int fe_integral_features(struct eval *ev, struct ast_expr *call, const struct fe_integral *in,
+                         struct kern_build *fkb, int *reg);
+/* The element form of a built integral whose density is ½ fᵀ D f in the
+ * features of fkb (nf × nf, row-major): into *form (its D copied to the
+ * arena). */
+struct fe_form;
+void fe_integral_form(struct eval *ev, const struct fe_integral *in, const struct kern_build *fkb, const double *D,
+                      struct fe_form *form);
 /* Whether the slot code (kb->base of a slot) reads a field constant on
  * each cell (P0), and the model index (dof or internal variable) it reads
  * at instance k (-1 for a fixed dof). */

@@ -16,6 +16,7 @@
 #include <config.h>
 
 #include "fe.h"
+#include "fe_assemble.h"
 #include "interp.h"
 #include "ir_diff.h"
 
@@ -575,6 +576,105 @@ out:
 	return rc;
 }
 
+/* An integral's kernel whose density is a constant quadratic form of the
+ * fields' features (fe_assemble.h): the form, and what it takes to give
+ * the kernel its gather map and data should it not be folded after all
+ * (kernel_materialize). */
+struct fe_kernel_form {
+	struct fe_form form;
+	struct fe_integral in;      /* no data */
+	int nd, *dcol;              /* the packed data columns of the program */
+};
+
+/* The element form of a built integral of energy ek (times scale): its
+ * density at a point, with the fields' values and partial derivatives as
+ * inputs, is ½ fᵀ D f with D constant — homogeneous (value and gradient 0
+ * at 0), its Hessian in the features independent of them, of x and of
+ * the cell.  D comes from one evaluation, once per integral, so that
+ * folding the operator costs no program evaluation per cell.  0 with
+ * *form, 1 when the density is not such a form (the kernel then folds, or
+ * not, as any), -1 when out of memory. */
+static int element_form(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, const struct fe_integral *in,
+                        double scale, enum energy_kind ek, struct fe_form *form)
+{
+	struct kern_build fkb = { 0 };
+	struct ir_prog *saved = ev->prog, *p = ir_prog_new(ev->a);
+	int r;
+	ev->prog = p;
+	int no = fe_integral_features(ev, e, in, &fkb, &r);
+	ev->prog = saved;
+	if (no)
+		return no < 0 ? -1 : 1;
+	if (fkb.nslot == 0 || fkb.nslot > FE_FORM_MAXFEAT || fkb.ndata > 0 ||
+	    !slots_only(&fkb, ek == EN_POTENTIAL ? OPBIT(IR_DOF) : OPBIT(IR_VEL)))
+		return 1;
+	r = scaled(p, r, scale, ir_loc_of(e->loc));
+	int d = ir_depends(p, w, r, OPBIT(IR_DATA) | OPBIT(IR_INDEX) | OPBIT(IR_TIME) | OPBIT(IR_TABLE));
+	if (d != 0)
+		return d < 0 ? -1 : 1;
+	ir_prog_add_output(p, r);
+	ir_prog_compact(p);
+	r = p->out[0];
+	p->nout = 0;
+	enum ir_op k1 = ek == EN_POTENTIAL ? IR_DOF : IR_VEL, k2 = ek == EN_POTENTIAL ? IR_INT : IR_VEL;
+	struct ir_kernel fk;
+	memset(&fk, 0, sizeof fk);
+	if (derive_kernel(ev, w, p, r, &fkb, k1, k2, &fk))
+		return -1;
+	if (!fk.quadratic || fk.nonsmooth)
+		return 1;
+	int nf = fkb.nslot, rc = 1;
+	double *o = malloc(sizeof(double) * (size_t)(fk.prog->nout + 1));
+	double *D = calloc((size_t)nf * (size_t)nf, sizeof(double));
+	if (!o || !D) {
+		rc = -1;
+		goto out;
+	}
+	if (ir_eval_const(fk.prog, NULL, NULL, NULL, NULL, o))
+		goto out;
+	for (int s = 0; s <= nf; s++)
+		if (o[s] != 0)
+			goto out;   /* an offset or a linear term: not an operator */
+	for (int k = 0; k < fk.nnz; k++)
+		D[fk.row[k] * nf + fk.col[k]] += o[1 + nf + k];
+	/* the two triangles are derived apart: made exactly symmetric */
+	for (int a = 0; a < nf; a++)
+		for (int b = a + 1; b < nf; b++)
+			D[a * nf + b] = D[b * nf + a] = 0.5 * (D[a * nf + b] + D[b * nf + a]);
+	fe_integral_form(ev, in, &fkb, D, form);
+	rc = 0;
+out:
+	free(o);
+	free(D);
+	return rc;
+}
+
+/* Give a kernel with an element form the gather map and data that the
+ * runtime evaluates it with (it was not folded).  -1 on error (reported). */
+static int kernel_materialize(struct eval *ev, struct ir_kernel *k)
+{
+	const struct fe_kernel_form *kf = k->form;
+	struct fe_integral in = kf->in;
+	struct loc where = { k->loc.file, k->loc.line, k->loc.col, 1 };
+	if (fe_integral_data(ev, &in, where))
+		return -1;
+	struct kern_build kb = { 0 };
+	kb.nslot = k->nslot;
+	kb.base = k->base;
+	k->map = fe_integral_map(ev, &in, &kb);
+	if (kf->nd > 0) {
+		double *d = arena_alloc(ev->a, sizeof(double) * (size_t)in.ninst * (size_t)kf->nd);
+		for (long i = 0; i < in.ninst; i++)
+			for (int j = 0; j < kf->nd; j++)
+				d[(size_t)i * (size_t)kf->nd + (size_t)j] =
+					in.data[(size_t)i * (size_t)in.ndata + (size_t)kf->dcol[j]];
+		k->data = d;
+	}
+	free(in.data);
+	k->form = NULL;
+	return 0;
+}
+
 /* Lower integral(D, DENSITY) of an energy as a kernel over the cells
  * (fe.c: the program and the gather map), appended to kl.  Unlike a sum it
  * is never unrolled: what it cannot be is an error.  -1 on error
@@ -593,6 +693,16 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 	ev->prog = saved;
 	if (bad)
 		return -1;
+	/* an element form needs no per-cell data unless it is kept as a
+	 * kernel after all */
+	struct fe_form form;
+	int nform = element_form(ev, w, e, &in, scale, ek, &form);
+	if (nform < 0) {
+		eval_error(ev, e->loc, "out of memory");
+		goto out;
+	}
+	if (nform > 0 && fe_integral_data(ev, &in, e->loc))
+		goto out;
 	if (ek == EN_DISSIPATION) {
 		int fr = integral_friction(ev, p, &in, &kb, scale, term, kl, &r, e->loc);
 		if (fr < 0)
@@ -699,10 +809,23 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 	}
 	k->term = term;
 	k->loc = ir_loc_of(e->loc);
-	k->map = fe_integral_map(ev, &in, &kb);
-	/* the data columns the program reads, packed per instance */
 	k->ndata = nd;
-	if (nd > 0) {
+	if (nform == 0) {
+		/* map and data when kernel_materialize asks for them */
+		struct fe_kernel_form *kf = arena_alloc(ev->a, sizeof *kf);
+		kf->form = form;
+		kf->in = in;
+		kf->in.data = NULL;
+		kf->in.qreg = NULL;
+		kf->nd = nd;
+		kf->dcol = arena_alloc(ev->a, sizeof(int) * (size_t)(nd + 1));
+		memcpy(kf->dcol, dcol, sizeof(int) * (size_t)nd);
+		k->form = kf;
+	} else {
+		k->map = fe_integral_map(ev, &in, &kb);
+	}
+	/* the data columns the program reads, packed per instance */
+	if (nd > 0 && nform > 0) {
 		double *d = arena_alloc(ev->a, sizeof(double) * (size_t)in.ninst * (size_t)nd);
 		for (long i = 0; i < in.ninst; i++)
 			for (int j = 0; j < nd; j++)
@@ -715,7 +838,7 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 		           "(internal p on MESH : P0 or Q)");
 		goto out;
 	}
-	if (ek == EN_KINETIC && !kinetic_form(k)) {
+	if (ek == EN_KINETIC && !k->form && !kinetic_form(k)) {
 		eval_error(ev, e->loc, "the density of a kinetic energy must be a quadratic form of the velocities "
 		           "with constant coefficients (½ rho u'^2)");
 		goto out;
@@ -1198,6 +1321,19 @@ static int kernel_var(const struct ir_kernel *k, int s, long i, int n)
  * they are, -1 when out of memory. */
 static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int lumped, struct triplets *t)
 {
+	if (k->form) {
+		/* cell by cell in C, summed: one entry per nonzero */
+		struct fe_csc A;
+		char err[256];
+		if (fe_form_assemble(&k->form->form, n, lumped, &A, err, sizeof err))
+			return -1;
+		int rc = trip_reserve(ev, t, A.p[n]) ? -1 : 1;
+		for (int j = 0; j < n && rc > 0; j++)
+			for (int q = A.p[j]; q < A.p[j + 1]; q++)
+				trip_add(t, A.i[q], j, A.x[q]);
+		fe_csc_free(&A);
+		return rc;
+	}
 	double *r = malloc(sizeof(double) * (size_t)(k->prog->n + 1));
 	double *o = malloc(sizeof(double) * (size_t)(k->prog->nout + 1));
 	int rc = r && o ? 1 : -1;
@@ -2354,6 +2490,12 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 	}
 	if (fold_quadratic(ev, mc) < 0)
 		goto out;
+	/* the integrals left as kernels: their maps and data */
+	struct ir_func *kf[2] = { m->potential, m->dissipation };
+	for (int f = 0; f < 2; f++)
+		for (int q = 0; kf[f] && q < kf[f]->nkernel; q++)
+			if (kf[f]->kernel[q].form && kernel_materialize(ev, &kf[f]->kernel[q]))
+				goto out;
 
 	/* an internal variable no energy mentions has no equation (those
 	 * of the kernels: every instance's slots) */

@@ -25,7 +25,7 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/mtx.c runtime/mtx.h \
 	runtime/fe_output.c runtime/fe_output.h \
 	runtime/outfile.c runtime/outfile.h \
-	runtime/mesh.c runtime/mesh_gmsh.c runtime/mesh.h runtime/mesh_impl.h runtime/fe_ref.c runtime/fe_ref.h runtime/fe_space.c runtime/fe_space.h runtime/vtu.c runtime/vtu.h
+	runtime/mesh.c runtime/mesh_gmsh.c runtime/mesh.h runtime/mesh_impl.h runtime/fe_ref.c runtime/fe_ref.h runtime/fe_space.c runtime/fe_space.h runtime/fe_assemble.c runtime/fe_assemble.h runtime/vtu.c runtime/vtu.h
 # The PETSc backend (solver = direct | iterative) is a module that
 # runtime/la_plugin.c loads at its first use, so that PETSc's shared
 # libraries are not loaded at every start of dyn; it calls back into dyn,

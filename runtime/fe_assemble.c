@@ -1,0 +1,428 @@
+/* fe_assemble.c — operators of constant quadratic forms over a mesh,
+ * assembled cell by cell (fe_assemble.h).
+ *
+ * Two phases, as a sparse direct solver separates analysis from
+ * factorisation: the pattern from the connectivity alone (for each node
+ * of each field, the nodes of the instances around it, then the unknowns
+ * of the components D couples), then the values: per instance the element
+ * matrix K_e = Σ_q w_q|det J| B_qᵀ D B_q (fe_tab_cell gives w_q|det J|,
+ * φ_a and the physical gradients J⁻ᵀ∇̂φ_a), added into the columns by a
+ * binary search of each row. */
+#include "fe_assemble.h"
+#include "mesh_impl.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAXFC = FE_FORM_MAXFIELD * 3 };  /* (field, component) pairs */
+
+struct asm_ctx {
+	const struct fe_form *f;
+	int facets;
+	long ninst;
+	int nrule;
+	struct fe_quad *quad;
+	struct fe_tab *tab;
+	int ns, off[FE_FORM_MAXFIELD + 1];
+	unsigned char couple[MAXFC][MAXFC];  /* (field, comp) pairs D couples */
+	int gradients_only;                   /* no feature is a value */
+	int nd, da[FE_FORM_MAXFEAT * FE_FORM_MAXFEAT], db[FE_FORM_MAXFEAT * FE_FORM_MAXFEAT];
+	double dv[FE_FORM_MAXFEAT * FE_FORM_MAXFEAT];
+};
+
+static long inst_cell(const struct asm_ctx *c, long k)
+{
+	return c->f->region ? c->f->region->cell[k] : k;
+}
+
+void fe_csc_free(struct fe_csc *A)
+{
+	free(A->p);
+	free(A->i);
+	free(A->x);
+	memset(A, 0, sizeof *A);
+}
+
+/* The unknowns of instance k's local dofs, in the slot order of K_e. */
+static void gather(const struct asm_ctx *c, long k, int *g)
+{
+	long cell = inst_cell(c, k);
+	for (int fi = 0; fi < c->f->nfield; fi++) {
+		const struct fe_space *sp = c->f->space[fi];
+		const long *cd = sp->cell_dofs + (size_t)cell * (size_t)sp->ndof_cell;
+		for (int l = 0; l < sp->ndof_cell; l++)
+			g[c->off[fi] + l] = (int)c->f->dof[fi][cd[l]];
+	}
+}
+
+/* K_e of instance k into Ke (ns × ns), exactly symmetric.  −1 when a cell
+ * is degenerate (message in err). */
+static int element(struct asm_ctx *c, long k, double *Ke, char *err, size_t errlen)
+{
+	const struct fe_form *f = c->f;
+	long cell = inst_cell(c, k);
+	int lf = c->facets ? f->region->facet[k] : 0, ns = c->ns;
+	const struct fe_quad *q = &c->quad[lf];
+	for (int fi = 0; fi < f->nfield; fi++)
+		if (c->facets ? fe_tab_facet(&c->tab[fi], f->space[fi], cell, lf, q, err, errlen)
+		              : fe_tab_cell(&c->tab[fi], f->space[fi], cell, q, err, errlen))
+			return -1;
+	memset(Ke, 0, sizeof *Ke * (size_t)ns * (size_t)ns);
+	int nq = q->n, dim = f->mesh->dim;
+	/* gradients only, the same at every point (affine cells): one point
+	 * of weight Σ_q w_q|det J| */
+	int one = c->gradients_only;
+	for (int fi = 0; fi < f->nfield && one; fi++) {
+		const struct fe_tab *t = &c->tab[fi];
+		size_t len = (size_t)t->nloc * (size_t)dim;
+		for (int qq = 1; qq < nq && one; qq++)
+			one = memcmp(t->dphi + (size_t)qq * len, t->dphi, sizeof(double) * len) == 0;
+	}
+	double wsum = 0;
+	if (one)
+		for (int qq = 0; qq < nq; qq++)
+			wsum += c->tab[0].wdet[qq];
+	for (int qq = 0; qq < (one ? 1 : nq); qq++) {
+		double w = one ? wsum : c->tab[0].wdet[qq];
+		for (int e = 0; e < c->nd; e++) {
+			const struct fe_feature *fa = &f->feat[c->da[e]], *fb = &f->feat[c->db[e]];
+			const struct fe_tab *ta = &c->tab[fa->field], *tb = &c->tab[fb->field];
+			int nca = f->space[fa->field]->ncomp, ncb = f->space[fb->field]->ncomp;
+			const double *va, *vb;
+			int sa, sb;
+			if (fa->deriv < 0) {
+				va = ta->phi + (size_t)qq * (size_t)ta->nloc;
+				sa = 1;
+			} else {
+				va = ta->dphi + (size_t)qq * (size_t)ta->nloc * (size_t)dim + fa->deriv;
+				sa = dim;
+			}
+			if (fb->deriv < 0) {
+				vb = tb->phi + (size_t)qq * (size_t)tb->nloc;
+				sb = 1;
+			} else {
+				vb = tb->dphi + (size_t)qq * (size_t)tb->nloc * (size_t)dim + fb->deriv;
+				sb = dim;
+			}
+			double cw = w * c->dv[e];
+			for (int a = 0; a < ta->nloc; a++) {
+				double ca = cw * va[a * sa];
+				double *row = Ke + (size_t)(c->off[fa->field] + a * nca + fa->comp) * (size_t)ns +
+				              (size_t)(c->off[fb->field] + fb->comp);
+				for (int b = 0; b < tb->nloc; b++)
+					row[b * ncb] += ca * vb[b * sb];
+			}
+		}
+	}
+	for (int s = 0; s < ns; s++)
+		for (int t = s + 1; t < ns; t++) {
+			double v = 0.5 * (Ke[(size_t)s * ns + t] + Ke[(size_t)t * ns + s]);
+			Ke[(size_t)s * ns + t] = Ke[(size_t)t * ns + s] = v;
+		}
+	return 0;
+}
+
+/* The (field, comp) index of a feature. */
+static int fc(const struct fe_feature *x)
+{
+	return x->field * 3 + x->comp;
+}
+
+/* The pattern: p[j+1] counts (fill 0) or i[pos[j]++] receives (fill 1)
+ * the rows of column j.  inst/first: per field, the instances around
+ * each node; mark, nb: scratch. */
+static int pattern_pass(const struct asm_ctx *c, int fill, int *p, int *i, int *pos, long *const *first,
+                        long *const *inst, long *const *mark, long **nb, size_t *nbcap)
+{
+	const struct fe_form *f = c->f;
+	long stamp = 0;
+	for (int fi = 0; fi < f->nfield; fi++)
+		for (long b = 0; b < f->space[fi]->nnode; b++)
+			mark[fi][b] = -1;
+	for (int gf = 0; gf < f->nfield; gf++) {
+		const struct fe_space *gs = f->space[gf];
+		for (long b = 0; b < gs->nnode; b++, stamp++) {
+			/* the neighbours (field, node) of node b of field gf */
+			size_t nn = 0;
+			for (long e = first[gf][b]; e < first[gf][b + 1]; e++) {
+				long cell = inst_cell(c, inst[gf][e]);
+				for (int fi = 0; fi < f->nfield; fi++) {
+					const struct fe_space *sp = f->space[fi];
+					const long *cn = sp->cell_nodes + (size_t)cell * (size_t)sp->nloc;
+					for (int a = 0; a < sp->nloc; a++) {
+						if (mark[fi][cn[a]] == stamp)
+							continue;
+						mark[fi][cn[a]] = stamp;
+						if (nn + 2 > *nbcap) {
+							size_t cap = *nbcap ? 2 * *nbcap : 256;
+							long *q = realloc(*nb, sizeof *q * cap);
+							if (!q)
+								return -1;
+							*nb = q;
+							*nbcap = cap;
+						}
+						(*nb)[nn++] = fi;
+						(*nb)[nn++] = cn[a];
+					}
+				}
+			}
+			for (int d = 0; d < gs->ncomp; d++) {
+				long J = f->dof[gf][b * gs->ncomp + d];
+				if (J < 0)
+					continue;
+				for (size_t e = 0; e < nn; e += 2) {
+					int fi = (int)(*nb)[e];
+					long a = (*nb)[e + 1];
+					const struct fe_space *sp = f->space[fi];
+					for (int cc = 0; cc < sp->ncomp; cc++) {
+						if (!c->couple[fi * 3 + cc][gf * 3 + d])
+							continue;
+						long I = f->dof[fi][a * sp->ncomp + cc];
+						if (I < 0)
+							continue;
+						if (fill)
+							i[pos[J]++] = (int)I;
+						else
+							p[J + 1]++;
+					}
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* Rows sorted in each column (insertion: the rows come nearly sorted). */
+static void sort_columns(int n, const int *p, int *i)
+{
+	for (int j = 0; j < n; j++)
+		for (int k = p[j] + 1; k < p[j + 1]; k++) {
+			int v = i[k], m = k - 1;
+			while (m >= p[j] && i[m] > v) {
+				i[m + 1] = i[m];
+				m--;
+			}
+			i[m + 1] = v;
+		}
+}
+
+/* The instances around each node of each field (CSR: first, inst). */
+static int node_instances(const struct asm_ctx *c, long **first, long **inst)
+{
+	const struct fe_form *f = c->f;
+	for (int fi = 0; fi < f->nfield; fi++) {
+		const struct fe_space *sp = f->space[fi];
+		first[fi] = calloc((size_t)sp->nnode + 1, sizeof(long));
+		inst[fi] = malloc(sizeof(long) * ((size_t)c->ninst * (size_t)sp->nloc + 1));
+		if (!first[fi] || !inst[fi])
+			return -1;
+		for (long k = 0; k < c->ninst; k++) {
+			const long *cn = sp->cell_nodes + (size_t)inst_cell(c, k) * (size_t)sp->nloc;
+			for (int a = 0; a < sp->nloc; a++)
+				first[fi][cn[a] + 1]++;
+		}
+		for (long b = 0; b < sp->nnode; b++)
+			first[fi][b + 1] += first[fi][b];
+		long *pos = malloc(sizeof(long) * ((size_t)sp->nnode + 1));
+		if (!pos)
+			return -1;
+		memcpy(pos, first[fi], sizeof(long) * (size_t)sp->nnode);
+		for (long k = 0; k < c->ninst; k++) {
+			const long *cn = sp->cell_nodes + (size_t)inst_cell(c, k) * (size_t)sp->nloc;
+			for (int a = 0; a < sp->nloc; a++)
+				inst[fi][pos[cn[a]]++] = k;
+		}
+		free(pos);
+	}
+	return 0;
+}
+
+static int find_row(const int *i, int lo, int hi, int r)
+{
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (i[mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *A, char *err, size_t errlen)
+{
+	struct asm_ctx c;
+	memset(&c, 0, sizeof c);
+	memset(A, 0, sizeof *A);
+	A->n = n;
+	c.f = f;
+	c.facets = f->region && f->region->kind == MESH_REGION_FACETS;
+	c.ninst = f->region ? f->region->n : f->mesh->ncells;
+	c.nrule = c.facets ? mesh_cell_nfacets(f->mesh->type) : 1;
+	for (int fi = 0; fi < f->nfield; fi++) {
+		c.off[fi] = c.ns;
+		c.ns += f->space[fi]->ndof_cell;
+	}
+	if (f->nfield > FE_FORM_MAXFIELD || c.ns > FE_FORM_MAXSLOT) {
+		mesh_errf(err, errlen, "an element form of %d fields and %d local dofs is too large", f->nfield, c.ns);
+		return -1;
+	}
+	c.gradients_only = 1;
+	for (int a = 0; a < f->nfeat; a++) {
+		c.gradients_only &= f->feat[a].deriv >= 0;
+		for (int b = 0; b < f->nfeat; b++) {
+			double v = f->D[(size_t)a * (size_t)f->nfeat + (size_t)b];
+			if (v == 0)
+				continue;
+			c.da[c.nd] = a;
+			c.db[c.nd] = b;
+			c.dv[c.nd++] = v;
+			c.couple[fc(&f->feat[a])][fc(&f->feat[b])] = 1;
+		}
+	}
+	int rc = -1, ns = c.ns;
+	long *first[FE_FORM_MAXFIELD] = { 0 }, *inst[FE_FORM_MAXFIELD] = { 0 }, *mark[FE_FORM_MAXFIELD] = { 0 };
+	long *nb = NULL;
+	size_t nbcap = 0;
+	int *pos = NULL, g[FE_FORM_MAXSLOT];
+	double *Ke = malloc(sizeof *Ke * (size_t)ns * (size_t)ns), *diag = NULL;
+	c.quad = calloc((size_t)c.nrule, sizeof *c.quad);
+	c.tab = calloc((size_t)f->nfield, sizeof *c.tab);
+	if (!Ke || !c.quad || !c.tab)
+		goto oom;
+	for (int r = 0; r < c.nrule; r++)
+		if (c.facets ? fe_quad_facet(f->mesh->type, r, f->degree, &c.quad[r], err, errlen)
+		             : fe_quad_cell(f->mesh->type, f->degree, &c.quad[r], err, errlen))
+			goto out;
+	for (int fi = 0; fi < f->nfield; fi++)
+		if (fe_tab_alloc(&c.tab[fi], f->space[fi], &c.quad[0], 0, err, errlen))
+			goto out;
+
+	if (lumped) {
+		/* the row sums on the diagonal */
+		diag = calloc((size_t)n + 1, sizeof *diag);
+		if (!diag)
+			goto oom;
+		for (long k = 0; k < c.ninst; k++) {
+			if (element(&c, k, Ke, err, errlen))
+				goto out;
+			gather(&c, k, g);
+			for (int s = 0; s < ns; s++) {
+				if (g[s] < 0)
+					continue;
+				double sum = 0;
+				for (int t = 0; t < ns; t++)
+					sum += Ke[(size_t)s * ns + t];
+				diag[g[s]] += sum;
+			}
+		}
+		int nz = 0;
+		for (int j = 0; j < n; j++)
+			nz += diag[j] != 0;
+		A->p = malloc(sizeof(int) * ((size_t)n + 1));
+		A->i = malloc(sizeof(int) * ((size_t)nz + 1));
+		A->x = malloc(sizeof(double) * ((size_t)nz + 1));
+		if (!A->p || !A->i || !A->x)
+			goto oom;
+		nz = 0;
+		for (int j = 0; j < n; j++) {
+			A->p[j] = nz;
+			if (diag[j] != 0) {
+				A->i[nz] = j;
+				A->x[nz++] = diag[j];
+			}
+		}
+		A->p[n] = nz;
+		rc = 0;
+		goto out;
+	}
+
+	/* the pattern */
+	if (node_instances(&c, first, inst))
+		goto oom;
+	for (int fi = 0; fi < f->nfield; fi++)
+		if (!(mark[fi] = malloc(sizeof(long) * ((size_t)f->space[fi]->nnode + 1))))
+			goto oom;
+	A->p = calloc((size_t)n + 1, sizeof(int));
+	pos = malloc(sizeof(int) * ((size_t)n + 1));
+	if (!A->p || !pos || pattern_pass(&c, 0, A->p, NULL, NULL, first, inst, mark, &nb, &nbcap))
+		goto oom;
+	long long tot = 0;
+	for (int j = 0; j < n; j++) {
+		tot += A->p[j + 1];
+		if (tot > INT_MAX) {
+			mesh_errf(err, errlen, "an operator of more than %d entries", INT_MAX);
+			goto out;
+		}
+		A->p[j + 1] = (int)tot;
+	}
+	A->i = malloc(sizeof(int) * ((size_t)tot + 1));
+	A->x = calloc((size_t)tot + 1, sizeof(double));
+	if (!A->i || !A->x)
+		goto oom;
+	memcpy(pos, A->p, sizeof(int) * (size_t)n);
+	if (pattern_pass(&c, 1, A->p, A->i, pos, first, inst, mark, &nb, &nbcap))
+		goto oom;
+	sort_columns(n, A->p, A->i);
+	for (int fi = 0; fi < f->nfield; fi++) {
+		free(first[fi]);
+		free(inst[fi]);
+		free(mark[fi]);
+		first[fi] = inst[fi] = mark[fi] = NULL;
+	}
+
+	/* the values */
+	for (long k = 0; k < c.ninst; k++) {
+		if (element(&c, k, Ke, err, errlen))
+			goto out;
+		gather(&c, k, g);
+		for (int t = 0; t < ns; t++) {
+			int J = g[t];
+			if (J < 0)
+				continue;
+			int lo = A->p[J], hi = A->p[J + 1];
+			for (int s = 0; s < ns; s++) {
+				double v = Ke[(size_t)s * ns + t];
+				if (g[s] < 0 || v == 0)
+					continue;
+				A->x[find_row(A->i, lo, hi, g[s])] += v;
+			}
+		}
+	}
+	/* entries that sum to exactly 0 left out */
+	int nz = 0;
+	for (int j = 0; j < n; j++) {
+		int start = A->p[j];
+		A->p[j] = nz;
+		for (int k = start; k < A->p[j + 1]; k++)
+			if (A->x[k] != 0) {
+				A->i[nz] = A->i[k];
+				A->x[nz++] = A->x[k];
+			}
+	}
+	A->p[n] = nz;
+	rc = 0;
+	goto out;
+oom:
+	mesh_errf(err, errlen, "out of memory assembling an operator of %d unknowns", n);
+out:
+	for (int fi = 0; fi < f->nfield; fi++) {
+		free(first[fi]);
+		free(inst[fi]);
+		free(mark[fi]);
+	}
+	for (int r = 0; c.quad && r < c.nrule; r++)
+		fe_quad_free(&c.quad[r]);
+	for (int fi = 0; c.tab && fi < f->nfield; fi++)
+		fe_tab_free(&c.tab[fi]);
+	free(c.quad);
+	free(c.tab);
+	free(Ke);
+	free(diag);
+	free(nb);
+	free(pos);
+	if (rc)
+		fe_csc_free(A);
+	return rc;
+}
