@@ -4,12 +4,17 @@
  * than a chunk (the O(n) arrays of a large model: its dofs, the entries of
  * its operators) gets a chunk of its own, which arena_release can give
  * back early: the owner of such an array says when it is done with it. */
+#define _DEFAULT_SOURCE   /* madvise's MADV_HUGEPAGE under -std=c11 */
 #include "arena.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 struct chunk {
 	struct chunk *next;
@@ -78,7 +83,29 @@ void arena_free(struct arena *a)
 	free(a);
 }
 
+void mem_advise_huge(void *p, size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	if (!p || size < 2 * huge)
+		return;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + size) & ~(huge - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)size;
+#endif
+}
+
 void *arena_alloc(struct arena *a, size_t size)
+{
+	void *p = arena_alloc_uninit(a, size);
+	memset(p, 0, (size + 15) & ~(size_t)15);
+	return p;
+}
+
+void *arena_alloc_uninit(struct arena *a, size_t size)
 {
 	size = (size + 15) & ~(size_t)15;
 	struct chunk *c = a->head;
@@ -86,6 +113,7 @@ void *arena_alloc(struct arena *a, size_t size)
 		/* a block of its own, behind the head: the head's room stays
 		 * for the small allocations that follow */
 		c = xmalloc(sizeof *c + size);
+		mem_advise_huge(c, sizeof *c + size);
 		c->size = size;
 		c->used = 0;
 		struct chunk **at = a->head ? &a->head->next : &a->head;
@@ -101,7 +129,6 @@ void *arena_alloc(struct arena *a, size_t size)
 	void *p = c->data + c->used;
 	c->used += size;
 	a->total += size;
-	memset(p, 0, size);
 	return p;
 }
 

@@ -11,6 +11,9 @@ void arena_free(struct arena *a);
 /* Zeroed memory, aligned for any type.  When the system refuses memory
  * the out-of-memory handler is called, which does not return. */
 void *arena_alloc(struct arena *a, size_t size);
+/* The same, not zeroed: for a large array its owner fills at once (the
+ * zeroing pass is as long as the filling). */
+void *arena_alloc_uninit(struct arena *a, size_t size);
 
 /* What memory is being taken for now, as "parsing" and "x.dyn": the
  * out-of-memory message names it.  Both strings must outlive their use
@@ -38,6 +41,12 @@ char *arena_strdup(struct arena *a, const char *s);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Ask the kernel to back the large array p (size bytes) with huge pages
+ * when it touches it first (Linux's madvise(MADV_HUGEPAGE), where
+ * transparent huge pages are on request): an operator of 10⁷ entries
+ * then takes a few hundred page faults, not 10⁵.  A hint: nothing
+ * happens elsewhere or below 4 MB. */
+void mem_advise_huge(void *p, size_t size);
 /* Bytes handed out so far (for --dump-ir statistics and benchmarks). */
 size_t arena_used(const struct arena *a);
 

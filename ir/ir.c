@@ -545,6 +545,34 @@ long ir_model_pattern_nnz(const struct ir_model *m)
 			cnt += (size_t)ops[o]->nnz;
 		}
 	}
+	/* operators in compressed-column order (assembled on a mesh): their
+	 * columns merged, nothing allocated */
+	int all_csc = 1;
+	for (int o = 0; o < 3; o++)
+		all_csc &= !ops[o]->a && (ops[o]->nnz == 0 || ops[o]->csc);
+	if (all_csc) {
+		long d = 0;
+		int at[3] = { 0, 0, 0 };
+		for (int j = 0; j < n; j++)
+			for (;;) {
+				/* the least row of column j not yet counted */
+				int r = INT_MAX;
+				for (int o = 0; o < 3; o++) {
+					const struct ir_matrix *a = ops[o];
+					while (at[o] < a->nnz && a->col[at[o]] == j && a->val[at[o]] == 0)
+						at[o]++;
+					if (at[o] < a->nnz && a->col[at[o]] == j && a->row[at[o]] < r)
+						r = a->row[at[o]];
+				}
+				if (r == INT_MAX)
+					break;
+				d++;
+				for (int o = 0; o < 3; o++)
+					if (at[o] < ops[o]->nnz && ops[o]->col[at[o]] == j && ops[o]->row[at[o]] == r)
+						at[o]++;
+			}
+		return d;
+	}
 	/* rows bucketed by column (a counting sort), then the distinct ones
 	 * of each column counted with a mark per row: O(n + entries) */
 	int *first = calloc((size_t)n + 2, sizeof *first);

@@ -81,6 +81,10 @@ struct ir_matrix {
 	int nnz;             /* sparse form when a is NULL and nnz > 0 */
 	int *row, *col;
 	double *val;
+	int csc;             /* the entries are in compressed-column order:
+	                        by column, rows increasing and distinct in
+	                        each (an assembled operator: the runtime
+	                        takes them as they are) */
 	struct ir_loc loc;   /* the declaration */
 	struct arena *arena; /* the arena holding row, col and val when the
 	                        runtime may release them (ir_matrix_release),

@@ -600,6 +600,7 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				const struct ir_matrix *M = &m->mass, *K = &m->stiffness;
 				int nnz = M->nnz + (K->a ? 0 : K->nnz);
 				m->damping.nnz = nnz;
+				m->damping.csc = 0;
 				m->damping.arena = ev->a;   /* released by the runtime */
 				m->damping.row = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 				m->damping.col = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));

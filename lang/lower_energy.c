@@ -1281,12 +1281,15 @@ struct triplets {
 	int n, cap;
 	int *row, *col;
 	double *val;
+	int csc;     /* in compressed-column order (one assembled operator and
+	                nothing appended: struct ir_matrix's csc) */
 };
 
 /* Room for `more` entries beyond t->n; -1 beyond INT_MAX entries. */
 static int trip_reserve(struct eval *ev, struct triplets *t, long long more)
 {
 	long long need = (long long)t->n + more;
+	t->csc = 0;
 	if (need <= t->cap)
 		return 0;
 	if (need > INT_MAX)
@@ -1316,6 +1319,11 @@ static int kernel_var(const struct ir_kernel *k, int s, long i, int n)
 	return (int)(k->kind[s] == IR_INT || k->kind[s] == IR_INTVEL ? g + n : g);
 }
 
+static void *csc_arena_alloc(void *ctx, size_t size)
+{
+	return arena_alloc_uninit(ctx, size);
+}
+
 /* The constant Hessian entries of kernel k (value and gradient 0 at the
  * origin for every instance, else 0: not an operator) into t; 1 when
  * they are, -1 when out of memory. */
@@ -1323,14 +1331,33 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int
 {
 	if (k->form) {
 		/* cell by cell in C, summed: one entry per nonzero */
-		struct fe_csc A;
+		struct fe_csc A = { 0 };
 		char err[256];
+		int rc = 1, first = t->n == 0 && t->cap == 0;
+		if (first) {
+			/* the first entries: rows and values are assembled
+			 * in the arena and become the triplets' as they are */
+			A.alloc = csc_arena_alloc;
+			A.ctx = ev->a;
+		}
 		if (fe_form_assemble(&k->form->form, n, lumped, &A, err, sizeof err))
 			return -1;
-		int rc = trip_reserve(ev, t, A.p[n]) ? -1 : 1;
-		for (int j = 0; j < n && rc > 0; j++)
-			for (int q = A.p[j]; q < A.p[j + 1]; q++)
-				trip_add(t, A.i[q], j, A.x[q]);
+		if (first) {
+			t->row = A.i;
+			t->val = A.x;
+			t->col = arena_alloc_uninit(ev->a, sizeof(int) * ((size_t)A.p[n] + 1));
+			for (int j = 0; j < n; j++)
+				for (int q = A.p[j]; q < A.p[j + 1]; q++)
+					t->col[q] = j;
+			t->n = t->cap = A.p[n];
+		} else if (trip_reserve(ev, t, A.p[n])) {
+			rc = -1;
+		} else {
+			for (int j = 0; j < n; j++)
+				for (int q = A.p[j]; q < A.p[j + 1]; q++)
+					trip_add(t, A.i[q], j, A.x[q]);
+		}
+		t->csc = first;
 		fe_csc_free(&A);
 		return rc;
 	}
@@ -1433,6 +1460,7 @@ static void add_operator(struct eval *ev, struct ir_matrix *a, int n, const stru
 		a->col = t->col;
 		a->val = t->val;
 		a->nnz = t->n;
+		a->csc = t->csc;
 		return;
 	}
 	int nnz = a->nnz + t->n;
@@ -1457,6 +1485,7 @@ static void add_operator(struct eval *ev, struct ir_matrix *a, int n, const stru
 	a->col = col;
 	a->val = val;
 	a->nnz = nnz;
+	a->csc = 0;
 }
 
 static int fold_quadratic(struct eval *ev, struct model_ctx *mc)

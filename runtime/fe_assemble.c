@@ -10,6 +10,7 @@
  * binary search of each row. */
 #include "fe_assemble.h"
 #include "mesh_impl.h"
+#include "arena.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -39,9 +40,27 @@ static long inst_cell(const struct asm_ctx *c, long k)
 void fe_csc_free(struct fe_csc *A)
 {
 	free(A->p);
-	free(A->i);
-	free(A->x);
-	memset(A, 0, sizeof *A);
+	if (!A->alloc) {
+		free(A->i);
+		free(A->x);
+	}
+	A->p = A->i = NULL;
+	A->x = NULL;
+}
+
+/* Room for i and x (not zeroed). */
+static int csc_values(struct fe_csc *A, size_t nz)
+{
+	if (A->alloc) {
+		A->i = A->alloc(A->ctx, sizeof(int) * (nz + 1));
+		A->x = A->alloc(A->ctx, sizeof(double) * (nz + 1));
+	} else {
+		A->i = malloc(sizeof(int) * (nz + 1));
+		A->x = malloc(sizeof(double) * (nz + 1));
+		mem_advise_huge(A->i, sizeof(int) * (nz + 1));
+		mem_advise_huge(A->x, sizeof(double) * (nz + 1));
+	}
+	return A->i && A->x ? 0 : -1;
 }
 
 /* The unknowns of instance k's local dofs, in the slot order of K_e. */
@@ -217,6 +236,7 @@ static int node_instances(const struct asm_ctx *c, long **first, long **inst)
 		inst[fi] = malloc(sizeof(long) * ((size_t)c->ninst * (size_t)sp->nloc + 1));
 		if (!first[fi] || !inst[fi])
 			return -1;
+		mem_advise_huge(inst[fi], sizeof(long) * ((size_t)c->ninst * (size_t)sp->nloc + 1));
 		for (long k = 0; k < c->ninst; k++) {
 			const long *cn = sp->cell_nodes + (size_t)inst_cell(c, k) * (size_t)sp->nloc;
 			for (int a = 0; a < sp->nloc; a++)
@@ -254,7 +274,8 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 {
 	struct asm_ctx c;
 	memset(&c, 0, sizeof c);
-	memset(A, 0, sizeof *A);
+	A->p = A->i = NULL;
+	A->x = NULL;
 	A->n = n;
 	c.f = f;
 	c.facets = f->region && f->region->kind == MESH_REGION_FACETS;
@@ -291,9 +312,19 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 	c.tab = calloc((size_t)f->nfield, sizeof *c.tab);
 	if (!Ke || !c.quad || !c.tab)
 		goto oom;
+	/* gradients of P1 on simplices are constant on the cell: the integrand
+	 * is, and the one-point rule integrates it (Σ_q w_q = the reference
+	 * cell's measure) at a quarter of the tabulation */
+	int degree = f->degree, simplex = f->mesh->type == MESH_INTERVAL || f->mesh->type == MESH_TRIANGLE ||
+	                                   f->mesh->type == MESH_TETRAHEDRON;
+	int constant = c.gradients_only && simplex && !c.facets;
+	for (int fi = 0; fi < f->nfield; fi++)
+		constant &= f->space[fi]->family == FE_P1;
+	if (constant)
+		degree = 0;
 	for (int r = 0; r < c.nrule; r++)
-		if (c.facets ? fe_quad_facet(f->mesh->type, r, f->degree, &c.quad[r], err, errlen)
-		             : fe_quad_cell(f->mesh->type, f->degree, &c.quad[r], err, errlen))
+		if (c.facets ? fe_quad_facet(f->mesh->type, r, degree, &c.quad[r], err, errlen)
+		             : fe_quad_cell(f->mesh->type, degree, &c.quad[r], err, errlen))
 			goto out;
 	for (int fi = 0; fi < f->nfield; fi++)
 		if (fe_tab_alloc(&c.tab[fi], f->space[fi], &c.quad[0], 0, err, errlen))
@@ -321,9 +352,7 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 		for (int j = 0; j < n; j++)
 			nz += diag[j] != 0;
 		A->p = malloc(sizeof(int) * ((size_t)n + 1));
-		A->i = malloc(sizeof(int) * ((size_t)nz + 1));
-		A->x = malloc(sizeof(double) * ((size_t)nz + 1));
-		if (!A->p || !A->i || !A->x)
+		if (!A->p || csc_values(A, (size_t)nz))
 			goto oom;
 		nz = 0;
 		for (int j = 0; j < n; j++) {
@@ -357,10 +386,9 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 		}
 		A->p[j + 1] = (int)tot;
 	}
-	A->i = malloc(sizeof(int) * ((size_t)tot + 1));
-	A->x = calloc((size_t)tot + 1, sizeof(double));
-	if (!A->i || !A->x)
+	if (csc_values(A, (size_t)tot))
 		goto oom;
+	memset(A->x, 0, sizeof(double) * (size_t)tot);
 	memcpy(pos, A->p, sizeof(int) * (size_t)n);
 	if (pattern_pass(&c, 1, A->p, A->i, pos, first, inst, mark, &nb, &nbcap))
 		goto oom;

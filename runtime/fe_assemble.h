@@ -42,11 +42,16 @@ struct fe_form {
 	double *D;                          /* nfeat × nfeat, symmetric */
 };
 
-/* An n×n matrix in compressed columns, rows sorted in each column. */
+/* An n×n matrix in compressed columns, rows sorted in each column.  p is
+ * malloc'ed; i and x are from alloc(ctx, bytes) when alloc is set (the
+ * caller's arena: then the caller owns them, and they may be longer than
+ * p[n]), else malloc'ed. */
 struct fe_csc {
 	int n;
 	int *p, *i;
 	double *x;
+	void *(*alloc)(void *ctx, size_t size);
+	void *ctx;
 };
 
 /* The Hessian of Σ_instances Σ_q w_q|det J| ½ fᵀ D f in the n unknowns:
@@ -56,6 +61,7 @@ struct fe_csc {
  * exactly symmetric.  Returns 0, or −1 with a message in err (out of
  * memory, a degenerate cell, more than 2³¹ entries). */
 int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *A, char *err, size_t errlen);
+/* Free what A owns (p; i and x when malloc'ed). */
 void fe_csc_free(struct fe_csc *A);
 
 #endif

@@ -113,6 +113,11 @@ struct la_mat {
  * la_mat_free it in every case). */
 int la_mat_triplets(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, const int *row, const int *col,
                     const double *val);
+/* The same from entries already in compressed-column order (by column,
+ * rows increasing and distinct within each): no sort, no map; -2 when
+ * they are not. */
+int la_mat_csc_entries(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, const int *row, const int *col,
+                       const double *val);
 /* A from a dense column-major n×n array (its nonzeros are the pattern). */
 int la_mat_from_dense(struct la_mat *A, enum la_mat_kind kind, int n, const double *a);
 void la_mat_free(struct la_mat *A);

@@ -220,6 +220,8 @@ static void csc_band(struct la_mat *A)
 		}
 }
 
+static int csc_to_kind(struct la_mat *A, enum la_mat_kind kind);
+
 /* Storage for kind (not AUTO) with the bandwidths already in A. */
 static int alloc_kind(struct la_mat *A, enum la_mat_kind kind)
 {
@@ -258,6 +260,39 @@ int la_mat_triplets(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, 
 	for (size_t k = 0; k < nnz; k++)
 		A->x[map[k]] += val[k];
 	free(map);
+	return csc_to_kind(A, kind);
+}
+
+int la_mat_csc_entries(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, const int *row, const int *col,
+                       const double *val)
+{
+	memset(A, 0, sizeof *A);
+	A->n = n;
+	for (size_t k = 0; k < nnz; k++)
+		if (row[k] < 0 || row[k] >= n || col[k] < 0 || col[k] >= n ||
+		    (k > 0 && (col[k] < col[k - 1] || (col[k] == col[k - 1] && row[k] <= row[k - 1]))))
+			return -2;
+	A->kind = LA_MAT_CSC;
+	A->nx = nnz;
+	A->p = calloc((size_t)n + 1, sizeof *A->p);
+	A->i = malloc((nnz + 1) * sizeof *A->i);
+	A->x = malloc((nnz + 1) * sizeof *A->x);
+	if (!A->p || !A->i || !A->x)
+		return -1;
+	for (size_t k = 0; k < nnz; k++)
+		A->p[col[k] + 1]++;
+	for (int j = 0; j < n; j++)
+		A->p[j + 1] += A->p[j];
+	memcpy(A->i, row, nnz * sizeof *A->i);
+	memcpy(A->x, val, nnz * sizeof *A->x);
+	return csc_to_kind(A, kind);
+}
+
+/* A, in compressed columns, to kind (AUTO: from its band), its
+ * bandwidths and symmetry found. */
+static int csc_to_kind(struct la_mat *A, enum la_mat_kind kind)
+{
+	int n = A->n;
 	csc_band(A);
 	if (kind == LA_MAT_AUTO)
 		kind = auto_kind(n, A->kl, A->ku);

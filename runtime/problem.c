@@ -93,7 +93,8 @@ static int operator_mat(struct la_mat *A, const struct ir_matrix *m, int n, enum
 	 * symmetric to rounding only, its two triangles being derived
 	 * apart: made exactly so, the step matrix is recognised as
 	 * symmetric and factored by Cholesky (CHOLMOD), not LU */
-	int rc = la_mat_triplets(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val);
+	int rc = m->csc ? la_mat_csc_entries(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val)
+	                : la_mat_triplets(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val);
 	if (rc == 0)
 		la_mat_symmetrize(A);
 	return rc;
