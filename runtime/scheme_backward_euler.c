@@ -70,7 +70,7 @@ static void *bl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 	s->sys = sys;
 	size_t nt = (size_t)n + (size_t)sys->nc;
 	/* M/τ + C + τK: LU, as before (C need not be symmetric) */
-	s->f = step_matrix_alloc(sys, 0);
+	s->f = step_matrix_alloc(sys, 0, 1);
 	s->rhs = malloc(sizeof(double) * nt);
 	s->tmp = malloc(sizeof(double) * (size_t)n);
 	s->vprev = malloc(sizeof(double) * (size_t)n);

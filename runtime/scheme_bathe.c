@@ -100,8 +100,8 @@ static void *bl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 	/* both step matrices are symmetric positive definite for symmetric
 	 * non-negative C and K, as the trapezoidal rule's */
 	int sym = sys->M->sym && sys->K->sym && (!sys->C || sys->C->sym);
-	s->f1 = step_matrix_alloc(sys, sym);
-	s->f2 = step_matrix_alloc(sys, sym);
+	s->f1 = step_matrix_alloc(sys, sym, 1);
+	s->f2 = step_matrix_alloc(sys, sym, 1);
 	if (!s->f1 || !s->f2 ||
 	    nl_vectors((size_t)n, &s->ut, &s->vt, &s->rhs, &s->tmp, &s->u1, &s->v1, (double **)NULL))
 		goto oom;

@@ -87,8 +87,8 @@ static void *ml_alloc(const struct rt_system *sys, const void *par, struct rt_er
 	}
 	if (!sys->gddfun || !sys->lamh)
 		goto oom;
-	s->f = step_matrix_alloc(sys, 0);
-	s->fa = step_matrix_alloc(sys, 0);
+	s->f = step_matrix_alloc(sys, 0, 1);
+	s->fa = step_matrix_alloc(sys, 0, 1);
 	s->rhs = malloc(sizeof(double) * nt);
 	s->tmp = malloc(sizeof(double) * (size_t)n);
 	s->f0 = malloc(sizeof(double) * nt);

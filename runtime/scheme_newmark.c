@@ -90,7 +90,8 @@ static void *alpha_alloc(const struct rt_system *sys, const void *par, struct rt
 	/* with constraints the saddle point [S wBᵀ; B 0] is indefinite
 	 * (step_matrix_alloc knows) */
 	size_t nt = (size_t)n + (size_t)sys->nc;
-	s->f = step_matrix_alloc(sys, sym);
+	/* β = 0 (central differences): the step matrix has no K term */
+	s->f = step_matrix_alloc(sys, sym, s->beta != 0);
 	s->rows = (sys->K->kind == LA_MAT_DENSE || sys->K->kind == LA_MAT_BAND) &&
 	          (!sys->C || sys->C->kind == LA_MAT_DENSE || sys->C->kind == LA_MAT_BAND);
 	s->ut = malloc(sizeof(double) * (size_t)n);

@@ -19,6 +19,7 @@
 struct step_matrix {
 	const struct rt_system *sys;
 	int spd, nt;
+	int stiffness;      /* K is a term */
 	/* with constraints, the operators and the blocks Bᵀ, B at order
 	 * n + nc (the terms of S) */
 	struct la_mat ext[3], bt, b;
@@ -68,16 +69,17 @@ static int constraint_blocks(struct step_matrix *sm, enum la_mat_kind kind)
 	return rc;
 }
 
-struct step_matrix *step_matrix_alloc(const struct rt_system *sys, int spd)
+struct step_matrix *step_matrix_alloc(const struct rt_system *sys, int spd, int stiffness)
 {
 	struct step_matrix *sm = calloc(1, sizeof *sm);
 	if (!sm)
 		return NULL;
 	sm->sys = sys;
 	sm->nt = sys->n + sys->nc;
+	sm->stiffness = stiffness;
 	/* the saddle point is indefinite: never Cholesky */
 	sm->spd = spd && sys->nc == 0;
-	const struct la_mat *term[5] = { sys->M, sys->C, sys->K, NULL, NULL };
+	const struct la_mat *term[5] = { sys->M, sys->C, stiffness ? sys->K : NULL, NULL, NULL };
 	if (sys->nc) {
 		/* a band is no use once B's rows join: dense stays dense, the
 		 * rest goes to compressed columns */
@@ -93,6 +95,8 @@ struct step_matrix *step_matrix_alloc(const struct rt_system *sys, int spd)
 		term[3] = &sm->bt;
 		term[4] = &sm->b;
 	}
+	/* the terms without the absent ones (la_mat_sum_init skips a NULL
+	 * term; step_factor's coefficients follow the same order) */
 	if (la_mat_sum_init(&sm->S, sys->nc ? 5 : 3, term))
 		goto oom;
 	return sm;
@@ -110,7 +114,8 @@ int step_factor(struct step_matrix *sm, double cM, double cC, double cK, double 
 	coef[k++] = cM;
 	if (sys->C)
 		coef[k++] = cC;
-	coef[k++] = cK;
+	if (sm->stiffness)
+		coef[k++] = cK;
 	if (sys->nc) {
 		coef[k] = coef[k + 1] = 0;
 		la_mat_sum(&sm->S, coef);

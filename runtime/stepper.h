@@ -81,9 +81,13 @@ extern const struct scheme_linear step_midpoint;
  * point [A w s Bᵀ; s B 0], on the union of the operators' patterns,
  * factored by the backend of the layer (sys->backend, or from the
  * structure).  spd: A is symmetric positive definite for the scheme
- * (Newmark with symmetric operators), so Cholesky may be used. */
+ * (Newmark with symmetric operators), so Cholesky may be used.
+ * stiffness: 0 when cK is always 0 (an explicit scheme, β = 0): K is then
+ * no term of A, so that its pattern is not factored — with a lumped mass
+ * and no damping A is diagonal, and a factorization of M + 0·K on K's
+ * pattern cost more than the steps. */
 struct step_matrix;
-struct step_matrix *step_matrix_alloc(const struct rt_system *sys, int spd);
+struct step_matrix *step_matrix_alloc(const struct rt_system *sys, int spd, int stiffness);
 void step_matrix_free(struct step_matrix *sm);
 
 /* Refactor with new coefficients (w only with constraints: the weight of
