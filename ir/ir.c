@@ -631,14 +631,63 @@ static void dump_operator(FILE *f, const char *name, int n, const struct ir_matr
 		dump_matrix(f, name, n, a->a);
 }
 
+static void dump_model(FILE *f, const struct ir_model *m, const struct ir_run *run);
+
 void ir_dump_run(FILE *f, const struct ir_run *r)
 {
 	const struct ir_model *m = r->model;
-	ir_dump_model(f, m);
+	dump_model(f, m, r);
 	dump_run_plan(f, r);
 }
 
 void ir_dump_model(FILE *f, const struct ir_model *m)
+{
+	dump_model(f, m, NULL);
+}
+
+/* The mass is diagonal (a lumped one), held as entries. */
+static int diagonal_mass(const struct ir_model *m)
+{
+	if (m->mass.a || m->mass.nnz == 0)
+		return 0;
+	for (int k = 0; k < m->mass.nnz; k++)
+		if (m->mass.row[k] != m->mass.col[k] && m->mass.val[k] != 0)
+			return 0;
+	return 1;
+}
+
+void ir_dump_storage(FILE *f, const struct ir_model *m, const struct ir_run *r)
+{
+	if (!m->storage)
+		return;
+	/* auto: the matrix layer's rule from the pattern (la_mat_triplets'),
+	 * the step matrix then factored as la_backend_choose decides; any
+	 * other option is what the run takes, whatever the pattern */
+	static const char *const how[] = {
+		[IR_SOLVER_DENSE] = "dense (LAPACK)",
+		[IR_SOLVER_BANDED] = "banded (LAPACK)",
+		[IR_SOLVER_SPARSE] = "sparse (compressed columns; CHOLMOD, or UMFPACK when not symmetric positive "
+		                     "definite)",
+		[IR_SOLVER_DIRECT] = "sparse (compressed columns; PETSc's direct solver)",
+		[IR_SOLVER_ITERATIVE] = "sparse (compressed columns; PETSc's iterative solver)",
+	};
+	static const char *const name[] = { "auto", "dense", "banded", "sparse", "direct", "iterative" };
+	const char *what = !r || r->solver == IR_SOLVER_AUTO ? m->storage : how[r->solver];
+	if (r)
+		fprintf(f, "  storage (this run, solver = %s): %s; %ld nonzeros in the pattern of M, C and K\n",
+		        name[r->solver], what, ir_model_pattern_nnz(m));
+	else
+		fprintf(f, "  storage (what solver = auto picks): %s; %ld nonzeros in the pattern of M, C and K\n", what,
+		        ir_model_pattern_nnz(m));
+	/* central_difference on the linear path: the step matrix is
+	 * M + tau/2 C, K is not in it (runtime/step_matrix.c) */
+	if (r && r->scheme.family == IR_CENTRAL_DIFFERENCE && !ir_model_nonlinear(m) &&
+	    m->damping_kind == IR_DAMP_NONE && diagonal_mass(m))
+		fputs("  step matrix: the diagonal mass (central_difference, lumped, undamped): K is not factored, a "
+		      "step divides by the diagonal\n", f);
+}
+
+static void dump_model(FILE *f, const struct ir_model *m, const struct ir_run *run)
 {
 	fprintf(f, "model %s: %d dof\n", m->name, m->ndof);
 	for (int i = 0; i < m->nfe; i++) {
@@ -667,9 +716,7 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 	}
 	dump_operator(f, "stiffness", m->ndof, &m->stiffness);
 	fprintf(f, "  bandwidth: kl = %d, ku = %d\n", m->kl, m->ku);
-	if (m->storage)
-		fprintf(f, "  storage (solver = auto): %s; %ld nonzeros in the pattern of M, C and K\n", m->storage,
-		        ir_model_pattern_nnz(m));
+	ir_dump_storage(f, m, run);
 	if (m->force) {
 		fputs("  force:\n", f);
 		ir_dump_prog(f, m->force, "    ");

@@ -525,5 +525,10 @@ struct ir_prog *ir_prog_copy(struct arena *a, const struct ir_prog *p);
 void ir_dump_prog(FILE *f, const struct ir_prog *p, const char *indent);
 void ir_dump_run(FILE *f, const struct ir_run *r);
 void ir_dump_model(FILE *f, const struct ir_model *m);
+/* A continuum body's storage line: with a run, what that run uses (its
+ * solver option; auto: the matrix layer's choice from the pattern, made
+ * the same way when the run starts), and the step matrix of an explicit
+ * step on a lumped mass; without (:show), what solver = auto picks. */
+void ir_dump_storage(FILE *f, const struct ir_model *m, const struct ir_run *r);
 
 #endif

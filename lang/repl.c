@@ -524,9 +524,7 @@ static void show(const char *name)
 		printf(", %ld %s, %ld fixed\n", fi->nfree, fi->internal ? "internal variables" : "unknowns",
 		       fi->ndofs - fi->nfree);
 	}
-	if (m->storage)
-		printf("  storage (solver = auto): %s; %ld nonzeros in the pattern of M, C and K\n", m->storage,
-		       ir_model_pattern_nnz(m));
+	ir_dump_storage(stdout, m, NULL);
 	fputs("  dofs:", stdout);
 	for (int i = 0; i < m->ndof && i < 20; i++)
 		printf(" %s", m->dof[i].name);
