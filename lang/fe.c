@@ -1365,11 +1365,15 @@ int fe_integral_features(struct eval *ev, struct ast_expr *call, const struct fe
 	const struct fe_layout *lay = in->lay;
 	if (lay->nfield > FE_FORM_MAXFIELD)
 		return 1;
+	int nslot = 0;
 	for (int i = 0; i < lay->nfield; i++) {
 		enum fe_family fam = lay->field[i]->space->family;
 		if (lay->field[i]->internal || (fam != FE_P1 && fam != FE_P2 && fam != FE_Q1))
 			return 1;
+		nslot += lay->field[i]->space->ndof_cell;
 	}
+	if (nslot > FE_FORM_MAXSLOT)
+		return 1;
 	struct fe_point pt = { 0 };
 	pt.lay = lay;
 	pt.features = 1;
