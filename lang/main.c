@@ -469,6 +469,14 @@ static int dyn_main(int argc, char **argv)
 		free(p);
 	}
 
+	/* under mpirun standard input reaches rank 0 alone: the script must
+	 * be a file that every process reads, and there is no REPL */
+	if (la_mpi_size() > 1 && (interactive || optind == argc || strcmp(argv[optind], "-") == 0)) {
+		fprintf(stderr, "dyn: on %d MPI processes the script must be a file that each reads (standard input "
+		        "reaches rank 0 alone, and the REPL runs on one process)\n", la_mpi_size());
+		status = EXIT_USAGE;
+		goto out;
+	}
 	/* the REPL: dyn -i FILE, or dyn alone on a terminal */
 	if (interactive || (optind == argc && isatty(0) && isatty(1))) {
 		if (optind < argc) {

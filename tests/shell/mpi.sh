@@ -26,6 +26,8 @@
 #     bit;
 #   - a solver that fails fails on every process: one message, exit 4;
 #     a failure before any solve (a script error) exits as serially;
+#   - a script on standard input (which reaches rank 0 alone) and the
+#     REPL are refused (exit 2);
 #   - processes started by a launcher whose environment dyn does not
 #     read are refused when PETSc starts (exit 3).
 # Without PETSc or mpirun (or under the sanitizers: Open MPI's launcher is
@@ -202,6 +204,17 @@ mpi 3 p3 bad.dyn
 [ "$rc" = "$src" ] || fail "mpirun -n 3 bad.dyn: exit $rc, serially $src: $(head -3 p3/err)"
 [ "$(grep -c "error:" p3/err)" = 1 ] || fail "mpirun -n 3 bad.dyn: the error not said once: $(head -c 600 p3/err)"
 grep -qF "$(head -1 s/berr)" p3/err || fail "mpirun -n 3 bad.dyn: not the serial message $(head -1 s/berr)"
+# the script on standard input (which reaches rank 0 alone), or the
+# REPL: refused, said once (status 2)
+(cd p2 && mpirun --allow-run-as-root --oversubscribe -n 2 "$DYN" - < ../chain.dyn > out 2> err)
+rc=$?
+[ "$rc" = 2 ] || fail "mpirun -n 2 dyn -: exit $rc, expected 2: $(head -3 p2/err)"
+[ "$(grep -c "dyn: on 2 MPI processes the script must be a file that each reads (standard input reaches rank 0 alone, and the REPL runs on one process)" p2/err)" = 1 ] ||
+	fail "mpirun -n 2 dyn -: not said once: $(head -c 400 p2/err)"
+(cd p2 && mpirun --allow-run-as-root --oversubscribe -n 2 "$DYN" -i ../chain.dyn > out 2> err < /dev/null)
+rc=$?
+[ "$rc" = 2 ] || fail "mpirun -n 2 dyn -i: exit $rc, expected 2: $(head -3 p2/err)"
+
 # a launcher whose environment dyn does not read: each process believes
 # it runs alone, and PETSc finds it does not
 (cd p2 && mpirun --allow-run-as-root --oversubscribe -n 2 sh -c 'unset OMPI_COMM_WORLD_SIZE; exec "$0" "$@"' \
