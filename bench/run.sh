@@ -13,7 +13,7 @@
 #   BENCH_FE_CUBE      cells per edge of the 3-D cube, 3 (n + 1)^3 unknowns
 #                      [20 40 68]
 #   BENCH_MPI_SIZE     unknowns of the 2-D block under mpirun -n 1, 2 [1000000]
-#   BENCH_MPI_STEPS    its two step counts [1 6]
+#   BENCH_MPI_STEPS    its two step counts [1 11]
 #   BENCH_SIZES        the linear chain's sizes [10 1000 100000 1000000]
 #   BENCH_LOWER_SIZES  terms of the lowered energy [10000 100000 1000000]
 #   BENCH_FPU_SIZES    the FPU chain's sizes [1000 10000 100000 1000000]
@@ -40,7 +40,7 @@ RUNSTAT=${RUNSTAT:-./bench/runstat}
 srcdir=${srcdir:-.}
 PARTS=${BENCH_PARTS:-linear lower fpu memory csv other siconos fe mpi}
 MPI_SIZE=${BENCH_MPI_SIZE:-1000000}
-MPI_STEPS=${BENCH_MPI_STEPS:-1 6}
+MPI_STEPS=${BENCH_MPI_STEPS:-1 11}
 FE_SIZES=${BENCH_FE_SIZES:-100000 1000000}
 FE_STEPS=${BENCH_FE_STEPS:-1 11}
 FE_CUBE=${BENCH_FE_CUBE:-20 40 68}
