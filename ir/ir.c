@@ -278,6 +278,47 @@ void ir_matrix_release(struct ir_matrix *m)
 	m->arena = NULL;
 }
 
+const struct ir_dof_group *ir_dof_group_of(const struct ir_dof_list *l, int i)
+{
+	/* the last group whose first is at most i */
+	int lo = 0, hi = l->ngroup - 1;
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		if (l->group[mid].first <= i)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return &l->group[lo];
+}
+
+char *ir_dof_list_name(const struct ir_dof_list *l, int i, char *buf, size_t size)
+{
+	const struct ir_dof_group *g = l->ngroup ? ir_dof_group_of(l, i) : NULL;
+	if (!g)
+		snprintf(buf, size, "?");
+	else if (!g->vector)
+		snprintf(buf, size, "%s", g->name);
+	else
+		snprintf(buf, size, "%s[%d]", g->name, ir_dof_group_element(g, i));
+	return buf;
+}
+
+char *ir_dof_name(const struct ir_model *m, int i, char *buf, size_t size)
+{
+	return ir_dof_list_name(&m->dofs, i, buf, size);
+}
+
+char *ir_intvar_name(const struct ir_model *m, int j, char *buf, size_t size)
+{
+	return ir_dof_list_name(&m->intvars, j, buf, size);
+}
+
+char *ir_unknown_name(const struct ir_model *m, int i, char *buf, size_t size)
+{
+	return i < m->ndof ? ir_dof_name(m, i, buf, size) : ir_intvar_name(m, i - m->ndof, buf, size);
+}
+
 void ir_model_release_start(struct ir_model *m)
 {
 	if (!m->arena)
@@ -699,9 +740,10 @@ static void dump_model(FILE *f, const struct ir_model *m, const struct ir_run *r
 		fprintf(f, ", %ld %s, %ld fixed\n", fi->nfree, fi->internal ? "internal variables" : "unknowns",
 		        fi->ndofs - fi->nfree);
 	}
+	char nm[IR_NAME_SIZE];
 	fputs("  dofs:", f);
 	for (int i = 0; i < m->ndof; i++)
-		fprintf(f, " %s", m->dof[i].name);
+		fprintf(f, " %s", ir_dof_name(m, i, nm, sizeof nm));
 	fputc('\n', f);
 	if (m->mass.a)
 		dump_matrix(f, "mass", m->ndof, m->mass.a);
@@ -735,7 +777,7 @@ static void dump_model(FILE *f, const struct ir_model *m, const struct ir_run *r
 	if (m->nint) {
 		fputs("  internal:", f);
 		for (int j = 0; j < m->nint; j++)
-			fprintf(f, " %s", m->intvar[j].name);
+			fprintf(f, " %s", ir_intvar_name(m, j, nm, sizeof nm));
 		fputc('\n', f);
 	}
 	if (m->potential)
@@ -746,7 +788,7 @@ static void dump_model(FILE *f, const struct ir_model *m, const struct ir_run *r
 		if (m->sigma[j] > 0) {
 			fputs("  rate-independent dissipation: ", f);
 			print_num(f, m->sigma[j]);
-			fprintf(f, " |%s'|\n", m->intvar[j].name);
+			fprintf(f, " |%s'|\n", ir_intvar_name(m, j, nm, sizeof nm));
 		}
 	if (m->kinetic) {
 		fprintf(f, "  kinetic (mass depending on u): outputs T, dT/du, %d entries of M(u)\n", m->kinetic->nnz);

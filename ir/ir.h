@@ -107,10 +107,42 @@ enum ir_damping {
 	IR_DAMP_MODAL        /* C = M Φ diag(2 ξ ω) Φᵀ M, computed by runtime */
 };
 
-struct ir_dof {
-	const char *name;    /* "u", "x[3]" */
-	struct ir_loc loc;
+/* The dofs (or the internal variables) of a model, as they were declared:
+ * one group per declared name, never a name per unknown (a chain of 10^6
+ * masses holds one group, not 10^6 strings).  `dof u` is a group of size
+ * 1 named "u"; `dof x[n]` a vector group of size n whose element k (from
+ * 1) is named "x[k]"; a field on a mesh a vector group whose elements are
+ * numbered by the space's dofs, the fixed ones skipped (index).  Groups
+ * are in the order of the unknowns: group g holds first .. first + size
+ * - 1, the next starts at first + size.  An unknown's name is formed when
+ * it is printed (ir_dof_name, ir_intvar_name). */
+struct ir_dof_group {
+	const char *name;    /* "u", "x" */
+	int first, size;
+	int vector;          /* elements named name[k] */
+	const int *index;    /* NULL: element j is name[j + 1]; else name[index[j]] */
+	struct ir_loc loc;   /* the declaration */
 };
+
+struct ir_dof_list {
+	int ngroup;
+	struct ir_dof_group *group;
+};
+
+/* The number k in the name x[k] of unknown i of vector group g. */
+static inline int ir_dof_group_element(const struct ir_dof_group *g, int i)
+{
+	return g->index ? g->index[i - g->first] : i - g->first + 1;
+}
+
+/* Room for an unknown's name: an identifier and an index. */
+enum { IR_NAME_SIZE = 160 };
+
+/* The group of unknown i of list l (0 <= i < the list's unknowns). */
+const struct ir_dof_group *ir_dof_group_of(const struct ir_dof_list *l, int i);
+/* The name of unknown i of list l ("u", "x[3]") written into buf (size
+ * bytes, truncated if need be); returns buf. */
+char *ir_dof_list_name(const struct ir_dof_list *l, int i, char *buf, size_t size);
 
 /* A scalar function of a block of nvar variables with its derivatives,
  * derived at lowering (ir/ir_diff.c).  The program's outputs are the
@@ -242,7 +274,7 @@ struct ir_model {
 	const char *name;
 	struct ir_loc loc;
 	int ndof;
-	struct ir_dof *dof;
+	struct ir_dof_list dofs;      /* their names, by group */
 	struct ir_matrix mass, damping, stiffness;
 	enum ir_damping damping_kind;
 	double modal_xi;              /* IR_DAMP_MODAL: damping ratio of every mode */
@@ -268,7 +300,7 @@ struct ir_model {
 	 * constant mass from `kinetic` is folded into mass.a; the force
 	 * program then has ndof + nint outputs (loads f on u, g on z). */
 	int nint;                     /* internal variables z */
-	struct ir_dof *intvar;
+	struct ir_dof_list intvars;
 	double *z0;
 	struct ir_func *potential;    /* Φ(u, z), or NULL */
 	struct ir_func *dissipation;  /* smooth part of Ψ(v, ż), or NULL */
@@ -340,6 +372,13 @@ void ir_model_release_start(struct ir_model *m);
  * entries repeat a position once per element that adds to it); -1 when
  * out of memory.  For the dumps and :show only: a sort of every entry. */
 long ir_model_pattern_nnz(const struct ir_model *m);
+
+/* The name of dof i (0 <= i < ndof), of internal variable j
+ * (0 <= j < nint), of unknown i of the run's order (dofs, then internal
+ * variables: i >= ndof is z[i - ndof]), written into buf; return buf. */
+char *ir_dof_name(const struct ir_model *m, int i, char *buf, size_t size);
+char *ir_intvar_name(const struct ir_model *m, int j, char *buf, size_t size);
+char *ir_unknown_name(const struct ir_model *m, int i, char *buf, size_t size);
 
 /* Whether the model needs the nonlinear machinery (energies, internal
  * variables, u-dependent mass) rather than the linear fast path. */

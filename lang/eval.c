@@ -595,31 +595,29 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 		}
 	/* A dof or an internal variable: scalar "u", or a vector "x" to be
 	 * indexed. */
-	size_t len = strlen(name);
-	int first = -1, count = 0, internal = 0;
+	int first = -1, count = 0, internal = 0, vector = 0;
 	for (int pass = 0; pass < 2 && first < 0; pass++) {
-		const struct ir_dof *list = pass ? m->intvar : m->dof;
-		int nl = pass ? m->nint : m->ndof;
-		for (int i = 0; i < nl; i++) {
-			const char *dn = list[i].name;
-			if (strcmp(dn, name) == 0 || (strncmp(dn, name, len) == 0 && dn[len] == '[')) {
-				if (first < 0)
-					first = i;
-				count++;
+		const struct ir_dof_list *l = pass ? &m->intvars : &m->dofs;
+		for (int g = 0; g < l->ngroup; g++)
+			if (l->group[g].size > 0 && strcmp(l->group[g].name, name) == 0) {
+				if (first < 0) {
+					first = l->group[g].first;
+					vector = l->group[g].vector;
+				}
+				count += l->group[g].size;
 				internal = pass;
 			}
-		}
 	}
 	if (first < 0) {
+		/* the dofs' names, a vector's once (when its first element is
+		 * [1]: not a field whose first dof is fixed) */
 		char list[512] = "";
 		size_t n = 0;
-		for (int i = 0; i < m->ndof && n < sizeof list - 64; i++) {
-			const char *dn = m->dof[i].name;
-			const char *br = strchr(dn, '[');
-			if (br && strcmp(br, "[1]") != 0)
+		for (int g = 0; g < m->dofs.ngroup && n < sizeof list - 64; g++) {
+			const struct ir_dof_group *dg = &m->dofs.group[g];
+			if (dg->size == 0 || (dg->index && dg->index[0] != 1))
 				continue;
-			n += (size_t)snprintf(list + n, sizeof list - n, "%s%.*s", n ? ", " : "",
-			                      br ? (int)(br - dn) : (int)strlen(dn), dn);
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", dg->name);
 		}
 		return eval_error(ev, e->loc, "run %s has no quantity '%s' (dofs: %s; also t, energies and recorded names)",
 		                  run->name, name, list);
@@ -628,7 +626,7 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 	out->ser.index = first;
 	out->ser.deriv = 0;
 	out->rows = count;   /* a vector dof keeps its size until indexed */
-	if (count > 1 || strchr((internal ? m->intvar : m->dof)[first].name, '['))
+	if (count > 1 || vector)
 		out->cols = -1;  /* marks "needs an index" */
 	return 0;
 }

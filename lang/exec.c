@@ -112,27 +112,29 @@ static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc
  * (kept = 1) or not (0), a vector's consecutive elements as x[1..n],
  * followed by the derivative suffix (' or ''). */
 /* hist NULL: none of the n is kept (rt_result's u when no dof is) */
-static void list_dofs(FILE *f, const struct ir_dof *d, double *const *hist, int n, int kept, const char *suffix,
+static void list_dofs(FILE *f, const struct ir_dof_list *l, double *const *hist, int kept, const char *suffix,
                       int *first)
 {
 #define KEPT(i) (hist && hist[i] != NULL)
-	for (int i = 0; i < n;) {
-		const char *br = strchr(d[i].name, '[');
-		size_t base = br ? (size_t)(br - d[i].name) : strlen(d[i].name);
-		int j = i + 1;
-		while (br && j < n && KEPT(j) == KEPT(i) && strncmp(d[j].name, d[i].name, base) == 0 &&
-		       d[j].name[base] == '[')
-			j++;
-		if (KEPT(i) == kept) {
-			fprintf(f, "%s", *first ? "" : ", ");
-			*first = 0;
-			if (j - i == 1)
-				fprintf(f, "%s%s", d[i].name, suffix);
-			else
-				fprintf(f, "%.*s[%d..%d]%s", (int)base, d[i].name, atoi(br + 1),
-				        atoi(strchr(d[j - 1].name, '[') + 1), suffix);
+	char nm[IR_NAME_SIZE];
+	for (int g = 0; g < l->ngroup; g++) {
+		const struct ir_dof_group *dg = &l->group[g];
+		int end = dg->first + dg->size;
+		for (int i = dg->first; i < end;) {
+			int j = i + 1;
+			while (dg->vector && j < end && KEPT(j) == KEPT(i))
+				j++;
+			if (KEPT(i) == kept) {
+				fprintf(f, "%s", *first ? "" : ", ");
+				*first = 0;
+				if (j - i == 1)
+					fprintf(f, "%s%s", ir_dof_list_name(l, i, nm, sizeof nm), suffix);
+				else
+					fprintf(f, "%s[%d..%d]%s", dg->name, ir_dof_group_element(dg, i),
+					        ir_dof_group_element(dg, j - 1), suffix);
+			}
+			i = j;
 		}
-		i = j;
 	}
 #undef KEPT
 }
@@ -152,7 +154,7 @@ static void print_run_histories(FILE *f, const struct run_value *rv)
 	if (m->ndof) {
 		fprintf(f, "\n  %-12s ", "dofs");
 		for (int k = 0; k < 3; k++)
-			list_dofs(f, m->dof, r->u, m->ndof, 1, k == 0 ? "" : k == 1 ? "'" : "''", &first);
+			list_dofs(f, &m->dofs, r->u, 1, k == 0 ? "" : k == 1 ? "'" : "''", &first);
 		if (first)
 			fputs("none kept", f);
 	}
@@ -160,7 +162,7 @@ static void print_run_histories(FILE *f, const struct run_value *rv)
 		first = 1;
 		fprintf(f, "\n  %-12s ", "internal");
 		for (int k = 0; k < 2; k++)
-			list_dofs(f, m->intvar, r->z, m->nint, 1, k ? "'" : "", &first);
+			list_dofs(f, &m->intvars, r->z, 1, k ? "'" : "", &first);
 		if (first)
 			fputs("none kept", f);
 	}
@@ -191,9 +193,9 @@ static void print_run_histories(FILE *f, const struct run_value *rv)
 		nk += r->z[i] == NULL;
 	if (nk) {
 		fprintf(f, "\n  %-12s ", "not kept");
-		list_dofs(f, m->dof, r->u, m->ndof, 0, "", &first);
+		list_dofs(f, &m->dofs, r->u, 0, "", &first);
 		if (r->z)
-			list_dofs(f, m->intvar, r->z, m->nint, 0, "", &first);
+			list_dofs(f, &m->intvars, r->z, 0, "", &first);
 		fputs(" (beyond history_budget: record them)", f);
 	}
 }

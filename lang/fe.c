@@ -481,11 +481,6 @@ static int qp_declare(struct eval *ev, struct ast_model *am, struct fe_field *f,
 	return 0;
 }
 
-static const char *dof_name(struct arena *a, const char *name, long i)
-{
-	return arena_printf(a, "%s[%ld]", name, i);
-}
-
 int fe_model_fields(struct model_ctx *mc, struct fe_field ***out)
 {
 	*out = mc->field;
@@ -574,7 +569,6 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		/* an internal field's values are internal variables z, after
 		 * the model's other ones */
 		int *count = f->internal ? &m->nint : &m->ndof, *capp = f->internal ? zcap : cap;
-		struct ir_dof **list = f->internal ? &m->intvar : &m->dof;
 		struct dof_group *g = arena_alloc(ev->a, sizeof *g);
 		g->name = f->name;
 		g->first = *count;
@@ -588,19 +582,21 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			nfree += f->dof[k] == 0;
 		if (*count + nfree > 100000000L)
 			return eval_error(ev, it->target->loc, "field %s has %ld unknowns: too many", f->name, nfree);
-		if (*count + nfree > *capp) {
-			int ncap = *capp ? *capp : 8;
-			while (ncap < *count + nfree)
-				ncap *= 2;
-			*list = arena_grow(ev->a, *list, sizeof **list * (size_t)*capp, sizeof **list * (size_t)ncap);
-			*capp = ncap;
-		}
+		/* the unknowns' names number the space's dofs: f[k] for dof k,
+		 * an index table only when some are fixed */
+		struct ir_dof_group *dg = lower_dof_group(ev, mc, f->internal, capp);
+		dg->name = f->name;
+		dg->size = (int)nfree;
+		dg->vector = 1;
+		dg->loc = ir_loc_of(it->target->loc);
+		int *index = nfree < sp->ndofs ? arena_alloc(ev->a, sizeof *index * (size_t)(nfree + 1)) : NULL;
+		dg->index = index;
 		for (long k = 0; k < sp->ndofs; k++) {
 			if (f->dof[k] < 0)
 				continue;
+			if (index)
+				index[*count - f->first] = (int)(k + 1);
 			f->dof[k] = *count;
-			(*list)[*count].name = dof_name(ev->a, f->name, k + 1);
-			(*list)[*count].loc = ir_loc_of(it->target->loc);
 			(*count)++;
 		}
 		f->nfree = nfree;

@@ -169,6 +169,10 @@ int lower_load_family(struct eval *ev, struct ast_item *fam, struct ast_expr *ta
                       struct load_kernels *lk);
 
 /* The parameters a model declares, in order (*names in the arena). */
+/* A new group at the end of the model's dofs (internal: of its internal
+ * variables), first set to their count, the rest zero; the caller fills
+ * it and adds its size to the count.  *cap: the list's room, in groups. */
+struct ir_dof_group *lower_dof_group(struct eval *ev, struct model_ctx *mc, int internal, int *cap);
 int model_param_names(struct arena *a, const struct ast_model *m, const char ***names);
 /* Report the parameter overrides of run MODEL(p = v) that name no parameter
  * of m (with the closest one) or one twice; returns their number. */

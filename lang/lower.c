@@ -285,31 +285,23 @@ static int target_dofs(struct eval *ev, struct ast_expr *e, int *first, int *cou
 	return 0;
 }
 
-/* "x[i]", the name of element i of vector x: formatted by hand, as a
- * model of 10⁶ dofs names 10⁶ of them (printf's cost dominated lowering). */
-static const char *element_name(struct arena *a, const char *name, long i)
+struct ir_dof_group *lower_dof_group(struct eval *ev, struct model_ctx *mc, int internal, int *cap)
 {
-	char digits[24];
-	int nd = 0;
-	do {
-		digits[nd++] = (char)('0' + i % 10);
-		i /= 10;
-	} while (i > 0);
-	size_t len = strlen(name);
-	char *p = arena_alloc(a, len + (size_t)nd + 3);
-	memcpy(p, name, len);
-	p[len] = '[';
-	for (int k = 0; k < nd; k++)
-		p[len + 1 + k] = digits[nd - 1 - k];
-	p[len + 1 + nd] = ']';
-	p[len + 2 + nd] = 0;
-	return p;
+	struct ir_dof_list *l = internal ? &mc->m->intvars : &mc->m->dofs;
+	if (l->ngroup == *cap) {
+		int ncap = *cap ? 2 * *cap : 4;
+		l->group = arena_regrow(ev->a, l->group, sizeof *l->group * (size_t)*cap, sizeof *l->group * (size_t)ncap);
+		*cap = ncap;
+	}
+	struct ir_dof_group *g = &l->group[l->ngroup++];
+	memset(g, 0, sizeof *g);
+	g->first = internal ? mc->m->nint : mc->m->ndof;
+	return g;
 }
 
 static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *mc, int *cap, int internal)
 {
 	int *count = internal ? &mc->m->nint : &mc->m->ndof;
-	struct ir_dof **list = internal ? &mc->m->intvar : &mc->m->dof;
 	for (int k = 0; k < it->names.n; k++) {
 		struct ast_expr *d = it->names.v[k];
 		struct ast_expr *nm = d->kind == AST_INDEX ? d->lhs : d;
@@ -332,18 +324,12 @@ static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *
 		g->internal = internal;
 		g->loc = nm->loc;
 		b->group = g;
-		if (*count + size > *cap) {
-			int ncap = *cap ? *cap : 8;
-			while (ncap < *count + size)
-				ncap *= 2;
-			*list = arena_regrow(ev->a, *list, sizeof **list * (size_t)*cap, sizeof **list * (size_t)ncap);
-			*cap = ncap;
-		}
-		for (long i = 0; i < size; i++) {
-			struct ir_dof *dd = &(*list)[(*count)++];
-			dd->name = g->vector ? element_name(ev->a, nm->name, i + 1) : nm->name;
-			dd->loc = ir_loc_of(nm->loc);
-		}
+		struct ir_dof_group *dg = lower_dof_group(ev, mc, internal, cap);
+		dg->name = nm->name;
+		dg->size = (int)size;
+		dg->vector = g->vector;
+		dg->loc = ir_loc_of(nm->loc);
+		*count += (int)size;
 	}
 	return 0;
 }
@@ -965,6 +951,9 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	if (fp) {
 		for (int j = 0; j < nf; j++)
 			ir_prog_add_output(fp, f[j]);
+		/* the loads' registers are the program's outputs now: 4 bytes
+		 * per dof given back before the run starts */
+		arena_release(ev->a, f);
 		ir_prog_compact(fp);
 		m->force = fp;
 	}
@@ -1198,7 +1187,8 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 		r.kind = internal ? IR_REC_Z : IR_REC_U;
 		r.dof = first + i;
 		r.deriv = primes;
-		const char *base = internal ? mc->m->intvar[first + i].name : mc->m->dof[first + i].name;
+		char base[IR_NAME_SIZE];
+		(internal ? ir_intvar_name : ir_dof_name)(mc->m, first + i, base, sizeof base);
 		r.name = arena_printf(ev->a, "%s%s", base, primes == 0 ? "" : primes == 1 ? "'" : "''");
 		if (add_record(ev, o, cap, r))
 			return -1;
@@ -1566,23 +1556,20 @@ static void lower_keep(struct eval *ev, const struct ast_run *ar, struct ir_run 
 			continue;
 		/* a dof or an internal variable, scalar or vector x[i]: one
 		 * element when the index is known, else all of them */
-		size_t len = strlen(name);
 		double iv;
 		long idx = u->index && u->stable && index_value(ev, u->index, &iv) && iv == floor(iv) &&
 		           fabs(iv) < 1e9 ? (long)iv : 0;
 		for (int pass = 0; pass < 2 && !found; pass++) {
-			const struct ir_dof *list = pass ? m->intvar : m->dof;
+			const struct ir_dof_list *l = pass ? &m->intvars : &m->dofs;
 			unsigned char *flag = pass ? k->intvar : k->dof;
-			int nl = pass ? m->nint : m->ndof;
-			long pos = 0;
-			for (int i = 0; i < nl; i++) {
-				const char *dn = list[i].name;
-				if (strcmp(dn, name) == 0 || (strncmp(dn, name, len) == 0 && dn[len] == '[')) {
-					found = 1;
-					pos++;
-					if (idx == 0 || pos == idx)
-						flag[i] = 1;
-				}
+			for (int g = 0; g < l->ngroup; g++) {
+				const struct ir_dof_group *dg = &l->group[g];
+				if (dg->size == 0 || strcmp(dg->name, name) != 0)
+					continue;
+				found = 1;
+				for (int i = 0; i < dg->size; i++)
+					if (idx == 0 || i + 1 == idx)
+						flag[dg->first + i] = 1;
 			}
 		}
 	}

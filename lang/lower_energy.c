@@ -2274,9 +2274,10 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		/* M(u) = ∂²T/∂v² must not depend on v: T is quadratic in v */
 		for (int k = 0; k < fv->nnz; k++)
 			if (ir_depends(p, w, p->out[1 + n + k], OPBIT(IR_VEL))) {
+				char nm[IR_NAME_SIZE];
 				eval_error(ev, where, "the kinetic energy must be quadratic in the velocities "
 				           "(½ u'ᵀ M(u) u'): its second derivative in %s' depends on the velocities",
-				           m->dof[fv->row[k]].name);
+				           ir_dof_name(m, fv->row[k], nm, sizeof nm));
 				goto out;
 			}
 		/* T itself, for the runtime's check that it is a quadratic form in
@@ -2549,9 +2550,11 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			used = 1;
 		used |= zused && zused[j];
 		if (!used) {
-			struct loc l = { m->intvar[j].loc.file, m->intvar[j].loc.line, m->intvar[j].loc.col, 1 };
+			const struct ir_dof_group *g = ir_dof_group_of(&m->intvars, j);
+			struct loc l = { g->loc.file, g->loc.line, g->loc.col, 1 };
+			char nm[IR_NAME_SIZE];
 			eval_error(ev, l, "internal variable %s appears in no potential or dissipation: "
-			           "it has no equation", m->intvar[j].name);
+			           "it has no equation", ir_intvar_name(m, j, nm, sizeof nm));
 			goto out;
 		}
 	}

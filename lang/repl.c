@@ -175,18 +175,12 @@ static const char *run_word(const struct run_value *rv, int i, char *buf, size_t
 	const struct ir_model *m = rv->plan->model;
 	const struct rt_result *r = rv->res;
 	for (int pass = 0; pass < 2; pass++) {
-		int n = pass ? m->nint : m->ndof;
-		for (int k = 0; k < n; k++) {
-			const char *name = (pass ? m->intvar : m->dof)[k].name;
-			const char *prev = k ? (pass ? m->intvar : m->dof)[k - 1].name : NULL;
-			size_t base = strcspn(name, "[");
-			if (prev && strcspn(prev, "[") == base && strncmp(prev, name, base) == 0)
-				continue;
-			if (i-- == 0) {
-				snprintf(buf, size, "%.*s", (int)base, name);
+		const struct ir_dof_list *l = pass ? &m->intvars : &m->dofs;
+		for (int g = 0; g < l->ngroup; g++)
+			if (l->group[g].size > 0 && i-- == 0) {
+				snprintf(buf, size, "%s", l->group[g].name);
 				return buf;
 			}
-		}
 	}
 	if (i < RT_NENERGY)
 		return rt_energy_name[i];
@@ -525,14 +519,15 @@ static void show(const char *name)
 		       fi->ndofs - fi->nfree);
 	}
 	ir_dump_storage(stdout, m, NULL);
+	char nm[IR_NAME_SIZE];
 	fputs("  dofs:", stdout);
 	for (int i = 0; i < m->ndof && i < 20; i++)
-		printf(" %s", m->dof[i].name);
+		printf(" %s", ir_dof_name(m, i, nm, sizeof nm));
 	puts(m->ndof > 20 ? " ..." : "");
 	if (m->nint) {
 		fputs("  internal:", stdout);
 		for (int j = 0; j < m->nint; j++)
-			printf(" %s", m->intvar[j].name);
+			printf(" %s", ir_intvar_name(m, j, nm, sizeof nm));
 		putchar('\n');
 	}
 	/* parameters: each source line once, however many it defines */
@@ -598,7 +593,8 @@ static void show(const char *name)
 		nsig += m->sigma[j] > 0;
 	for (int j = 0; j < m->nint && shown < (nsig > 6 ? 3 : 6); j++)
 		if (m->sigma[j] > 0) {
-			printf("  rate-independent: %g |%s'| (solved exactly by return mapping)\n", m->sigma[j], m->intvar[j].name);
+			printf("  rate-independent: %g |%s'| (solved exactly by return mapping)\n", m->sigma[j],
+			       ir_intvar_name(m, j, nm, sizeof nm));
 			shown++;
 		}
 	if (nsig > shown)
@@ -672,7 +668,8 @@ static void eig(const char *arg)
 	if (n <= 12) {
 		puts("mode shapes (mass-normalised, columns):");
 		for (int i = 0; i < n; i++) {
-			printf("  %-8s", m->dof[i].name);
+			char name[IR_NAME_SIZE];
+			printf("  %-8s", ir_dof_name(m, i, name, sizeof name));
 			for (int k = 0; k < nm; k++)
 				printf(" %11.5g", phi[i + (size_t)k * n]);
 			putchar('\n');
@@ -736,15 +733,16 @@ static void state(void)
 	const struct rt_result *r = rv->res;
 	const struct ir_model *m = rv->plan->model;
 	int k = r->nstep;
+	char nm[IR_NAME_SIZE];
 	printf("run %s of %s with %s: t = %.10g, step %d of %d%s\n", rv->name, m->name, rv->plan->scheme.name,
 	       r->t[k], k, rv->plan->nstep, S->pending_run ? " (in progress)" : "");
 	for (int i = 0; i < m->ndof && i < 12; i++)
 		if (r->u && r->u[i])
-			printf("  %-10s u = %-14.8g u' = %-14.8g u'' = %.8g\n", m->dof[i].name, r->u[i][k], r->v[i][k],
-			       r->a[i][k]);
+			printf("  %-10s u = %-14.8g u' = %-14.8g u'' = %.8g\n", ir_dof_name(m, i, nm, sizeof nm), r->u[i][k],
+			       r->v[i][k], r->a[i][k]);
 	for (int j = 0; j < m->nint; j++)
 		if (r->z[j])
-			printf("  %-10s z = %-14.8g z' = %.8g\n", m->intvar[j].name, r->z[j][k], r->zd[j][k]);
+			printf("  %-10s z = %-14.8g z' = %.8g\n", ir_intvar_name(m, j, nm, sizeof nm), r->z[j][k], r->zd[j][k]);
 }
 
 static void energy(void)

@@ -26,11 +26,12 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 {
 	memset(err, 0, sizeof *err);
 	double m = 1, k = omega_tau * omega_tau, u0 = 0, v0 = 0, z0 = 0, sigma = 0;
-	struct ir_dof dof = { "u", { NULL, 0, 0 } };
+	struct ir_dof_group dof = { "u", 0, 1, 0, NULL, { NULL, 0, 0 } };
 	struct ir_model model = { 0 };
 	model.name = "oscillator";
 	model.ndof = 1;
-	model.dof = &dof;
+	model.dofs.ngroup = 1;
+	model.dofs.group = &dof;
 	model.mass.a = &m;
 	model.stiffness.a = &k;
 	model.u0 = &u0;
@@ -61,8 +62,7 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	struct nl_options opt = { 1e-14, 50, 0, 0, scheme->name, 0, 0, 0 };
 	struct rt_system sys = { 1, &pb.Mm, NULL, &pb.Km, LA_LAPACK_DENSE, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL,
 	                         NULL, NULL, NULL, NULL };
-	const char *name = "u";
-	sys.dof_name = &name;
+	sys.model = &model;
 	sys.load = zero_load;
 	if (lin) {
 		st = lin->alloc(&sys, par, err);

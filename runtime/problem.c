@@ -77,9 +77,10 @@ static int check_mass(struct rt_problem *pb, const struct la_mat *M, struct ir_l
 	int info = la_solver_factor(pb->Mf, M);
 	if (info < 0)
 		return fail(err, loc, "out of memory for the mass matrix (%d dofs)", n);
+	char nm[IR_NAME_SIZE];
 	if (info > 0)
-		return fail(err, loc, "the mass matrix is not positive definite: pivot %d (dof %s)%s",
-		            info, pb->name[info - 1], pb->varmass ? " at the initial state" : "");
+		return fail(err, loc, "the mass matrix is not positive definite: pivot %d (dof %s)%s", info,
+		            ir_unknown_name(pb->ir, info - 1, nm, sizeof nm), pb->varmass ? " at the initial state" : "");
 	return 0;
 }
 
@@ -244,7 +245,6 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 	pb->sigma_u = m->sigma_u;
 	pb->varmass = m->kinetic != NULL;
 	pb->linear = !ir_model_nonlinear(m);
-	pb->name = malloc(sizeof(char *) * (size_t)(N + 1));
 	pb->reg_f = scratch(m->force ? (size_t)m->force->n : 0);
 	if (rt_kernels_init_gaps(&pb->kf, m->fkernel, m->nfkernel))
 		return fail(err, m->loc, "out of memory");
@@ -299,15 +299,11 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 		if (!pb->reg_dt || !pb->out_dt)
 			return fail(err, m->loc, "out of memory");
 	}
-	if (!pb->name || !pb->reg_f || !pb->reg_s || !pb->md || !pb->hint || !pb->tmp ||
+	if (!pb->reg_f || !pb->reg_s || !pb->md || !pb->hint || !pb->tmp ||
 	    (m->potential && (!pb->reg_phi || !pb->out_phi)) ||
 	    (m->dissipation && (!pb->reg_psi || !pb->out_psi)) ||
 	    (m->kinetic && (!pb->reg_kin || !pb->out_kin)))
 		return fail(err, m->loc, "out of memory");
-	for (int i = 0; i < n; i++)
-		pb->name[i] = m->dof[i].name;
-	for (int j = 0; j < pb->m; j++)
-		pb->name[n + j] = m->intvar[j].name;
 
 	if (m->kinetic_value && check_quadratic(pb, err))
 		return 3;
@@ -351,7 +347,6 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 
 void problem_free(struct rt_problem *pb)
 {
-	free(pb->name);
 	free(pb->Cbuf);
 	free(pb->Mbuf);
 	free(pb->Kbuf);

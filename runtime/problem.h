@@ -16,7 +16,6 @@
 struct rt_problem {
 	const struct ir_model *ir;
 	int n, m, N;
-	const char **name;          /* N names, dofs then internal variables */
 	/* The constant operators in the matrix layer (la.h), stored as the
 	 * run's solver option says (dense, banded, compressed columns, or
 	 * from the structure); C has no entries without damping. */

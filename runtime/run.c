@@ -606,7 +606,9 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 	int rc = e->nl->step(e->nst, t0, t1, tau, x, dW, dD, dterm, err);
 	for (int i = 0; i < n && rc == 0; i++)
 		if (!isfinite(x->u[i]) || !isfinite(x->v[i])) {
-			snprintf(err->msg, sizeof err->msg, "the solution is not finite (dof %s)", pb->name[i]);
+			char nm[IR_NAME_SIZE];
+			snprintf(err->msg, sizeof err->msg, "the solution is not finite (dof %s)",
+			         ir_dof_name(pb->ir, i, nm, sizeof nm));
 			rc = -1;
 		}
 	if (rc == 0 && e->exact_balance) {
@@ -823,7 +825,7 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		e->sys.K = &pb->Km;
 		e->sys.backend = pb->backend;
 		e->sys.backend_mpi = pb->backend_mpi;
-		e->sys.dof_name = pb->name;
+		e->sys.model = pb->ir;
 		e->sys.load = sys_load;
 		e->sys.load_ctx = e;
 		e->f_t = NAN;
@@ -1421,10 +1423,12 @@ static int load_not_finite(struct rt_stepper_run *r, double t0, double t1, int k
 		}
 		problem_load(&r->pb, t, f);
 		for (int i = 0; i < r->pb.N; i++)
-			if (!isfinite(f[i]))
+			if (!isfinite(f[i])) {
+				char nm[IR_NAME_SIZE];
 				return fail(err, 4, m->force ? m->force_loc : m->support_loc, "t = %.10g (step %d): the load "
-				            "on %s is %s at t = %.10g: its expression has no value there", t1, k, r->pb.name[i],
-				            isnan(f[i]) ? "NaN" : "infinite", t);
+				            "on %s is %s at t = %.10g: its expression has no value there", t1, k,
+				            ir_unknown_name(m, i, nm, sizeof nm), isnan(f[i]) ? "NaN" : "infinite", t);
+			}
 	}
 	return 0;
 }
@@ -1549,12 +1553,13 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 				return r->status = 4;
 			if (why)
 				return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): %s", tk, k, why);
+			char nm[IR_NAME_SIZE];
 			if (failed == 2)
 				return r->status = fail(err, 4, plan->loc,
 				                        "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "
 				                        "the scheme is unstable at this step: try a smaller step",
 				                        tk, k, disp ? "the displacement" : "the velocity",
-				                        m->dof[dof].name, isnan(bad) ? "NaN" : "infinite");
+				                        ir_dof_name(m, dof, nm, sizeof nm), isnan(bad) ? "NaN" : "infinite");
 			char msg[sizeof err->msg];
 			snprintf(msg, sizeof msg, "%s", err->msg);
 			if (failed == NL_UNSTABLE)

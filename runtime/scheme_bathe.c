@@ -128,8 +128,9 @@ static int bl_set_step(void *p, double tau, struct rt_error *err)
 		return -1;
 	}
 	if (info > 0) {
+		char nm[IR_NAME_SIZE];
 		snprintf(err->msg, sizeof err->msg, "the step matrix of bathe is singular or not positive definite "
-		         "at pivot %d (dof %s)", info, step_pivot_name(s->sys, info));
+		         "at pivot %d (dof %s)", info, step_pivot_name(s->sys, info, nm, sizeof nm));
 		err->code = 3;
 		return -1;
 	}

@@ -133,8 +133,9 @@ static void *cl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 	for (int i = 0; i < n; i++) {
 		/* A dof without mass has no finite critical step. */
 		if (la_mat_get(sys->M, i, i) == 0) {
-			snprintf(err->msg, sizeof err->msg,
-			         "central_difference needs a mass for every dof: dof %s has none", sys->dof_name[i]);
+			char nm[IR_NAME_SIZE];
+			snprintf(err->msg, sizeof err->msg, "central_difference needs a mass for every dof: dof %s has none",
+			         ir_dof_name(sys->model, i, nm, sizeof nm));
 			err->code = 3;
 			free(s);
 			free(w);

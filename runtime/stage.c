@@ -864,10 +864,10 @@ static void row_name(const struct stage *s, int i, char *buf, size_t size, doubl
 	if (i < 0)
 		snprintf(buf, size, "?");
 	else if (i < s->n) {
-		snprintf(buf, size, "%s", s->pb->name[i]);
+		ir_unknown_name(s->pb->ir, i, buf, size);
 		*value = s->u[i];
 	} else if (i < s->N) {
-		snprintf(buf, size, "%s", s->pb->name[i]);
+		ir_unknown_name(s->pb->ir, i, buf, size);
 		*value = s->z[i - s->n];
 	} else if (i < s->N + s->nc)
 		snprintf(buf, size, "constraint %d", i - s->N + 1);

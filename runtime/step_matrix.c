@@ -173,9 +173,9 @@ void step_solve_saddle(struct step_matrix *sm, double t, const double *ut, doubl
 		sys->lam[k] = sm->bscale * g[k];
 }
 
-const char *step_pivot_name(const struct rt_system *sys, int k)
+const char *step_pivot_name(const struct rt_system *sys, int k, char *buf, size_t size)
 {
-	return k >= 1 && k <= sys->n ? sys->dof_name[k - 1] : "a constraint's multiplier";
+	return k >= 1 && k <= sys->n ? ir_dof_name(sys->model, k - 1, buf, size) : "a constraint's multiplier";
 }
 
 int step_factor_checked(struct step_matrix *sm, const struct rt_system *sys, double cM, double cC, double cK,
@@ -186,8 +186,11 @@ int step_factor_checked(struct step_matrix *sm, const struct rt_system *sys, dou
 		return 0;
 	if (info < 0)
 		snprintf(err->msg, sizeof err->msg, "out of memory for the step matrix (%d dofs)", sys->n);
-	else
-		snprintf(err->msg, sizeof err->msg, "%s at pivot %d (dof %s)", what, info, step_pivot_name(sys, info));
+	else {
+		char nm[IR_NAME_SIZE];
+		snprintf(err->msg, sizeof err->msg, "%s at pivot %d (dof %s)", what, info,
+		         step_pivot_name(sys, info, nm, sizeof nm));
+	}
 	err->code = 3;
 	return -1;
 }

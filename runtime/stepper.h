@@ -20,7 +20,7 @@ struct rt_system {
 	const struct la_mat *M, *C, *K;
 	enum la_backend backend;   /* the run's solver option, or LA_AUTO */
 	int backend_mpi;           /* rt_problem's */
-	const char *const *dof_name;
+	const struct ir_model *model;   /* the dofs' names for messages (ir_dof_name) */
 	/* f := load at time t (forces and -M d a(t)) */
 	void (*load)(void *ctx, double t, double *f);
 	void *load_ctx;
@@ -104,7 +104,7 @@ int step_factor_checked(struct step_matrix *sm, const struct rt_system *sys, dou
 
 /* The name of unknown k (1-based) of a step matrix, for a pivot's
  * message: a dof, or a constraint's multiplier. */
-const char *step_pivot_name(const struct rt_system *sys, int k);
+const char *step_pivot_name(const struct rt_system *sys, int k, char *buf, size_t size);
 
 /* s, the balance of B against A of the last step_factor (1 without
  * constraints). */
