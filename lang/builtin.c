@@ -168,6 +168,27 @@ static int reduce(struct eval *ev, struct ast_expr *call, const char *name, stru
 	return 0;
 }
 
+/* max(v), min(v), maxabs(v) of a vector: a slice of a history
+ * (max(r.y(0.5..1.2)), the height of one bounce) or crossings' times.
+ * Folded with the two-argument max and min, so that a NaN element makes
+ * the result NaN as it does for a history, and a vector of expressions
+ * of the state (inside a model) stays an expression. */
+static int reduce_vector(struct eval *ev, struct ast_expr *call, const char *name, struct value *v,
+                         struct value *out)
+{
+	int n = v->rows * v->cols, lo = name[1] == 'i', ab = name[3] == 'a';
+	if (n == 0)
+		return eval_error(ev, arg(call, 0)->loc, "%s of an empty vector", name);
+	struct ir_loc loc = ir_loc_of(call->loc);
+	int r = 0;
+	for (int i = 0; i < n; i++) {
+		int x = ab ? ir_emit(ev->prog, IR_ABS, v->m[i], 0, 0, loc) : v->m[i];
+		r = i == 0 ? x : ir_emit(ev->prog, lo ? IR_MIN : IR_MAX, r, x, 0, loc);
+	}
+	*out = (struct value){ .kind = VAL_NUM, .reg = r };
+	return 0;
+}
+
 /* The integral of y over the run by the trapezoidal rule on its own time
  * grid, divided by its duration: the time-weighted mean of the piecewise
  * linear interpolant of the samples (of y² for rms).  On a uniform grid
@@ -601,8 +622,12 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 		struct value h;
 		if (eval_expr(ev, arg(call, 0), &h))
 			return 0;
+		if (h.kind == VAL_MAT && (h.rows == 1 || h.cols == 1)) {
+			*status = reduce_vector(ev, call, name, &h, out);
+			return 0;
+		}
 		if (h.kind != VAL_HIST) {
-			eval_error(ev, arg(call, 0)->loc, "%s(x) needs a history such as r.u, not %s%s", name,
+			eval_error(ev, arg(call, 0)->loc, "%s(x) needs a history such as r.u or a vector, not %s%s", name,
 			           value_kind_name(&h), strcmp(name, "maxabs") ? " (or two numbers: max(a, b))" : "");
 			return 0;
 		}
