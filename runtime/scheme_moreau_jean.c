@@ -110,6 +110,7 @@ struct moreau {
 	int cmaxit;                   /* and sweeps */
 	int *rkind;                   /* nr: ROW_* of each row of the step */
 	double *v1, *u1, *R, *F0, *gphi, *gpsi, *f0, *f1, *psi0, *du, *vold;   /* n */
+	double *uproj;                /* n: u before a projection's iteration */
 	double *wpsi, *wphi;                                            /* n weights */
 	double *W;                    /* n × n */
 	struct la_factor *wf;
@@ -149,6 +150,7 @@ static void mj_free(void *p)
 	nl_common_free(&s->c);
 	free(s->v1); free(s->u1); free(s->R); free(s->F0); free(s->gphi); free(s->gpsi); free(s->f0);
 	free(s->f1); free(s->psi0); free(s->du); free(s->vold); free(s->wpsi); free(s->wphi); free(s->W);
+	free(s->uproj);
 	free(s->G); free(s->H); free(s->WG); free(s->phi); free(s->q); free(s->P); free(s->y); free(s->active);
 	free(s->basic); free(s->idx); free(s->D); free(s->Dsub); free(s->rhs);
 	free(s->cval); free(s->Gc); free(s->X); free(s->A); free(s->rkind); free(s->T);
@@ -196,7 +198,7 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	s->lin = !im->potential && !im->dissipation && !im->kinetic && m == 0 && nc == 0 && !pb->kphi.f &&
 	         !pb->kpsi.f && pb->Mm.n == n;
 	/* the loads and gradients have N entries (u, then z) */
-	if (nl_vectors((size_t)n, &s->v1, &s->u1, &s->R, &s->F0, &s->du, &s->vold, (double **)NULL) ||
+	if (nl_vectors((size_t)n, &s->v1, &s->u1, &s->R, &s->F0, &s->du, &s->vold, &s->uproj, (double **)NULL) ||
 	    nl_vectors((size_t)N, &s->gphi, &s->gpsi, &s->f0, &s->f1, &s->psi0, &s->wpsi, &s->wphi, (double **)NULL) ||
 	    (pb->varmass && nl_vectors((size_t)n, &s->p0, &s->p1, &s->dT0, &s->dT1, (double **)NULL)) ||
 	    (m > 0 && (nl_vectors((size_t)m, &s->zprev, &s->zdprev, &s->dz, &s->zero, (double **)NULL) ||
@@ -529,7 +531,9 @@ static int constraint_project(struct moreau *s, double t, double *u, struct rt_e
 			err->code = 4;
 			return -1;
 		}
-		memcpy(s->P, u, sizeof(double) * (size_t)n);   /* scratch: u before */
+		/* u before, in its own scratch: P (nr long) still holds the
+		 * step's impulses, which the friction ledger reads after this */
+		memcpy(s->uproj, u, sizeof(double) * (size_t)n);
 		if (constraint_correct(s, u, s->cval)) {
 			snprintf(err->msg, sizeof err->msg, "the constraints' gradients are dependent (C M^-1 C^T "
 			         "singular)");
@@ -538,7 +542,7 @@ static int constraint_project(struct moreau *s, double t, double *u, struct rt_e
 		}
 		double moved = 0;
 		for (int i = 0; i < n; i++)
-			moved = fmax(moved, fabs(u[i] - s->P[i]));
+			moved = fmax(moved, fabs(u[i] - s->uproj[i]));
 		if (moved <= 8 * DBL_EPSILON * scale)
 			return 0;
 	}
