@@ -693,7 +693,10 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		zscale = 1;
 	/* the step's rows: the constraints' gradients (at the midpoint, set
 	 * in the iteration), then the active contacts' at u */
-	double vscale = nl_maxabs(n, x->v) + tau * nl_maxabs(n, s->F0) + DBL_MIN;
+	/* the velocity's scale: the loads at the step's end count too, or a
+	 * body at rest under a load that starts from 0 (F0 sin(w t)) would
+	 * have the scale DBL_MIN and a step that never converges */
+	double vscale = nl_maxabs(n, x->v) + tau * fmax(nl_maxabs(n, s->F0), nl_maxabs(n, s->f1)) + DBL_MIN;
 	int na = 0, friction = 0;
 	for (int r = 0; r < ne; r++)
 		s->rkind[r] = ROW_EQ;
