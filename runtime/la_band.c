@@ -38,6 +38,11 @@ static int imax(int a, int b)
 	return a > b ? a : b;
 }
 
+static int imin(int a, int b)
+{
+	return a < b ? a : b;
+}
+
 static void band_free(void *p)
 {
 	struct band *b = p;
@@ -66,14 +71,14 @@ static int slot_of(const struct band *b, int i, int j)
 	return -1;
 }
 
-static void *band_alloc(const struct la_mat *A, unsigned flags)
+/* An ordering of A's unknowns that narrows its band (reverse
+ * Cuthill–McKee, or the natural order when RCM gives no narrower band),
+ * into b->perm; b->ident, b->kl, b->ku in that order.  A's entries
+ * (row, col; −1 outside its band) and the inverse permutation are
+ * returned for the map of entries band_alloc builds; 0 or −1. */
+static int band_order(struct band *b, const struct la_mat *A, int **prow, int **pcol, int **ppinv)
 {
-	struct band *b = calloc(1, sizeof *b);
 	int n = A->n, *p = NULL, *ix = NULL, *row = NULL, *col = NULL, *pinv = NULL;
-	if (!b)
-		return NULL;
-	b->n = n;
-	b->ne = A->nx;
 	b->perm = malloc(((size_t)n + 1) * sizeof *b->perm);
 	pinv = malloc(((size_t)n + 1) * sizeof *pinv);
 	b->tmp = malloc(((size_t)n + 1) * sizeof *b->tmp);
@@ -100,6 +105,39 @@ static void *band_alloc(const struct la_mat *A, unsigned flags)
 			b->kl = imax(b->kl, i - j);
 			b->ku = imax(b->ku, j - i);
 		}
+	free(p);
+	free(ix);
+	*prow = row;
+	*pcol = col;
+	*ppinv = pinv;
+	return 0;
+fail:
+	free(p);
+	free(ix);
+	free(row);
+	free(col);
+	free(pinv);
+	return -1;
+}
+
+static void *band_alloc(const struct la_mat *A, unsigned flags)
+{
+	struct band *b = calloc(1, sizeof *b);
+	int n = A->n, *row = NULL, *col = NULL, *pinv = NULL;
+	if (!b)
+		return NULL;
+	b->n = n;
+	b->ne = A->nx;
+	if (A->kind == LA_MAT_BAND && imax(A->kl, A->ku) <= 1) {
+		/* a tridiagonal (or diagonal) band: no ordering narrows it,
+		 * and in its own order no map is kept (below); its pattern,
+		 * entries and an ordering would be built only to be dropped
+		 * (28 bytes per unknown at the setup's peak) */
+		b->ident = 1;
+		b->kl = imin(A->kl, n - 1);
+		b->ku = imin(A->ku, n - 1);
+	} else if (band_order(b, A, &row, &col, &pinv))
+		goto fail;
 	if (flags & LA_SPD) {
 		b->kl = b->ku = imax(b->kl, b->ku);
 		b->v = b->ku <= 1 ? PT : PB;
@@ -130,15 +168,11 @@ static void *band_alloc(const struct la_mat *A, unsigned flags)
 		for (size_t e = 0; e < A->nx; e++)
 			b->at[e] = row[e] < 0 ? -1 : slot_of(b, pinv[row[e]], pinv[col[e]]);
 	}
-	free(p);
-	free(ix);
 	free(row);
 	free(col);
 	free(pinv);
 	return b;
 fail:
-	free(p);
-	free(ix);
 	free(row);
 	free(col);
 	free(pinv);

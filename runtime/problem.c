@@ -248,6 +248,7 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 	pb->reg_f = scratch(m->force ? (size_t)m->force->n : 0);
 	if (rt_kernels_init_gaps(&pb->kf, m->fkernel, m->nfkernel))
 		return fail(err, m->loc, "out of memory");
+	pb->nload_pat = -1;
 	pb->reg_s = scratch(m->support ? (size_t)m->support->n : 0);
 	pb->md = scratch(m->support ? (size_t)n : 0);   /* M d: with a support only */
 	pb->hint = calloc((size_t)m->ntable + 1, sizeof(int));
@@ -355,6 +356,7 @@ void problem_free(struct rt_problem *pb)
 	la_mat_free(&pb->Km);
 	la_solver_free(pb->Mf);
 	free(pb->reg_f);
+	free(pb->load_pat);
 	free(pb->reg_s);
 	free(pb->md);
 	free(pb->hint);
@@ -408,6 +410,54 @@ void problem_load(struct rt_problem *pb, double t, double *f)
 		for (int i = 0; i < pb->n; i++)
 			f[i] -= pb->md[i] * ag;
 	}
+}
+
+/* A support's load is on every dof with mass, and the entries a family
+ * of loads (fkernel) writes are known only as it runs: the pattern is
+ * then every entry. */
+static int load_everywhere(const struct rt_problem *pb)
+{
+	const struct ir_model *m = pb->ir;
+	return (m->support && !pb->varmass) || m->nfkernel > 0;
+}
+
+int problem_load_pattern(struct rt_problem *pb, const int **idx)
+{
+	const struct ir_model *m = pb->ir;
+	if (pb->nload_pat < 0) {
+		/* counted, then listed */
+		int np = 0, every = load_everywhere(pb);
+		for (int pass = 0; pass < 2; pass++) {
+			np = 0;
+			for (int j = 0; j < pb->N; j++) {
+				const struct ir_insn *x = m->force ? &m->force->insn[m->force->out[j]] : NULL;
+				if (every || (x && !(x->op == IR_CONST && x->k == 0))) {
+					if (pass == 1)
+						pb->load_pat[np] = j;
+					np++;
+				}
+			}
+			if (pass == 0 && !(pb->load_pat = malloc(sizeof(int) * ((size_t)np + 1))))
+				return -1;
+		}
+		pb->nload_pat = np;
+	}
+	*idx = pb->load_pat;
+	return pb->nload_pat;
+}
+
+void problem_load_pattern_eval(struct rt_problem *pb, double t, double *f)
+{
+	const struct ir_model *m = pb->ir;
+	if (load_everywhere(pb)) {
+		/* the pattern is every entry */
+		problem_load(pb, t, f);
+		return;
+	}
+	if (!m->force || pb->nload_pat <= 0)
+		return;
+	struct vm_input in = { t, NULL, NULL, NULL, NULL, NULL, m->table, pb->hint };
+	vm_eval_some(m->force, pb->reg_f, &in, pb->load_pat, pb->nload_pat, f);
 }
 
 void problem_support_load(struct rt_problem *pb, const double *u, double ag, double *f)

@@ -42,6 +42,8 @@ struct rt_problem {
 
 	/* VM scratch and outputs, allocated once */
 	double *reg_f, *reg_s, *md;
+	int *load_pat, nload_pat;   /* problem_load_pattern's; nload_pat −1:
+	                               not computed yet */
 	int *hint;
 	double *reg_phi, *out_phi;
 	double *reg_psi, *out_psi;
@@ -85,6 +87,15 @@ int problem_dense(struct rt_problem *pb);
  * configuration u and problem_support_load at u for a given a. */
 void problem_load(struct rt_problem *pb, double t, double *f);
 void problem_load_at(struct rt_problem *pb, double t, const double *u, double *f);
+/* The entries of problem_load's f that can be nonzero: the force's that
+ * are not the constant 0 (every entry with a support acceleration or a
+ * family of loads).  The
+ * number of them, their indices ascending in *idx (owned by pb); −1 when
+ * out of memory.  problem_load_pattern_eval writes the load at t on that
+ * pattern, compact: f[q] is entry idx[q] (call problem_load_pattern
+ * first). */
+int problem_load_pattern(struct rt_problem *pb, const int **idx);
+void problem_load_pattern_eval(struct rt_problem *pb, double t, double *f);
 /* The support acceleration a(t) (0 without a support). */
 double problem_support(struct rt_problem *pb, double t);
 /* f −= M(u) d ag with a mass depending on u (nothing otherwise: the

@@ -10,6 +10,7 @@
 #include "run.h"
 #include "fe_output.h"
 #include "la.h"
+#include "la_rows.h"
 #include "scheme.h"
 #include "vm.h"
 #include "problem.h"
@@ -333,6 +334,16 @@ struct engine {
 	int oop;                 /* lin steps out of place (step_to) */
 	int fused;               /* the ledger and the energies in one pass
 	                            (lin_ledger); T, P: the step's end */
+	/* the stepper's step_pass: the step, the ledger and the next step's
+	 * right-hand side in one pass (pass_step); chain: the state is the
+	 * last pass's.  The loads on their pattern (problem_load_pattern),
+	 * compact: lv[0] at the step's start, lv[1] at its end, lv[2] at
+	 * lnext_t, the next step's end, which the driver gives as t_next,
+	 * tau_next (0: none) */
+	int pass, chain;
+	const int *lpat;
+	int nlpat;
+	double *lv[3], lnext_t, t_next, tau_next;
 	double T, P;
 	void *lst;
 	struct rt_system sys;
@@ -391,67 +402,6 @@ static void sys_constraint_gdd(void *ctx, double t, double *g)
 		g[k] = -g[k];
 }
 
-/* An operator of the dense or banded kind, row by row: a_ij at
- * a[i + j s], within the pattern's band kl, ku (la.h's layouts). */
-struct rows {
-	const double *a;
-	size_t s;
-	int kl, ku;
-};
-
-static struct rows rows_of(const struct la_mat *A)
-{
-	struct rows r = { A->x, (size_t)A->n, A->kl, A->ku };
-	if (A->kind == LA_MAT_BAND) {
-		r.a = A->x + A->ku;
-		r.s = (size_t)(A->kl + A->ku);
-	}
-	return r;
-}
-
-/* Σ_j a_ij x_j in ascending j from 0, the common bands unrolled (the
- * branches on the band go the same way at every row) */
-static inline double row_dot(const struct rows *R, int n, int i, const double *x)
-{
-	const double *a = R->a + i;
-	double s = 0;
-	if (R->kl == 0 && R->ku == 0) {
-		s += a[(size_t)i * R->s] * x[i];
-		return s;
-	}
-	if (R->kl == 1 && R->ku == 1 && i > 0 && i < n - 1) {
-		s += a[(size_t)(i - 1) * R->s] * x[i - 1];
-		s += a[(size_t)i * R->s] * x[i];
-		s += a[(size_t)(i + 1) * R->s] * x[i + 1];
-		return s;
-	}
-	for (int j = i - R->kl < 0 ? 0 : i - R->kl, hi = i + R->ku < n ? i + R->ku : n - 1; j <= hi; j++)
-		s += a[(size_t)j * R->s] * x[j];
-	return s;
-}
-
-/* the same of x_j = y_j + z_j, or 2 z_j when y is NULL */
-static inline double row_dot2(const struct rows *R, int n, int i, const double *y, const double *z)
-{
-	const double *a = R->a + i;
-	double s = 0;
-#define X(j) (y ? y[j] + z[j] : 2 * z[j])
-	if (R->kl == 0 && R->ku == 0) {
-		s += a[(size_t)i * R->s] * X(i);
-		return s;
-	}
-	if (R->kl == 1 && R->ku == 1 && i > 0 && i < n - 1) {
-		s += a[(size_t)(i - 1) * R->s] * X(i - 1);
-		s += a[(size_t)i * R->s] * X(i);
-		s += a[(size_t)(i + 1) * R->s] * X(i + 1);
-		return s;
-	}
-	for (int j = i - R->kl < 0 ? 0 : i - R->kl, hi = i + R->ku < n ? i + R->ku : n - 1; j <= hi; j++)
-		s += a[(size_t)j * R->s] * X(j);
-#undef X
-	return s;
-}
-
 static int fusable(const struct la_mat *A)
 {
 	return A->kind == LA_MAT_DENSE || A->kind == LA_MAT_BAND;
@@ -471,7 +421,7 @@ static void lin_ledger(struct engine *e, const struct rt_state *x, const double 
 {
 	struct rt_problem *pb = e->pb;
 	int n = pb->n, hasC = pb->hasC;
-	struct rows M = rows_of(&pb->Mm), K = rows_of(&pb->Km), C = hasC ? rows_of(&pb->Cm) : M;
+	struct la_rows M = la_rows_of(&pb->Mm), K = la_rows_of(&pb->Km), C = hasC ? la_rows_of(&pb->Cm) : M;
 	const double *u = x->u, *v = x->v, *f = e->f, *fp = e->fprev;
 	double w = 0, d = 0, t2 = 0, p2 = 0;
 	/* a chain: M diagonal, K and C tridiagonal, the trapezoidal pairing;
@@ -503,15 +453,58 @@ static void lin_ledger(struct engine *e, const struct rt_state *x, const double 
 		}
 		double du = u[i] - uprev[i];
 		w += du * (endpoint ? f[i] : 0.5 * (fp[i] + f[i]));
-		t2 += v[i] * row_dot(&M, n, i, v);
-		p2 += u[i] * row_dot(&K, n, i, u);
+		t2 += v[i] * la_row_dot(&M, n, i, v);
+		p2 += u[i] * la_row_dot(&K, n, i, u);
 		if (hasC)
-			d += du * 0.5 * row_dot2(&C, n, i, endpoint ? NULL : vprev, v);
+			d += du * 0.5 * la_row_dot2(&C, n, i, endpoint ? NULL : vprev, v);
 	}
 	*dW = w;
 	*dD = d;
 	e->T = 0.5 * t2;
 	e->P = 0.5 * p2;
+}
+
+/* lin_step by the stepper's step_pass: the loads at both ends of the step
+ * and at the next step's end, evaluated on the load's pattern only, ΔW
+ * over that pattern, the rest of the ledger from the pass. */
+static int pass_step(struct engine *e, double t1, double tau, struct rt_state *x, double *dW, double *dD,
+                     struct rt_error *err)
+{
+	struct rt_problem *pb = e->pb;
+	const double *uprev = e->prev->u;
+	double *older = e->lv[0];
+	e->lv[0] = e->lv[1];
+	if (e->lnext_t == t1) {
+		e->lv[1] = e->lv[2];
+		e->lv[2] = older;
+	} else {
+		e->lv[1] = older;
+		problem_load_pattern_eval(pb, t1, e->lv[1]);
+	}
+	e->lnext_t = NAN;
+	if (e->tau_next > 0) {
+		problem_load_pattern_eval(pb, e->t_next, e->lv[2]);
+		e->lnext_t = e->t_next;
+	}
+	struct rt_step_pass sp = { t1, tau, uprev, e->prev->v, e->prev->a, x->u, x->v, x->a, e->nlpat, e->lpat,
+	                           e->lv[1], e->chain, e->tau_next, e->lv[2], 0, 0, 0 };
+	e->chain = 0;
+	if (e->lin->step_pass(e->lst, &sp, err))
+		return -1;
+	e->chain = 1;
+	const double *f = e->lv[1], *fp = e->lv[0];
+	double w = 0;
+	for (int q = 0; q < e->nlpat; q++) {
+		int i = e->lpat[q];
+		double du = x->u[i] - uprev[i];
+		w += du * (0.5 * (fp[q] + f[q]));
+	}
+	*dW = w;
+	*dD = sp.dD;
+	e->T = sp.T;
+	e->P = sp.P;
+	alpha_energy_step(&e->alg, tau, e->prev->v, e->prev->a, x->v, x->a);
+	return 0;
 }
 
 static int lin_step(struct engine *e, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
@@ -524,10 +517,12 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 			return -1;
 		e->lin_tau = tau;
 	}
+	(void)t0;
+	if (e->pass)
+		return pass_step(e, t1, tau, x, dW, dD, err);
 	const double *uprev = e->prev->u, *vprev = e->prev->v;
 	if (pb->nc)
 		memcpy(e->lamprev, x->lam, sizeof(double) * (size_t)pb->nc);
-	(void)t0;
 	/* fᵏ⁻¹ is the last step's fᵏ: exchanged, not copied */
 	double *fk = e->fprev;
 	e->fprev = e->f;
@@ -715,6 +710,7 @@ static void engine_free(struct engine *e)
 	if (e->nst)
 		e->nl->free(e->nst);
 	free(e->f); free(e->fprev); free(e->tmp); free(e->tmp2);
+	free(e->lv[0]); free(e->lv[1]); free(e->lv[2]);
 	free(e->bk); free(e->bi); free(e->bv); free(e->zero); free(e->lamprev); free(e->lamh); free(e->crate);
 	for (int k = 0; e->save && k <= e->halvings; k++)
 		free(e->save[k]);
@@ -847,6 +843,27 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		}
 		e->lin_tau = plan->dt;
 		problem_load(pb, plan->t0, e->f);
+		/* the Newmark family's one pass, when its ledger is the fused
+		 * one (trapezoidal pairing, no constraints): the loads held on
+		 * their pattern, the other ledger's vectors dropped */
+		e->lnext_t = NAN;
+		if (e->fused && e->oop && !(e->caps & IR_SCHEME_ENDPOINT) && e->lin->step_pass &&
+		    e->lin->pass_begin(e->lst)) {
+			e->nlpat = problem_load_pattern(pb, &e->lpat);
+			if (e->nlpat < 0)
+				return fail(err, 3, plan->loc, "out of memory");
+			for (int q = 0; q < 3; q++)
+				if (!(e->lv[q] = calloc((size_t)e->nlpat + 1, sizeof(double))))
+					return fail(err, 3, plan->loc, "out of memory");
+			for (int q = 0; q < e->nlpat; q++)
+				e->lv[1][q] = e->f[e->lpat[q]];
+			e->pass = 1;
+			free(e->f);
+			free(e->fprev);
+			free(e->tmp);
+			free(e->tmp2);
+			e->f = e->fprev = e->tmp = e->tmp2 = NULL;
+		}
 		return 0;
 	}
 	e->nl = e->type->newton;
@@ -1265,6 +1282,23 @@ static int interrupted(struct rt_stepper_run *r, struct rt_error *err)
 	            r->s.t, r->k, r->plan->nstep);
 }
 
+/* The initial acceleration: the equation of motion solved at t₀.
+ * release: the linear path's step matrix does every solve from there
+ * on, and the mass's factor and the acceleration's buffers are done
+ * with (g stays: load_not_finite's scratch).  0, or 3 with err set. */
+static int initial_acceleration(struct rt_stepper_run *r, int release, struct rt_error *err)
+{
+	if (nl_common_alloc(&r->nc, &r->pb))
+		return fail(err, 3, r->plan->model->loc, "out of memory");
+	nl_acceleration(&r->nc, r->plan->t0, &r->x);
+	if (release) {
+		la_solver_free(r->pb.Mf);
+		r->pb.Mf = NULL;
+		nl_common_trim(&r->nc);
+	}
+	return 0;
+}
+
 struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **resp, struct rt_error *err)
 {
 	const struct ir_model *m = plan->model;
@@ -1345,26 +1379,21 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 		return r;
 	if (m->contact.n && (r->status = check_initial_contacts(&r->pb, &r->x, err)))
 		return r;
+	/* On the linear path without constraints the mass's factor goes
+	 * before the engine builds its step matrix and factor: the two are
+	 * never held together */
+	const struct scheme_type *st = scheme_of(plan->scheme.family);
+	int early = r->pb.linear && nc == 0 && st && st->linear;
+	if (early && (r->status = initial_acceleration(r, 1, err)))
+		return r;
 	if ((r->status = engine_init(&r->eng, r->plan, &r->pb, &r->x, err)))
+		return r;
+	if (!early && (r->status = initial_acceleration(r, r->eng.lin != NULL, err)))
 		return r;
 	struct rt_state xp = { r->prev, r->prev + n, r->prev + 2 * n, r->prev + 3 * n, r->prev + 3 * n + nz,
 	                       r->prev + 3 * n + 2 * nz };
 	r->xprev = xp;
 	r->eng.prev = &r->xprev;
-	/* The initial acceleration solves the equation of motion at t₀. */
-	if (nl_common_alloc(&r->nc, &r->pb)) {
-		r->status = fail(err, 3, m->loc, "out of memory");
-		return r;
-	}
-	nl_acceleration(&r->nc, plan->t0, &r->x);
-	if (r->eng.lin) {
-		/* The linear path's step matrix does every solve from here on:
-		 * the mass's factor and the acceleration's buffers are done
-		 * with (g stays: load_not_finite's scratch). */
-		la_solver_free(r->pb.Mf);
-		r->pb.Mf = NULL;
-		nl_common_trim(&r->nc);
-	}
 	struct state s = { plan, n, x.u, x.v, x.a, x.z, x.zd, { 0 }, plan->t0, r->Dterm, x.lam };
 	r->s = s;
 	r->T0 = problem_kinetic(&r->pb, x.u, x.v, NULL, NULL);
@@ -1483,6 +1512,7 @@ static void keep_state(struct rt_stepper_run *r, size_t sz)
 
 static void restore_state(struct rt_stepper_run *r, size_t sz)
 {
+	r->eng.chain = 0;
 	if (!r->eng.oop) {
 		memcpy(r->buf, r->prev, sz);
 		return;
@@ -1517,6 +1547,9 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		/* a backend's failure that a step survived (Newton's optional
 		 * last correction) is not this step's */
 		la_backend_failure();
+		/* the next step, whose right-hand side a linear pass forms */
+		r->eng.tau_next = k >= N ? 0 : k + 1 == N ? plan->last_dt : plan->dt;
+		r->eng.t_next = k + 1 == N ? plan->t1 : plan->t0 + (k + 1) * plan->dt;
 		int failed = engine_step(&r->eng, r->s.t, tk, tau, &r->x, &dW, &dD, r->dterm, err);
 		/* The state's energies at the step's end, which the ledger
 		 * needs anyway, are the finiteness check of the state: ½vᵀMv and

@@ -18,6 +18,7 @@
 #include "scheme.h"
 #include "stage.h"
 #include "la.h"
+#include "la_rows.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,12 +40,27 @@
  * and is the central-difference scheme (scheme_central_difference.c).  The
  * same scheme as the Newton path below, without Newton. */
 
+/* rows per block of nm_step_pass: its windows stay in the first-level
+ * cache */
+enum { PASS_BLOCK = 256 };
+
 struct newmark {
 	const struct rt_system *sys;
 	double am, af, beta, gamma, tau;
 	struct step_matrix *f;
 	double *ut, *vt, *rhs, *tmp, *w;
 	int rows;             /* K and C dense or banded: nm_step_to's one pass */
+	/* nm_step_pass (α_m = α_f = 0, M, K, C dense or banded, no
+	 * constraints): rhs holds the next step's right-hand side when prep,
+	 * for steps of prep_tau; ring: three windows of the rows whose
+	 * products are being formed (vᵏ⁻¹ + vᵏ and the next predictors),
+	 * row j at [j & mask], so that they never go to memory */
+	int pass;
+	int prep;
+	double prep_tau;
+	double *ring;
+	size_t mask;
+	struct la_rows Mr, Kr, Cr;   /* M, K, C row by row (C: M's without C) */
 };
 
 static int imax(int a, int b)
@@ -68,6 +84,7 @@ static void nm_free(void *p)
 	free(s->rhs);
 	free(s->tmp);
 	free(s->w);
+	free(s->ring);
 	free(s);
 }
 
@@ -101,6 +118,26 @@ static void *alpha_alloc(const struct rt_system *sys, const void *par, struct rt
 	s->w = malloc(sizeof(double) * (size_t)n);
 	if (!s->f || !s->ut || !s->vt || !s->rhs || !s->tmp || !s->w)
 		goto oom;
+	const struct la_mat *C = sys->C;
+	s->pass = s->rows && s->am == 0 && s->af == 0 && sys->nc == 0 &&
+	          (sys->M->kind == LA_MAT_DENSE || sys->M->kind == LA_MAT_BAND);
+	if (s->pass) {
+		/* a window holds rows i0 − lo .. i1 + hi of a block */
+		int lo = imax(sys->K->kl, imax(sys->M->kl, C ? C->kl : 0));
+		int hi = imax(sys->K->ku, imax(sys->M->ku, C ? C->ku : 0));
+		size_t w = 1;
+		while (w < (size_t)PASS_BLOCK + (size_t)lo + (size_t)hi + 1)
+			w *= 2;
+		s->mask = w - 1;
+		/* formed once: a struct of two ints written just before it is
+		 * read stalls the loads of its fields */
+		s->Mr = la_rows_of(sys->M);
+		s->Kr = la_rows_of(sys->K);
+		s->Cr = la_rows_of(C ? C : sys->M);
+		s->ring = malloc(3 * w * sizeof(double));
+		if (!s->ring)
+			goto oom;
+	}
 	return s;
 oom:
 	nm_free(s);
@@ -198,6 +235,7 @@ static int nm_step_to(void *p, double t, double tau, const double *u0, const dou
 	int n = sys->n;
 	double b = s->beta, g = s->gamma, am = s->am, af = s->af;
 	(void)err;
+	s->prep = 0;
 	sys->load(sys->load_ctx, t - af * tau, s->rhs);
 	if (af == 0 && s->rows)
 		predict_rows(s, tau, u0, v0, a0);
@@ -240,12 +278,244 @@ static int nm_step(void *p, double t, double tau, double *u, double *v, double *
 	return nm_step_to(p, t, tau, u, v, a, u, v, a, err);
 }
 
+/* Σ_j a_ij x_j as la_row_dot, x_j in a window at [j & m] */
+static inline double ring_dot(const struct la_rows *R, int n, int i, const double *x, size_t m)
+{
+	const double *a = R->a + i;
+	double s = 0;
+	for (int j = i - R->kl < 0 ? 0 : i - R->kl, hi = i + R->ku < n ? i + R->ku : n - 1; j <= hi; j++)
+		s += a[(size_t)j * R->s] * x[(size_t)j & m];
+	return s;
+}
+
+/* What the pass forms from row i's products (nm_step_pass), any band */
+struct pass_rows {
+	struct la_rows M, K, C;
+	int n, hasC, next;
+	const double *u0, *u, *v, *W, *X1, *X2;
+	/* the next load on its pattern: row pat[pq] is the next with one */
+	const int *pat;
+	const double *fn;
+	int npat, pq;
+	double *rhs;
+	size_t m;
+	double t2, p2, d;
+};
+
+static void rows_any(struct pass_rows *q, int i0, int i1)
+{
+	int n = q->n;
+	size_t m = q->m;
+	for (int i = i0; i < i1; i++) {
+		q->t2 += q->v[i] * la_row_dot(&q->M, n, i, q->v);
+		q->p2 += q->u[i] * la_row_dot(&q->K, n, i, q->u);
+		if (q->hasC)
+			q->d += (q->u[i] - q->u0[i]) * 0.5 * ring_dot(&q->C, n, i, q->W, m);
+		if (q->next) {
+			double r = 0;
+			if (q->pq < q->npat && q->pat[q->pq] == i)
+				r = q->fn[q->pq++];
+			r -= ring_dot(&q->K, n, i, q->X1, m);
+			if (q->hasC)
+				r -= ring_dot(&q->C, n, i, q->X2, m);
+			q->rhs[i] = r;
+		}
+	}
+}
+
+/* The same for a chain's inner rows, M diagonal, K and C tridiagonal,
+ * written out: the same terms in the same order.  hasC and next are
+ * constants where it is called, so that each case compiles to a loop
+ * without branches. */
+static inline void rows_chain(struct pass_rows *q, int i0, int i1, int hasC, int next)
+{
+	const double *ma = q->M.a, *ka = q->K.a, *ca = q->C.a;
+	const double *u0 = q->u0, *u = q->u, *v = q->v, *W = q->W, *X1 = q->X1, *X2 = q->X2, *fn = q->fn;
+	const int *pat = q->pat;
+	int pq = q->pq, npat = q->npat;
+	size_t ms = q->M.s, ks = q->K.s, cs = q->C.s, m = q->m;
+	double t2 = q->t2, p2 = q->p2, d = q->d;
+	for (int i = i0; i < i1; i++) {
+		size_t im = (size_t)i - 1, ii = (size_t)i, ip = (size_t)i + 1;
+		double mv = 0, ku = 0;
+		mv += ma[ii + ii * ms] * v[i];
+		t2 += v[i] * mv;
+		ku += ka[ii + im * ks] * u[im];
+		ku += ka[ii + ii * ks] * u[ii];
+		ku += ka[ii + ip * ks] * u[ip];
+		p2 += u[i] * ku;
+		if (hasC) {
+			double cw = 0;
+			cw += ca[ii + im * cs] * W[im & m];
+			cw += ca[ii + ii * cs] * W[ii & m];
+			cw += ca[ii + ip * cs] * W[ip & m];
+			d += (u[i] - u0[i]) * 0.5 * cw;
+		}
+		if (next) {
+			double r = 0, sk = 0;
+			if (pq < npat && pat[pq] == i)
+				r = fn[pq++];
+			sk += ka[ii + im * ks] * X1[im & m];
+			sk += ka[ii + ii * ks] * X1[ii & m];
+			sk += ka[ii + ip * ks] * X1[ip & m];
+			r -= sk;
+			if (hasC) {
+				double sc = 0;
+				sc += ca[ii + im * cs] * X2[im & m];
+				sc += ca[ii + ii * cs] * X2[ii & m];
+				sc += ca[ii + ip * cs] * X2[ip & m];
+				r -= sc;
+			}
+			q->rhs[i] = r;
+		}
+	}
+	q->t2 = t2;
+	q->p2 = p2;
+	q->d = d;
+	q->pq = pq;
+}
+
+/* rows i0 .. i1 − 1 of the pass's products */
+static void pass_rows(struct pass_rows *q, int chain, int i0, int i1)
+{
+	if (!chain) {
+		rows_any(q, i0, i1);
+		return;
+	}
+	/* the chain's end rows have two terms: the general rows */
+	int c0 = i0 > 1 ? i0 : 1, c1 = i1 < q->n - 1 ? i1 : q->n - 1;
+	if (c0 >= c1) {
+		rows_any(q, i0, i1);
+		return;
+	}
+	rows_any(q, i0, c0);
+	if (q->hasC && q->next)
+		rows_chain(q, c0, c1, 1, 1);
+	else if (q->hasC)
+		rows_chain(q, c0, c1, 1, 0);
+	else if (q->next)
+		rows_chain(q, c0, c1, 0, 1);
+	else
+		rows_chain(q, c0, c1, 0, 0);
+	rows_any(q, c1, i1);
+}
+
+/* The step's right-hand side f − K ũ − C ṽ as the pass forms the next
+ * one (the same bits as predict_rows), for a state the pass did not
+ * leave: the predictors in the windows, then the rows' products. */
+static void pass_prepare(struct newmark *s, double tau, const double *u0, const double *v0, const double *a0,
+                         int npat, const int *pat, const double *f)
+{
+	int pq = 0;
+	const struct rt_system *sys = s->sys;
+	int n = sys->n, hi = imax(s->Kr.ku, sys->C ? s->Cr.ku : 0), done = 0;
+	double cu = tau * tau * (0.5 - s->beta), cv = tau * (1 - s->gamma);
+	size_t m = s->mask;
+	double *X1 = s->ring + m + 1, *X2 = s->ring + 2 * (m + 1);
+	for (int i0 = 0; i0 < n; i0 += PASS_BLOCK) {
+		int i1 = imin(n, i0 + PASS_BLOCK), p1 = imin(n, i1 + hi);
+		for (int j = done; j < p1; j++) {
+			X1[(size_t)j & m] = u0[j] + tau * v0[j] + cu * a0[j];
+			X2[(size_t)j & m] = v0[j] + cv * a0[j];
+		}
+		done = p1;
+		for (int i = i0; i < i1; i++) {
+			double r = 0;
+			if (pq < npat && pat[pq] == i)
+				r = f[pq++];
+			r -= ring_dot(&s->Kr, n, i, X1, m);
+			if (sys->C)
+				r -= ring_dot(&s->Cr, n, i, X2, m);
+			s->rhs[i] = r;
+		}
+	}
+}
+
+/* The pass applies when α_m = α_f = 0, M, K and C are dense or banded
+ * and there are no constraints; the driver then steps by it alone, and
+ * the other paths' vectors go. */
+static int nm_pass_begin(void *p)
+{
+	struct newmark *s = p;
+	if (!s->pass)
+		return 0;
+	free(s->ut);
+	free(s->vt);
+	free(s->tmp);
+	free(s->w);
+	s->ut = s->vt = s->tmp = s->w = NULL;
+	return 1;
+}
+
+/* Newmark's step (α_m = α_f = 0) in one pass (struct rt_step_pass): the
+ * right-hand side f − K ũ − C ṽ comes formed by the step before (or is
+ * formed here, predict_rows, when the state did not come from it); the
+ * solve; then block by block, the block's rows of the step's end
+ * (nm_step_to's updates, ũ and ṽ formed again from the state before,
+ * the same bits) and a few rows ahead, then the block's products: the
+ * ledger's, and the next right-hand side's, from the next predictors
+ * ũ' = uᵏ + τ'vᵏ + τ'²(½−β)aᵏ, ṽ' = vᵏ + τ'(1−γ)aᵏ.  Each row of rhs is
+ * read (as aᵏ) before the pass overwrites it with the next step's.  K
+ * and C are read once per step instead of twice, and the state once
+ * instead of three times. */
+static int nm_step_pass(void *p, struct rt_step_pass *sp, struct rt_error *err)
+{
+	struct newmark *s = p;
+	const struct rt_system *sys = s->sys;
+	int n = sys->n;
+	double tau = sp->tau, b = s->beta, g = s->gamma;
+	(void)err;
+	if (!(sp->continues && s->prep && s->prep_tau == tau))
+		pass_prepare(s, tau, sp->u0, sp->v0, sp->a0, sp->npat, sp->pat, sp->f);
+	step_solve(s->f, s->rhs);
+	const double *u0 = sp->u0, *v0 = sp->v0, *a0 = sp->a0;
+	double *u = sp->u, *v = sp->v, *a = sp->a, *rhs = s->rhs;
+	double cu = tau * tau * (0.5 - b), cv = tau * (1 - g);
+	double tn = sp->tau_next, cun = tn * tn * (0.5 - b), cvn = tn * (1 - g);
+	int next = tn > 0;
+	struct pass_rows q = { s->Mr, s->Kr, s->Cr, n, sys->C != NULL, next, u0, u, v, NULL, NULL, NULL,
+	                       sp->pat, sp->f_next, sp->npat, 0, rhs, s->mask, 0, 0, 0 };
+	int hi = imax(q.K.ku, imax(q.M.ku, q.hasC ? q.C.ku : 0)), done = 0;
+	int chain = q.M.kl == 0 && q.M.ku == 0 && q.K.kl == 1 && q.K.ku == 1 && (!q.hasC || (q.C.kl == 1 && q.C.ku == 1));
+	size_t m = s->mask;
+	double *W = s->ring, *X1 = s->ring + m + 1, *X2 = s->ring + 2 * (m + 1);
+	q.W = W;
+	q.X1 = X1;
+	q.X2 = X2;
+	for (int i0 = 0; i0 < n; i0 += PASS_BLOCK) {
+		int i1 = imin(n, i0 + PASS_BLOCK), p1 = imin(n, i1 + hi);
+		for (int j = done; j < p1; j++) {
+			double aj = rhs[j];
+			double ut = u0[j] + tau * v0[j] + cu * a0[j];
+			double vt = v0[j] + cv * a0[j];
+			a[j] = aj;
+			u[j] = ut + b * tau * tau * aj;
+			v[j] = vt + g * tau * aj;
+			W[(size_t)j & m] = v0[j] + v[j];
+			if (next) {
+				X1[(size_t)j & m] = u[j] + tn * v[j] + cun * aj;
+				X2[(size_t)j & m] = v[j] + cvn * aj;
+			}
+		}
+		done = p1;
+		pass_rows(&q, chain, i0, i1);
+	}
+	double t2 = q.t2, p2 = q.p2, d = q.d;
+	s->prep = next;
+	s->prep_tau = tn;
+	sp->dD = d;
+	sp->T = 0.5 * t2;
+	sp->P = 0.5 * p2;
+	return 0;
+}
+
 const struct scheme_linear step_newmark = {
 	.alloc = alpha_alloc,
 	.set_step = nm_set_step,
 	.step = nm_step,
 	.step_to = nm_step_to,
-	.free = nm_free,
+	.free = nm_free,	.step_pass = nm_step_pass,
+	.pass_begin = nm_pass_begin,
 };
 
 const struct scheme_linear step_trapezoidal = {
@@ -253,7 +523,8 @@ const struct scheme_linear step_trapezoidal = {
 	.set_step = nm_set_step,
 	.step = nm_step,
 	.step_to = nm_step_to,
-	.free = nm_free,
+	.free = nm_free,	.step_pass = nm_step_pass,
+	.pass_begin = nm_pass_begin,
 };
 
 static const struct scheme_linear generalized_alpha_linear = {

@@ -116,6 +116,10 @@ int step_factor(struct step_matrix *sm, double cM, double cC, double cK, double 
 		coef[k++] = cC;
 	if (sm->stiffness)
 		coef[k++] = cK;
+	/* a banded step matrix's values were dropped after the last
+	 * factorization (below): they come back for a new step size */
+	if (!sm->S.x && !(sm->S.x = malloc(sizeof(double) * (sm->S.nx + 1))))
+		return -1;
 	if (sys->nc) {
 		coef[k] = coef[k + 1] = 0;
 		la_mat_sum(&sm->S, coef);
@@ -145,7 +149,15 @@ int step_factor(struct step_matrix *sm, double cM, double cC, double cK, double 
 		if (!sm->f)
 			return -1;
 	}
-	return la_solver_factor(sm->f, &sm->S);
+	int rc = la_solver_factor(sm->f, &sm->S);
+	/* The banded solver works in its own copy (la_band.c) and nothing
+	 * else reads S between step sizes: its values (3 doubles per unknown
+	 * of a chain) are not kept through the run. */
+	if (rc == 0 && sm->S.kind == LA_MAT_BAND && la_solver_backend(sm->f) == LA_LAPACK_BAND) {
+		free(sm->S.x);
+		sm->S.x = NULL;
+	}
+	return rc;
 }
 
 double step_matrix_scale(const struct step_matrix *sm)

@@ -43,6 +43,34 @@ struct rt_system {
 	double *lamh;
 };
 
+/* One linear step in one pass (scheme_linear.step_pass).  A step's
+ * end is written row by row, and while a row's neighbours are in cache
+ * the pass also forms the products that would otherwise take passes of
+ * their own over the state and the operators: the ledger's (dyn(5),
+ * ENERGY LEDGER; the trapezoidal pairing)
+ *
+ *   ΔD = Δu·C(vᵏ⁻¹ + vᵏ)/2,   T = ½vᵀMv,   Φ = ½uᵀKu  at the step's end,
+ *
+ * and the next step's right-hand side from the predictors of the state
+ * just written.  Each sum has the bits of the separate passes (rows and
+ * terms in ascending order); ΔW = Δu·(fᵏ⁻¹ + fᵏ)/2 is the caller's, over
+ * the load's pattern. */
+struct rt_step_pass {
+	double t, tau;                /* the step t − τ → t */
+	const double *u0, *v0, *a0;   /* the state at t − τ */
+	double *u, *v, *a;            /* the step's end; no overlap with u0, v0, a0 */
+	/* the loads on their pattern: entries pat[q] (ascending) of the
+	 * load are f[q] at t and f_next[q] at t + tau_next, the rest 0 */
+	int npat;
+	const int *pat;
+	const double *f;
+	int continues;                /* (u0, v0, a0) are the last step_pass's
+	                                 (u, v, a), untouched since */
+	double tau_next;              /* the next step's size (0: no next step) */
+	const double *f_next;
+	double dD, T, P;              /* out: the sums above */
+};
+
 /* The linear path of a scheme family (struct scheme_type, scheme.h). */
 struct scheme_linear {
 	/* par: the family's parameters in its own struct (scheme.h) */
@@ -59,6 +87,13 @@ struct scheme_linear {
 	int (*step_to)(void *st, double t, double tau, const double *u0, const double *v0, const double *a0, double *u,
 	               double *v, double *a, struct rt_error *err);
 	void (*free)(void *st);
+	/* Optional, without constraints: step_to, the ledger's sums and the
+	 * next step's right-hand side in the one pass that ends the step
+	 * (struct rt_step_pass).  pass_begin, called once before the first
+	 * step, says whether it applies (1); the stepper is then stepped by
+	 * step_pass alone and may release what its other paths use. */
+	int (*step_pass)(void *st, struct rt_step_pass *sp, struct rt_error *err);
+	int (*pass_begin)(void *st);
 	/* the ledger pairs a moving constraint's work with sys->lamh,
 	 * −Δu·Bᵀλ^{k−½} (the midpoint rules), not with the step ends' λ */
 	int halfstep_work;

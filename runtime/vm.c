@@ -18,8 +18,8 @@ void vm_eval_at(const struct ir_prog *p, double *r, const struct vm_input *in, d
 	vm_eval_instance(p, r, in, index, NULL, out);
 }
 
-void vm_eval_instance(const struct ir_prog *p, double *r, const struct vm_input *in, double index,
-                      const double *data, double *out)
+/* the program's instructions into r */
+static void exec(const struct ir_prog *p, double *r, const struct vm_input *in, double index, const double *data)
 {
 	const struct ir_insn *code = p->insn;
 	for (int i = 0; i < p->n; i++) {
@@ -89,6 +89,20 @@ void vm_eval_instance(const struct ir_prog *p, double *r, const struct vm_input 
 		default: r[i] = NAN; break;
 		}
 	}
+}
+
+void vm_eval_instance(const struct ir_prog *p, double *r, const struct vm_input *in, double index,
+                      const double *data, double *out)
+{
+	exec(p, r, in, index, data);
 	for (int j = 0; j < p->nout; j++)
 		out[j] = r[p->out[j]];
+}
+
+void vm_eval_some(const struct ir_prog *p, double *r, const struct vm_input *in, const int *which, int nwhich,
+                  double *out)
+{
+	exec(p, r, in, 0, NULL);
+	for (int q = 0; q < nwhich; q++)
+		out[q] = r[p->out[which[q]]];
 }

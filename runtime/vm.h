@@ -21,5 +21,8 @@ void vm_eval_at(const struct ir_prog *p, double *reg, const struct vm_input *in,
  * data[a] (struct ir_kernel). */
 void vm_eval_instance(const struct ir_prog *p, double *reg, const struct vm_input *in, double index,
                       const double *data, double *out);
+/* Run the program; out[q] receives output which[q], q < nwhich. */
+void vm_eval_some(const struct ir_prog *p, double *reg, const struct vm_input *in, const int *which, int nwhich,
+                  double *out);
 
 #endif
