@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined HAVE_MALLOC_H && defined HAVE_MALLOPT
+#include <malloc.h>
+#endif
 
 enum { EXIT_CHECK = 1, EXIT_USAGE = 2, EXIT_INPUT = 3 };
 
@@ -248,6 +251,15 @@ static void *main_thread(void *p)
 int main(int argc, char **argv)
 {
 	struct main_args a = { argc, argv, 0 };
+#if defined HAVE_MALLOC_H && defined HAVE_MALLOPT
+	/* A large array (a model's O(n) vectors, operators, factors, the
+	 * setup's temporaries) in a mapping of its own, given back to the
+	 * system when freed: glibc otherwise raises this threshold at the
+	 * first such free, and what setup frees after that stays in the
+	 * heap for the whole run (a 10⁶-dof chain stepped in 286 MB
+	 * instead of 211). */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
 	pthread_attr_t attr;
 	pthread_t th;
 	sigset_t set;

@@ -243,8 +243,29 @@ int la_mat_triplets(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, 
 	for (size_t k = 0; k < nnz; k++)
 		if (row[k] < 0 || row[k] >= n || col[k] < 0 || col[k] >= n)
 			return -2;
-	/* Always through compressed columns: that sums the duplicates and
-	 * gives the bandwidths; the other kinds are then filled from it. */
+	/* The bandwidths of the pattern; a dense or banded A is filled
+	 * from the triplets directly, duplicates summed in their order (the
+	 * bits of the compressed columns' sums, without their arrays and
+	 * sort: a chain's operators at 10⁶ dofs held 60 MB more at setup) */
+	int kl = 0, ku = 0;
+	for (size_t k = 0; k < nnz; k++) {
+		kl = imax(kl, row[k] - col[k]);
+		ku = imax(ku, col[k] - row[k]);
+	}
+	enum la_mat_kind direct = kind == LA_MAT_AUTO ? auto_kind(n, kl, ku) : kind;
+	if (direct == LA_MAT_DENSE || direct == LA_MAT_BAND) {
+		A->kl = direct == LA_MAT_DENSE ? n - 1 : kl;
+		A->ku = direct == LA_MAT_DENSE ? n - 1 : ku;
+		if (alloc_kind(A, direct))
+			return -1;
+		A->kl = kl;
+		A->ku = ku;
+		for (size_t k = 0; k < nnz; k++)
+			A->x[direct == LA_MAT_DENSE ? (size_t)row[k] + (size_t)col[k] * n : band_at(A, row[k], col[k])] += val[k];
+		A->sym = is_symmetric(A);
+		return 0;
+	}
+	/* Compressed columns: they sum the duplicates. */
 	int *map = malloc((nnz + 1) * sizeof *map);
 	if (!map || la_csc_build(n, nnz, row, col, 0, &A->p, &A->i, map)) {
 		free(map);
