@@ -84,9 +84,22 @@ static int check_mass(struct rt_problem *pb, const struct la_mat *M, struct ir_l
 	return 0;
 }
 
+static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind);
+
 /* An operator of the IR as a la_mat: from its dense array when it has one,
- * from its triplets otherwise (no entries: the zero matrix). */
-static int operator_mat(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind)
+ * from its triplets otherwise (no entries: the zero matrix).  release:
+ * the IR's matrix whose entries go back to the lowering's arena once A
+ * is built (ir_matrix_release), or NULL. */
+static int operator_mat(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind,
+                        struct ir_matrix *release)
+{
+	int rc = operator_of(A, m, n, kind);
+	if (rc == 0 && release)
+		ir_matrix_release(release);
+	return rc;
+}
+
+static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind)
 {
 	if (m->a)
 		return la_mat_from_dense(A, kind, n, m->a);
@@ -204,7 +217,21 @@ static double *scratch(size_t n)
 	return calloc(n + 1, sizeof(double));
 }
 
+static int init(struct rt_problem *pb, const struct ir_model *m, int solver, struct ir_model *release,
+                struct rt_error *err);
+
 int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, struct rt_error *err)
+{
+	return init(pb, m, solver, NULL, err);
+}
+
+int problem_init_releasing(struct rt_problem *pb, struct ir_model *m, int solver, struct rt_error *err)
+{
+	return init(pb, m, solver, m, err);
+}
+
+static int init(struct rt_problem *pb, const struct ir_model *m, int solver, struct ir_model *release,
+                struct rt_error *err)
 {
 	memset(pb, 0, sizeof *pb);
 	memset(err, 0, sizeof *err);
@@ -238,8 +265,9 @@ int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, st
 	pb->K = m->stiffness.a;
 	pb->C = m->damping_kind == IR_DAMP_MATRIX ? m->damping.a : NULL;
 	pb->hasC = m->damping_kind == IR_DAMP_MATRIX;
-	if (operator_mat(&pb->Mm, &m->mass, n, kind) || operator_mat(&pb->Km, &m->stiffness, n, kind) ||
-	    (pb->hasC && operator_mat(&pb->Cm, &m->damping, n, kind)))
+	if (operator_mat(&pb->Mm, &m->mass, n, kind, release ? &release->mass : NULL) ||
+	    operator_mat(&pb->Km, &m->stiffness, n, kind, release ? &release->stiffness : NULL) ||
+	    (pb->hasC && operator_mat(&pb->Cm, &m->damping, n, kind, release ? &release->damping : NULL)))
 		return fail(err, m->loc, "out of memory for the operators of model %s (%d dofs)", m->name, n);
 	pb->sigma = m->sigma;
 	pb->sigma_u = m->sigma_u;

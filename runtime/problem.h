@@ -70,6 +70,11 @@ struct rt_problem {
  * (runtime/amplification.c) use it without one.  0, or non-zero with
  * err saying why; problem_free in both cases. */
 int problem_init(struct rt_problem *pb, const struct ir_model *m, int solver, struct rt_error *err);
+/* The same for a run, which needs the plan's operators no more once the
+ * problem holds its own: each one's entries go back to the lowering's
+ * arena as soon as its matrix is built (ir_matrix_release), so that the
+ * two are never held whole together. */
+int problem_init_releasing(struct rt_problem *pb, struct ir_model *m, int solver, struct rt_error *err);
 void problem_free(struct rt_problem *pb);
 
 /* The dense M and K (pb->M, pb->K) of a model whose IR holds them as

@@ -1315,16 +1315,17 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->plan = plan;
 	r->res = res;
 	r->outs = calloc((size_t)plan->noutput + 1, sizeof *r->outs);
-	if (problem_init(&r->pb, plan->model, plan->solver, err) != 0) {
+	if (problem_init_releasing(&r->pb, plan->model, plan->solver, err) != 0) {
 		r->status = 3;
 		return r;
 	}
 	r->pb.jac_auto = plan->solver == IR_SOLVER_AUTO || plan->solver_auto;
 	r->pb_ok = 1;
 	/* The problem holds its own M, C and K now: the plan's entries of
-	 * large operators go back to the lowering's arena (ir.h,
-	 * ir_matrix_release), before the step matrix and its factor are
-	 * built beside them. */
+	 * large operators went back to the lowering's arena as each was
+	 * built (ir.h, ir_matrix_release); a damping that problem_init did
+	 * not build (zero) goes too, before the step matrix and its factor
+	 * are built beside them. */
 	ir_matrix_release(&plan->model->mass);
 	ir_matrix_release(&plan->model->damping);
 	ir_matrix_release(&plan->model->stiffness);
