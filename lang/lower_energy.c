@@ -348,6 +348,26 @@ static int scaled(struct ir_prog *p, int r, double scale, struct ir_loc loc)
 	return ir_emit(p, IR_MUL, ir_emit_const(p, scale, loc), r, 0, loc);
 }
 
+/* A kernel's program being built: a new program for ev to evaluate
+ * into, with the sum's index bound to INDEX in a scope of its own (the
+ * caller restores ev->prog, ev->scope and ev->kern afterwards). */
+static struct ir_prog *kernel_open(struct eval *ev, struct kern_build *kb, const char *index, struct loc loc)
+{
+	struct ir_prog *p = ir_prog_new(ev->a);
+	ev->prog = p;
+	ev->kern = kb;
+	kb->index_reg = ir_emit_input(p, IR_INDEX, 0, ir_loc_of(loc));
+	ev->scope = scope_new(ev->a, ev->scope);
+	struct binding *b = arena_alloc(ev->a, sizeof *b);
+	b->name = index;
+	b->kind = B_VALUE;
+	b->loc = loc;
+	b->val.kind = VAL_NUM;
+	b->val.reg = kb->index_reg;
+	ev->scope->head = b;
+	return p;
+}
+
 /* Lower sum e (times the constant scale) of an energy once, as a kernel
  * appended to kl: 1 when done, 0 when the sum is to be unrolled (its body
  * is not a kernel of this energy: then unrolling reports what is wrong
@@ -366,18 +386,7 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 		return 0;
 	}
 	struct kern_build kb = { .lo = lo, .hi = hi };
-	struct ir_prog *p = ir_prog_new(ev->a);
-	ev->prog = p;
-	ev->kern = &kb;
-	kb.index_reg = ir_emit_input(p, IR_INDEX, 0, ir_loc_of(e->loc));
-	ev->scope = scope_new(ev->a, saved_scope);
-	struct binding *b = arena_alloc(ev->a, sizeof *b);
-	b->name = e->name;
-	b->kind = B_VALUE;
-	b->loc = e->loc;
-	b->val.kind = VAL_NUM;
-	b->val.reg = kb.index_reg;
-	ev->scope->head = b;
+	struct ir_prog *p = kernel_open(ev, &kb, e->name, e->loc);
 	struct value v;
 	ok = eval_expr(ev, e->lhs, &v) == 0 && v.kind == VAL_NUM && kb.nslot > 0;
 	ev->scope = saved_scope;
@@ -976,18 +985,7 @@ static int load_kernel(struct eval *ev, struct ast_expr *e, int term, int rstrid
 		return 0;
 	}
 	struct kern_build kb = { .lo = lo, .hi = hi };
-	struct ir_prog *p = ir_prog_new(ev->a);
-	ev->prog = p;
-	ev->kern = &kb;
-	kb.index_reg = ir_emit_input(p, IR_INDEX, 0, ir_loc_of(e->loc));
-	ev->scope = scope_new(ev->a, saved_scope);
-	struct binding *b = arena_alloc(ev->a, sizeof *b);
-	b->name = e->name;
-	b->kind = B_VALUE;
-	b->loc = e->loc;
-	b->val.kind = VAL_NUM;
-	b->val.reg = kb.index_reg;
-	ev->scope->head = b;
+	struct ir_prog *p = kernel_open(ev, &kb, e->name, e->loc);
 	struct value v;
 	ok = eval_expr(ev, e->lhs, &v) == 0 && v.kind == VAL_NUM && kb.nslot == 0;
 	ev->scope = saved_scope;
@@ -1109,19 +1107,8 @@ int lower_load_family(struct eval *ev, struct ast_item *fam, struct ast_expr *ta
 	struct ir_prog *saved = ev->prog;
 	struct scope *saved_scope = ev->scope;
 	struct kern_build kb = { .lo = lo, .hi = hi };
-	struct ir_prog *p = ir_prog_new(ev->a);
-	ev->prog = p;
-	ev->kern = &kb;
 	ev->quiet++;
-	kb.index_reg = ir_emit_input(p, IR_INDEX, 0, ir_loc_of(fam->loc));
-	ev->scope = scope_new(ev->a, saved_scope);
-	struct binding *b = arena_alloc(ev->a, sizeof *b);
-	b->name = fam->target->name;
-	b->kind = B_VALUE;
-	b->loc = fam->loc;
-	b->val.kind = VAL_NUM;
-	b->val.reg = kb.index_reg;
-	ev->scope->head = b;
+	struct ir_prog *p = kernel_open(ev, &kb, fam->target->name, fam->loc);
 	struct value v;
 	int allow = ev->mc->allow_state;
 	ev->mc->allow_state = 1;
