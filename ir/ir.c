@@ -292,6 +292,26 @@ const struct ir_dof_group *ir_dof_group_of(const struct ir_dof_list *l, int i)
 	return &l->group[lo];
 }
 
+int ir_dof_group_unknown(const struct ir_dof_group *g, long k)
+{
+	if (k < 1 || k > ir_dof_group_extent(g))
+		return -1;
+	if (!g->index)
+		return g->first + (int)k - 1;
+	/* index is ascending: bisect it */
+	int lo = 0, hi = g->size - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (g->index[mid] == k)
+			return g->first + mid;
+		if (g->index[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
 char *ir_dof_list_name(const struct ir_dof_list *l, int i, char *buf, size_t size)
 {
 	const struct ir_dof_group *g = l->ngroup ? ir_dof_group_of(l, i) : NULL;

@@ -120,7 +120,10 @@ struct ir_dof_group {
 	const char *name;    /* "u", "x" */
 	int first, size;
 	int vector;          /* elements named name[k] */
-	const int *index;    /* NULL: element j is name[j + 1]; else name[index[j]] */
+	const int *index;    /* NULL: element j is name[j + 1]; else name[index[j]],
+	                      * ascending */
+	int extent;          /* with index: the names are name[1..extent] (the
+	                      * space's dofs), those not in index fixed */
 	struct ir_loc loc;   /* the declaration */
 };
 
@@ -133,6 +136,16 @@ struct ir_dof_list {
 static inline int ir_dof_group_element(const struct ir_dof_group *g, int i)
 {
 	return g->index ? g->index[i - g->first] : i - g->first + 1;
+}
+
+/* The unknown named name[k] of vector group g, or -1 when k names
+ * none: outside 1..ir_dof_group_extent(g), or (ir_dof_group_extent
+ * covers it) a dof of a field that is fixed, hence eliminated. */
+int ir_dof_group_unknown(const struct ir_dof_group *g, long k);
+/* The largest k of the names name[k] of vector group g. */
+static inline int ir_dof_group_extent(const struct ir_dof_group *g)
+{
+	return g->index ? g->extent : g->size;
 }
 
 /* Room for an unknown's name: an identifier and an index. */

@@ -965,10 +965,26 @@ static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 		return 0;
 	}
 	if (base.kind == VAL_HIST && (base.ser.kind == SER_DOF || base.ser.kind == SER_INT) && base.cols == -1) {
-		if (i < 1 || i > base.rows)
-			return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d", i, base.rows);
+		/* x[k] names element k: of a field with fixed dofs, the space's
+		 * dof k, not the k-th unknown (ir_dof_group_unknown) */
+		const struct ir_model *m = base.run->plan->model;
+		const struct ir_dof_list *l = base.ser.kind == SER_INT ? &m->intvars : &m->dofs;
+		const struct ir_dof_group *g = ir_dof_group_of(l, base.ser.index);
+		int unknown = -1;
+		if (g->index) {
+			unknown = ir_dof_group_unknown(g, i);
+			if (unknown < 0 && i >= 1 && i <= ir_dof_group_extent(g))
+				return eval_error(ev, e->rhs->loc, "%s[%ld] is fixed (eliminated): not a dof of run %s", g->name, i,
+				                  base.run->name);
+			if (unknown < 0)
+				return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d", i, ir_dof_group_extent(g));
+		} else {
+			if (i < 1 || i > base.rows)
+				return eval_error(ev, e->rhs->loc, "index %ld is out of range 1..%d", i, base.rows);
+			unknown = base.ser.index + (int)i - 1;
+		}
 		*out = base;
-		out->ser.index += (int)i - 1;
+		out->ser.index = unknown;
 		out->rows = 1;
 		out->cols = 0;
 		out->ser.label = arena_printf(ev->a, "%s[%ld]", base.ser.label, i);

@@ -591,6 +591,7 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		dg->loc = ir_loc_of(it->target->loc);
 		int *index = nfree < sp->ndofs ? arena_alloc(ev->a, sizeof *index * (size_t)(nfree + 1)) : NULL;
 		dg->index = index;
+		dg->extent = (int)sp->ndofs;
 		for (long k = 0; k < sp->ndofs; k++) {
 			if (f->dof[k] < 0)
 				continue;

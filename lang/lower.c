@@ -1567,8 +1567,11 @@ static void lower_keep(struct eval *ev, const struct ast_run *ar, struct ir_run 
 				if (dg->size == 0 || strcmp(dg->name, name) != 0)
 					continue;
 				found = 1;
+				/* x[idx] names element idx, not the idx-th unknown
+				 * (a field with fixed dofs) */
+				int one = idx ? ir_dof_group_unknown(dg, idx) : -1;
 				for (int i = 0; i < dg->size; i++)
-					if (idx == 0 || i + 1 == idx)
+					if (idx == 0 || dg->first + i == one)
 						flag[dg->first + i] = 1;
 			}
 		}
