@@ -664,7 +664,7 @@ static int local_input(struct eval *ev, const struct fe_field *f, enum ir_op op,
 	if (!ev->fe->row)
 		return eval_model_input(ev, op, slot_code(f, l), 0, loc);
 	const struct fe_space *sp = f->space;
-	long md = f->dof[sp->cell_dofs[ev->fe->cell * sp->ndof_cell + l]];
+	long md = f->dof[fe_space_cell_dof(sp, ev->fe->cell, l)];
 	return md < 0 ? -2 : ir_emit_input(ev->prog, op, (int)md, ir_loc_of(loc));
 }
 
@@ -1461,7 +1461,7 @@ long fe_integral_index(const struct fe_integral *in, long code, long k)
 		return code;
 	const struct fe_space *sp = f->space;
 	long c = in->rg ? in->rg->cell[k] : k;
-	return f->dof[sp->cell_dofs[c * sp->ndof_cell + l]];
+	return f->dof[fe_space_cell_dof(sp, c, l)];
 }
 
 int *fe_integral_map(struct eval *ev, const struct fe_integral *in, const struct kern_build *kb)
@@ -1630,7 +1630,7 @@ int fe_force(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair, int *
 					goto out;
 				for (int a = 0; a < sp->nloc; a++)
 					for (int cc = 0; cc < fd->ncomp; cc++) {
-						long sd = sp->cell_dofs[c * sp->ndof_cell + a * fd->ncomp + cc];
+						long sd = fe_space_cell_dof(sp, c, a * fd->ncomp + cc);
 						load_add(ev, &la, f, fd->dof[sd], g[cc], tab.wdet[q] * tab.phi[q * sp->nloc + a], loc);
 					}
 			}
@@ -1729,7 +1729,7 @@ int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 					bad = eval_error(ev, pair->rhs->loc, "an initial value must not depend on t");
 					break;
 				}
-				long md = fd->dof[sp->cell_dofs[c * sp->ndof_cell + q]];
+				long md = fd->dof[fe_space_cell_dof(sp, c, q)];
 				if (md >= 0)
 					dst[md] = val[0];
 			}
@@ -1806,7 +1806,7 @@ int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *
 		for (int q = 0; q < fd->qp && rc == 0; q++)
 			vol += t.wdet[q];
 		for (int q = 0; q < fd->qp && rc == 0; q++) {
-			long md = fd->dof[sp->cell_dofs[cell * sp->ndof_cell + q]];
+			long md = fd->dof[fe_space_cell_dof(sp, cell, q)];
 			int in = ir_emit_input(prog, primes ? IR_INTVEL : IR_INT, (int)md, loc);
 			acc = ir_emit(prog, IR_ADD, acc, ir_emit(prog, IR_MUL, ir_emit_const(prog, t.wdet[q] / vol, loc), in, 0,
 			              loc), 0, loc);
@@ -1833,7 +1833,7 @@ int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *
 		struct ir_loc loc = ir_loc_of(it->loc);
 		int acc = ir_emit_const(prog, 0, loc);
 		for (int a = 0; a < sp->nloc; a++) {
-			long sd = sp->cell_dofs[cell * sp->ndof_cell + a * fd->ncomp + c];
+			long sd = fe_space_cell_dof(sp, cell, a * fd->ncomp + c);
 			double out[3];
 			u[sd] = 1;
 			fe_space_eval(sp, cell, xi, u, out);

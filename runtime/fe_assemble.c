@@ -30,6 +30,10 @@ struct asm_ctx {
 	int gradients_only;                   /* no feature is a value */
 	int nd, da[FE_FORM_MAXFEAT * FE_FORM_MAXFEAT], db[FE_FORM_MAXFEAT * FE_FORM_MAXFEAT];
 	double dv[FE_FORM_MAXFEAT * FE_FORM_MAXFEAT];
+	/* values only (a mass) of Lagrange fields on affine cells: K_e =
+	 * det J · K_ref, K_ref from the first instance (reference_scaled) */
+	int scaled, have_ref;
+	double *Kref;
 };
 
 static long inst_cell(const struct asm_ctx *c, long k)
@@ -48,15 +52,17 @@ void fe_csc_free(struct fe_csc *A)
 	A->x = NULL;
 }
 
-/* Room for i and x (not zeroed). */
+/* Room for i and x (x zeroed unless A->alloc gives it). */
 static int csc_values(struct fe_csc *A, size_t nz)
 {
 	if (A->alloc) {
 		A->i = A->alloc(A->ctx, sizeof(int) * (nz + 1));
 		A->x = A->alloc(A->ctx, sizeof(double) * (nz + 1));
 	} else {
+		/* x zeroed: pages fresh from the system come zeroed, without
+		 * a second pass */
 		A->i = malloc(sizeof(int) * (nz + 1));
-		A->x = malloc(sizeof(double) * (nz + 1));
+		A->x = calloc(nz + 1, sizeof(double));
 		mem_advise_huge(A->i, sizeof(int) * (nz + 1));
 		mem_advise_huge(A->x, sizeof(double) * (nz + 1));
 	}
@@ -69,9 +75,12 @@ static void gather(const struct asm_ctx *c, long k, int *g)
 	long cell = inst_cell(c, k);
 	for (int fi = 0; fi < c->f->nfield; fi++) {
 		const struct fe_space *sp = c->f->space[fi];
-		const long *cd = sp->cell_dofs + (size_t)cell * (size_t)sp->ndof_cell;
-		for (int l = 0; l < sp->ndof_cell; l++)
-			g[c->off[fi] + l] = (int)c->f->dof[fi][cd[l]];
+		const long *cn = sp->cell_nodes + (size_t)cell * (size_t)sp->nloc;
+		const long *dof = c->f->dof[fi];
+		int nc = sp->ncomp, *gl = g + c->off[fi];
+		for (int a = 0; a < sp->nloc; a++)
+			for (int k = 0; k < nc; k++)
+				gl[a * nc + k] = (int)dof[cn[a] * nc + k];
 	}
 }
 
@@ -83,6 +92,18 @@ static int element(struct asm_ctx *c, long k, double *Ke, char *err, size_t errl
 	long cell = inst_cell(c, k);
 	int lf = c->facets ? f->region->facet[k] : 0, ns = c->ns;
 	const struct fe_quad *q = &c->quad[lf];
+	if (c->have_ref) {
+		/* φ at the points is the reference φ on every cell; the
+		 * weights scale with det J alone */
+		double J[9], xi[3] = { 0, 0, 0 }, det = mesh_cell_map(f->mesh, cell, xi, NULL, J);
+		if (!(det > 0)) {
+			mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", cell, det);
+			return -1;
+		}
+		for (int s = 0; s < ns * ns; s++)
+			Ke[s] = det * c->Kref[s];
+		return 0;
+	}
 	for (int fi = 0; fi < f->nfield; fi++)
 		if (c->facets ? fe_tab_facet(&c->tab[fi], f->space[fi], cell, lf, q, err, errlen)
 		              : fe_tab_cell(&c->tab[fi], f->space[fi], cell, q, err, errlen))
@@ -139,6 +160,12 @@ static int element(struct asm_ctx *c, long k, double *Ke, char *err, size_t errl
 			double v = 0.5 * (Ke[(size_t)s * ns + t] + Ke[(size_t)t * ns + s]);
 			Ke[(size_t)s * ns + t] = Ke[(size_t)t * ns + s] = v;
 		}
+	if (c->scaled) {
+		double det = c->tab[0].det[0];
+		for (int s = 0; s < ns * ns; s++)
+			c->Kref[s] = Ke[s] / det;
+		c->have_ref = 1;
+	}
 	return 0;
 }
 
@@ -322,6 +349,15 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 		constant &= f->space[fi]->family == FE_P1;
 	if (constant)
 		degree = 0;
+	/* no gradient, affine cells, bases that do not depend on the cell
+	 * (not Hermite's, scaled by the cell's length) */
+	c.scaled = simplex && !c.facets;
+	for (int a = 0; a < f->nfeat; a++)
+		c.scaled &= f->feat[a].deriv < 0;
+	for (int fi = 0; fi < f->nfield; fi++)
+		c.scaled &= f->space[fi]->family != FE_HERMITE3;
+	if (c.scaled && !(c.Kref = malloc(sizeof *c.Kref * (size_t)ns * (size_t)ns)))
+		goto oom;
 	for (int r = 0; r < c.nrule; r++)
 		if (c.facets ? fe_quad_facet(f->mesh->type, r, degree, &c.quad[r], err, errlen)
 		             : fe_quad_cell(f->mesh->type, degree, &c.quad[r], err, errlen))
@@ -388,7 +424,8 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 	}
 	if (csc_values(A, (size_t)tot))
 		goto oom;
-	memset(A->x, 0, sizeof(double) * (size_t)tot);
+	if (A->alloc)
+		memset(A->x, 0, sizeof(double) * (size_t)tot);
 	memcpy(pos, A->p, sizeof(int) * (size_t)n);
 	if (pattern_pass(&c, 1, A->p, A->i, pos, first, inst, mark, &nb, &nbcap))
 		goto oom;
@@ -400,21 +437,37 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 		first[fi] = inst[fi] = mark[fi] = NULL;
 	}
 
-	/* the values */
+	/* the values: the instance's slots in increasing row order, so
+	 * that each column is searched forward from the row found last (the
+	 * components of a node are adjacent rows: mostly the next entry) */
 	for (long k = 0; k < c.ninst; k++) {
 		if (element(&c, k, Ke, err, errlen))
 			goto out;
 		gather(&c, k, g);
+		int ord[FE_FORM_MAXSLOT], no = 0;
+		for (int s = 0; s < ns; s++) {
+			if (g[s] < 0)
+				continue;
+			int m = no++;
+			while (m > 0 && g[ord[m - 1]] > g[s]) {
+				ord[m] = ord[m - 1];
+				m--;
+			}
+			ord[m] = s;
+		}
 		for (int t = 0; t < ns; t++) {
 			int J = g[t];
 			if (J < 0)
 				continue;
-			int lo = A->p[J], hi = A->p[J + 1];
-			for (int s = 0; s < ns; s++) {
+			int at = A->p[J], hi = A->p[J + 1];
+			for (int o = 0; o < no; o++) {
+				int s = ord[o];
 				double v = Ke[(size_t)s * ns + t];
-				if (g[s] < 0 || v == 0)
+				if (v == 0)
 					continue;
-				A->x[find_row(A->i, lo, hi, g[s])] += v;
+				if (A->i[at] != g[s])
+					at = at + 1 < hi && A->i[at + 1] == g[s] ? at + 1 : find_row(A->i, at, hi, g[s]);
+				A->x[at] += v;
 			}
 		}
 	}
@@ -446,6 +499,7 @@ out:
 		fe_tab_free(&c.tab[fi]);
 	free(c.quad);
 	free(c.tab);
+	free(c.Kref);
 	free(Ke);
 	free(diag);
 	free(nb);

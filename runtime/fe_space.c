@@ -64,7 +64,7 @@ static int number_p2(struct fe_space *s)
 	memset(e.key, 0xff, 2 * e.cap * sizeof *e.key);  /* all −1 */
 	for (long c = 0; c < m->ncells; c++) {
 		const long *v = m->cells + c * nv;
-		long *cn = s->cell_nodes + c * s->nloc;
+		long *cn = s->own_nodes + c * s->nloc;
 		for (int i = 0; i < nv; i++)
 			cn[i] = v[i];
 		for (int k = 0; k < ne; k++) {
@@ -100,26 +100,31 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
 	s->ncomp = ncomp;
 	s->nloc = fe_ref_nbasis(f, m->type);
 	s->ndof_cell = s->nloc * ncomp;
-	s->cell_nodes = malloc((size_t)(m->ncells ? m->ncells : 1) * s->nloc * sizeof *s->cell_nodes);
-	if (!s->cell_nodes)
-		goto oom;
+	if (f == FE_P1 || f == FE_Q1) {
+		/* node i is mesh node i: the mesh's cells are the table */
+		s->cell_nodes = m->cells;
+	} else {
+		s->own_nodes = malloc((size_t)(m->ncells ? m->ncells : 1) * s->nloc * sizeof *s->own_nodes);
+		if (!s->own_nodes)
+			goto oom;
+		s->cell_nodes = s->own_nodes;
+	}
 	switch (f) {
 	case FE_P0:
 		s->nnode = m->ncells;
 		for (long c = 0; c < m->ncells; c++)
-			s->cell_nodes[c] = c;
+			s->own_nodes[c] = c;
 		break;
 	case FE_P1:
 	case FE_Q1:
 		s->nnode = m->nnodes;
-		memcpy(s->cell_nodes, m->cells, (size_t)(m->ncells * m->nv) * sizeof *m->cells);
 		break;
 	case FE_HERMITE3:
 		s->nnode = 2 * m->nnodes;
 		for (long c = 0; c < m->ncells; c++)
 			for (int i = 0; i < 2; i++) {
-				s->cell_nodes[4 * c + 2 * i] = 2 * m->cells[2 * c + i];
-				s->cell_nodes[4 * c + 2 * i + 1] = 2 * m->cells[2 * c + i] + 1;
+				s->own_nodes[4 * c + 2 * i] = 2 * m->cells[2 * c + i];
+				s->own_nodes[4 * c + 2 * i + 1] = 2 * m->cells[2 * c + i] + 1;
 			}
 		break;
 	case FE_P2:
@@ -128,15 +133,10 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
 		break;
 	}
 	s->ndofs = s->nnode * ncomp;
-	s->cell_dofs = malloc((size_t)(m->ncells ? m->ncells : 1) * s->ndof_cell * sizeof *s->cell_dofs);
 	s->node_x = malloc((size_t)(s->nnode ? s->nnode : 1) * d * sizeof *s->node_x);
 	s->node_kind = malloc((size_t)(s->nnode ? s->nnode : 1));
-	if (!s->cell_dofs || !s->node_x || !s->node_kind)
+	if (!s->node_x || !s->node_kind)
 		goto oom;
-	for (long c = 0; c < m->ncells; c++)
-		for (int a = 0; a < s->nloc; a++)
-			for (int k = 0; k < ncomp; k++)
-				s->cell_dofs[(c * s->nloc + a) * ncomp + k] = s->cell_nodes[c * s->nloc + a] * ncomp + k;
 	/* Node coordinates, from the vertices' (the cells' maps are affine
 	 * along edges, so an edge node is its edge's midpoint). */
 	memset(s->node_kind, FE_NODE_VALUE, (size_t)(s->nnode ? s->nnode : 1));
@@ -185,8 +185,7 @@ void fe_space_free(struct fe_space *s)
 {
 	if (!s)
 		return;
-	free(s->cell_nodes);
-	free(s->cell_dofs);
+	free(s->own_nodes);
 	free(s->node_x);
 	free(s->node_kind);
 	free(s);
@@ -495,7 +494,6 @@ void fe_space_eval(const struct fe_space *s, long c, const double *xi,
                    const double *u, double *out)
 {
 	double phi[MAXB], J[9];
-	const long *dofs = s->cell_dofs + c * s->ndof_cell;
 
 	fe_ref_eval(s->family, s->mesh->type, xi, phi, NULL, NULL);
 	if (s->family == FE_HERMITE3) {
@@ -506,7 +504,7 @@ void fe_space_eval(const struct fe_space *s, long c, const double *xi,
 	for (int k = 0; k < s->ncomp; k++) {
 		double v = 0;
 		for (int a = 0; a < s->nloc; a++)
-			v += phi[a] * u[dofs[a * s->ncomp + k]];
+			v += phi[a] * u[fe_space_cell_dof(s, c, a * s->ncomp + k)];
 		out[k] = v;
 	}
 }

@@ -35,13 +35,23 @@ struct fe_space {
 	int ndof_cell;             /* nloc·ncomp local dofs per cell */
 	long nnode;                /* scalar nodes */
 	long ndofs;                /* nnode·ncomp */
-	long *cell_nodes;          /* ncells × nloc node numbers */
-	long *cell_dofs;           /* ncells × ndof_cell dof numbers */
+	const long *cell_nodes;    /* ncells × nloc node numbers: the mesh's
+	                            * own cell table for P1 and Q1 */
+	long *own_nodes;           /* cell_nodes when the space made them */
 	double *node_x;            /* nnode × dim: where each node sits */
 	unsigned char *node_kind;  /* nnode: FE_NODE_VALUE or FE_NODE_DERIV */
 };
 
 enum { FE_NODE_VALUE = 1, FE_NODE_DERIV = 2 };
+
+/* The global dof of local dof l of cell c: local node l / ncomp, its
+ * component l % ncomp (the numbering above).  Computed, not tabled: a
+ * table would be ncells × ndof_cell longs (181 MB for a cube of 10^6
+ * P1^3 unknowns). */
+static inline long fe_space_cell_dof(const struct fe_space *s, long c, int l)
+{
+	return s->cell_nodes[c * s->nloc + l / s->ncomp] * s->ncomp + l % s->ncomp;
+}
 
 /* Make the space of family f with ncomp components on m.  Refuses a
  * family not defined on the mesh's cells (fe_ref_supported's message) and

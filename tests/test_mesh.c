@@ -84,11 +84,10 @@ static void check_integrals(const struct fe_space *s, enum poly p, int degree,
 	CHECK(fe_quad_cell(m->type, degree, &q, err, sizeof err) == 0);
 	CHECK(fe_tab_alloc(&t, s, &q, 0, err, sizeof err) == 0);
 	for (long c = 0; c < m->ncells; c++) {
-		const long *dofs = s->cell_dofs + c * s->ndof_cell;
 		CHECK(fe_tab_cell(&t, s, c, &q, err, sizeof err) == 0);
 		for (int i = 0; i < q.n; i++)
 			for (int a = 0; a < s->nloc; a++) {
-				double ua = u[dofs[a * s->ncomp]];
+				double ua = u[fe_space_cell_dof(s, c, a * s->ncomp)];
 				in += t.wdet[i] * t.phi[i * s->nloc + a] * ua;
 				for (int k = 0; k < d; k++)
 					grad[k] += t.wdet[i] * t.dphi[(i * s->nloc + a) * d + k] * ua;
@@ -106,7 +105,6 @@ static void check_integrals(const struct fe_space *s, enum poly p, int degree,
 			continue;
 		for (long i = 0; i < reg->n; i++) {
 			long c = reg->cell[i];
-			const long *dofs = s->cell_dofs + c * s->ndof_cell;
 			CHECK(fe_quad_facet(m->type, reg->facet[i], degree, &q, err, sizeof err) == 0);
 			CHECK(fe_tab_alloc(&t, s, &q, 0, err, sizeof err) == 0);
 			CHECK(fe_tab_facet(&t, s, c, reg->facet[i], &q, err, sizeof err) == 0);
@@ -114,7 +112,7 @@ static void check_integrals(const struct fe_space *s, enum poly p, int degree,
 				for (int a = 0; a < s->nloc; a++)
 					for (int k = 0; k < d; k++)
 						bnd[k] += t.wdet[j] * t.phi[j * s->nloc + a] *
-						          u[dofs[a * s->ncomp]] * t.normal[j * d + k];
+						          u[fe_space_cell_dof(s, c, a * s->ncomp)] * t.normal[j * d + k];
 			fe_tab_free(&t);
 			fe_quad_free(&q);
 		}
@@ -244,7 +242,7 @@ static void test_interval(void)
 			for (int i = 0; i < q.n; i++) {
 				double w2 = 0;
 				for (int a = 0; a < 4; a++)
-					w2 += t.d2phi[i * 4 + a] * u[s->cell_dofs[4 * c + a]];
+					w2 += t.d2phi[i * 4 + a] * u[fe_space_cell_dof(s, c, a)];
 				e += t.wdet[i] * w2 * w2;
 			}
 		}
@@ -301,7 +299,7 @@ static void test_rectangle(enum mesh_cell_type type)
 	s = fe_space_make(m, type == MESH_TRIANGLE ? FE_P1 : FE_Q1, 2, err, sizeof err);
 	CHECK(s && s->ndofs == 40 && s->ndof_cell == 2 * m->nv);
 	/* Node-major: the dofs of node 5 are 10 (x) and 11 (y). */
-	CHECK(s->cell_dofs[2] == 2 * m->cells[1] && s->cell_dofs[3] == 2 * m->cells[1] + 1);
+	CHECK(fe_space_cell_dof(s, 0, 2) == 2 * m->cells[1] && fe_space_cell_dof(s, 0, 3) == 2 * m->cells[1] + 1);
 	n = fe_space_region_dofs(s, mesh_region(m, "left"), -1, 0, &dofs, err, sizeof err);
 	CHECK(n == 8 && dofs[0] == 0 && dofs[1] == 1 && dofs[2] == 10 && dofs[7] == 31);
 	free(dofs);
