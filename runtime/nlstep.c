@@ -303,13 +303,15 @@ int nl_fail(struct rt_error *err, int iters, double res, int rc)
 {
 	if (rc == -2)
 		snprintf(err->msg, sizeof err->msg, "the Jacobian of the step is singular");
-	else if (rc == -3 && !isfinite(res))   /* not "residual nan": say what it means */
+	else if (rc == -3)
+		/* newton_solve's divergence: a residual that is not finite (the
+		 * line search keeps a finite one from growing, so that Newton
+		 * stops as "did not converge"); its callers here set no terms
+		 * (newton_set_terms), whose overflow is the other cause.  Not
+		 * "residual nan": say what it means. */
 		snprintf(err->msg, sizeof err->msg, "Newton diverged: the residual is %s after %d iteration%s (the state "
 		         "left the domain of the model's expressions?)", isnan(res) ? "NaN" : "infinite", iters,
 		         iters == 1 ? "" : "s");
-	else if (rc == -3)
-		snprintf(err->msg, sizeof err->msg, "Newton diverged in %d iteration%s, residual %.2g", iters,
-		         iters == 1 ? "" : "s", res);
 	else
 		snprintf(err->msg, sizeof err->msg,
 		         "Newton did not converge in %d iteration%s, residual %.2g", iters, iters == 1 ? "" : "s", res);

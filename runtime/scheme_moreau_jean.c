@@ -63,7 +63,7 @@
  * in the cone) or sliding (P_t = −μP_n d, (DP + q)_n = 0, the slip along
  * d; in the plane d = ±1, in space the angle of d is the root of one
  * scalar equation, coulomb_cone) — one of them holds for a positive
- * definite D and μ|D_nt| < D_nn.  One sweep is exact for one
+ * definite block whatever μ (no_local_solution).  One sweep is exact for one
  * contact; with several, the sweeps stop when the impulses change by
  * less than contact_tolerance (relative) and fail, naming the problem,
  * after contact_iterations.  The friction impulse's work pairs with the
@@ -120,6 +120,8 @@ struct moreau {
 	double *phi;                  /* nk */
 	double *q, *P, *y;            /* nr */
 	int *active, *basic, *idx;    /* nk, nr, nr: the contact of each row */
+	int badrow;                   /* the first row of a frictional contact
+	                                 whose local problem had no solution */
 	double *D;                    /* nr × nr */
 	struct la_factor *df;
 	double *Dsub, *rhs;           /* nr × nr, nr */
@@ -353,6 +355,55 @@ static int slide_at(const double *Dl, const double *q, double mu, double phi, do
 	return 1;
 }
 
+/* A root of g = d × y_t in [lo, hi] (g(lo) = glo, the two ends of
+ * opposite signs), refined by bisection to rounding; 0 with P set when
+ * it is a slip, d · y_t ≥ 0 (the other root of a pair is the opposite
+ * direction's). */
+static int slide_root(const double *Dl, const double *q, double mu, double lo, double glo, double hi, double *P)
+{
+	double pn = 0, yt[2], gh, hh;
+	for (int b = 0; b < 200 && lo < hi; b++) {
+		double mid = 0.5 * (lo + hi), gm, hm;
+		if (mid <= lo || mid >= hi || !slide_at(Dl, q, mu, mid, &pn, yt, &gm, &hm))
+			break;
+		if ((gm > 0) == (glo > 0) && gm != 0) {
+			lo = mid;
+			glo = gm;
+		} else {
+			hi = mid;
+		}
+	}
+	if (!slide_at(Dl, q, mu, hi, &pn, yt, &gh, &hh))
+		return -1;
+	double scale = fabs(q[1]) + fabs(q[2]) + fabs(pn) * (fabs(Dl[1]) + fabs(Dl[2]) + mu * (fabs(Dl[4]) +
+	               fabs(Dl[5]) + fabs(Dl[7]) + fabs(Dl[8])));
+	if (!(hh >= -1e-13 * scale))
+		return -1;
+	P[0] = pn;
+	P[1] = -mu * pn * cos(hi);
+	P[2] = -mu * pn * sin(hi);
+	return 0;
+}
+
+/* The edge of the sliding states between angle a (a state) and b (none),
+ * by bisection: the last angle on a's side, where P_n grows without
+ * bound and g takes the sign of its limit. */
+static double slide_edge(const double *Dl, const double *q, double mu, double a, double b, double *ga)
+{
+	double pn, yt[2], h;
+	for (int k = 0; k < 60; k++) {
+		double mid = 0.5 * (a + b), g;
+		if (mid == a || mid == b)
+			break;
+		if (slide_at(Dl, q, mu, mid, &pn, yt, &g, &h))
+			a = mid;
+		else
+			b = mid;
+	}
+	slide_at(Dl, q, mu, a, &pn, yt, ga, &h);
+	return a;
+}
+
 /* The exact solution of one frictional contact's 3 × 3 problem
  * y = D P + q (normal, then two tangents; Dl column-major) under
  * Signorini and Coulomb's cone |P_t| ≤ μP_n, y_t ≠ 0 ⇒ P_t = −μP_n
@@ -362,8 +413,12 @@ static int slide_at(const double *Dl, const double *q, double mu, double phi, do
  * P = P_n(1, −μd), y_n = 0 (so P_n = −q_n/(D_nn − μD_nt·d)) and y_t =
  * λd, λ ≥ 0.  The last is one equation in φ, d × y_t(φ) = 0, whose
  * roots are bracketed on 720 angles and refined by bisection to rounding;
- * the root with d·y_t ≥ 0 is the slip.  0, or -1 when none holds (μ too
- * large for the coupling D_nt). */
+ * the root with d·y_t ≥ 0 is the slip.  When μ|D_nt| > D_nn the sliding
+ * states exist on an arc of directions only (D_nn − μD_nt·d > 0), and a
+ * root may lie between the arc's edge and the first angle of the grid
+ * on it: the edges are found by bisection and bracket too (a random
+ * search over positive definite D found no problem left without a
+ * solution).  0, or -1 when none is found. */
 static int coulomb_cone(const double *Dl, const double *q, double mu, double *P)
 {
 	P[0] = P[1] = P[2] = 0;
@@ -390,47 +445,35 @@ static int coulomb_cone(const double *Dl, const double *q, double mu, double *P)
 			return 0;
 		}
 	}
+#undef DL
 	/* sliding: g(φ) = d × y_t(φ), h(φ) = d · y_t(φ) */
 	enum { NPHI = 720 };
-	double ga = 0, pn = 0, yt[2];
+	double ga = 0, pn = 0, yt[2], prev = 0;
 	int va = 0;
 	for (int k = 0; k <= NPHI; k++) {
 		double phi = 2 * M_PI * k / NPHI, g, h;
 		int v = slide_at(Dl, q, mu, phi, &pn, yt, &g, &h);
-		if (v && va && (g == 0 || (g > 0) != (ga > 0))) {
-			double lo = 2 * M_PI * (k - 1) / NPHI, hi = phi, glo = ga;
-			for (int b = 0; b < 200 && lo < hi; b++) {
-				double mid = 0.5 * (lo + hi), gm, hm;
-				if (mid <= lo || mid >= hi || !slide_at(Dl, q, mu, mid, &pn, yt, &gm, &hm))
-					break;
-				if ((gm > 0) == (glo > 0) && gm != 0) {
-					lo = mid;
-					glo = gm;
-				} else {
-					hi = mid;
-				}
-			}
-			double gh, hh;
-			double scale = fabs(q[1]) + fabs(q[2]) + fabs(pn) * (fabs(Dl[1]) + fabs(Dl[2]) + mu * (fabs(Dl[4]) +
-			               fabs(Dl[5]) + fabs(Dl[7]) + fabs(Dl[8])));
-			if (slide_at(Dl, q, mu, hi, &pn, yt, &gh, &hh) && hh >= -1e-13 * scale) {
-				P[0] = pn;
-				P[1] = -mu * pn * cos(hi);
-				P[2] = -mu * pn * sin(hi);
+		if (k > 0 && v != va) {
+			/* an edge of the arc of sliding states in (prev, φ) */
+			double ge, e = v ? slide_edge(Dl, q, mu, phi, prev, &ge) : slide_edge(Dl, q, mu, prev, phi, &ge);
+			if (v && (ge == 0 || (g > 0) != (ge > 0)) && slide_root(Dl, q, mu, e, ge, phi, P) == 0)
 				return 0;
-			}
+			if (va && (ge == 0 || (ge > 0) != (ga > 0)) && slide_root(Dl, q, mu, prev, ga, e, P) == 0)
+				return 0;
+		} else if (v && va && (g == 0 || (g > 0) != (ga > 0)) && slide_root(Dl, q, mu, prev, ga, phi, P) == 0) {
+			return 0;
 		}
 		va = v;
 		ga = g;
+		prev = phi;
 	}
-#undef DL
 	return -1;
 }
 
 /* Projected Gauss–Seidel over the blocks of the nr rows (kinds in
  * s->rkind): each block solved exactly with the others fixed.  0, or -1
  * with *sweeps and *change when it did not converge (or a local problem
- * had no solution: *change is then NaN). */
+ * had no solution: *change is then NaN, s->badrow its first row). */
 static int pgs_solve(struct moreau *s, int nr, int *sweeps, double *change)
 {
 	int ld = s->nr;
@@ -470,6 +513,7 @@ static int pgs_solve(struct moreau *s, int nr, int *sweeps, double *change)
 			if (bad) {
 				*sweeps = it;
 				*change = NAN;
+				s->badrow = a;
 				return -1;
 			}
 			for (int r = 0; r < bs; r++) {
@@ -517,26 +561,37 @@ static int constraint_correct(struct moreau *s, double *x, const double *r)
 }
 
 /* u back onto c(u) = 0 by Newton's method along M⁻¹Cᵀ (quadratic
- * convergence; no iteration at all when c(u) = 0 already). */
+ * convergence; no iteration at all when c(u) = 0 already).  It fails
+ * when an iterate is farther from the constraints than the step left u
+ * (Newton's method outside its basin: a step too long for the
+ * constraints' curvature, which a smaller one cures), when
+ * C M⁻¹ Cᵀ becomes singular on the way there, or after 10 iterations;
+ * singular at the start, the gradients at the step's end are
+ * dependent. */
 static int constraint_project(struct moreau *s, double t, double *u, struct rt_error *err)
 {
 	struct rt_problem *pb = s->pb;
 	int n = pb->n, nc = s->nc;
-	double scale = nl_maxabs(n, u) + DBL_MIN;
+	double scale = nl_maxabs(n, u) + DBL_MIN, r0 = 0;
 	for (int it = 0;; it++) {
 		problem_constraints(pb, t, u, s->cval, s->Gc);
-		if (it == 10) {
-			snprintf(err->msg, sizeof err->msg, "the positions could not be brought back onto the "
-			         "constraints in 10 iterations (residual %.3g)", nl_maxabs(nc, s->cval));
-			err->code = 4;
-			return -1;
-		}
+		double r = nl_maxabs(nc, s->cval);
+		if (it == 0)
+			r0 = r;
 		/* u before, in its own scratch: P (nr long) still holds the
 		 * step's impulses, which the friction ledger reads after this */
 		memcpy(s->uproj, u, sizeof(double) * (size_t)n);
-		if (constraint_correct(s, u, s->cval)) {
+		int singular = it < 10 && r <= r0 && constraint_correct(s, u, s->cval);
+		if (singular && it == 0) {
 			snprintf(err->msg, sizeof err->msg, "the constraints' gradients are dependent (C M^-1 C^T "
 			         "singular)");
+			err->code = 4;
+			return -1;
+		}
+		if (singular || it == 10 || !(r <= r0)) {
+			snprintf(err->msg, sizeof err->msg, "the positions could not be brought back onto the "
+			         "constraints: residual %.3g after %d Newton iteration%s (%.3g after the step)", r, it,
+			         it == 1 ? "" : "s", r0);
 			err->code = 4;
 			return -1;
 		}
@@ -591,12 +646,48 @@ static int tangents(struct moreau *s, int k, int r)
 	return 2;
 }
 
+/* The failure of a frictional contact's local problem (s->badrow).  For
+ * a positive definite block separation, sticking or sliding always
+ * holds, whatever μ (in the plane the three cover the half-plane q_n < 0:
+ * the rays −D(1, ±μ) bound the sticking cone and each sliding cone lies
+ * between one of them and the axis q_n = 0; in space a random search
+ * over positive definite blocks found no problem without a solution).
+ * What is left is a singular block: the slip's gradient along the gap's
+ * (`along S` with S moving the contact point off the obstacle), which a
+ * smaller step does not cure (NL_UNSTABLE: no advice added). */
+static int no_local_solution(struct moreau *s, int nr, struct rt_error *err)
+{
+	int a = s->badrow, ld = s->nr, k = s->idx[a], bs = 1;
+	while (a + bs < nr && s->rkind[a + bs] == ROW_TANGENT)
+		bs++;
+	/* the Gram determinant of the block against its diagonal */
+	double Dl[9], diag = 1;
+	for (int i = 0; i < bs; i++) {
+		for (int j = 0; j < bs; j++)
+			Dl[i + 3 * j] = s->D[a + i + (size_t)(a + j) * ld];
+		diag *= Dl[i + 3 * i];
+	}
+	double det = bs == 2 ? Dl[0] * Dl[4] - Dl[3] * Dl[1]
+	             : Dl[0] * (Dl[4] * Dl[8] - Dl[7] * Dl[5]) - Dl[3] * (Dl[1] * Dl[8] - Dl[7] * Dl[2]) +
+	               Dl[6] * (Dl[1] * Dl[5] - Dl[4] * Dl[2]);
+	err->code = 4;
+	if (det <= 1e-10 * diag) {
+		snprintf(err->msg, sizeof err->msg, "the frictional contact problem has no solution at contact %d: "
+		         "its slip moves along its gap's gradient (friction MU along S needs a slip S along the "
+		         "obstacle)", k + 1);
+		return NL_UNSTABLE;
+	}
+	snprintf(err->msg, sizeof err->msg, "the frictional contact problem: no solution found at contact %d "
+	         "(mu = %g), although one exists; this is a bug of dyn, please report it", k + 1, s->mu[k]);
+	return -1;
+}
+
 /* The impulses of the step's nr rows (ne equalities first, na contact
  * rows after them) in s->P, and v_free (in s->du) moved by W⁻¹HᵀP: the
  * Delassus operator D = H W⁻¹ Hᵀ from one solve with W's factor per row,
  * q = H v_free + (the impact law's or the constraints' term) H v, then
  * Murty's pivoting, or projected Gauss–Seidel with friction.  0, or -1
- * with err set. */
+ * (NL_UNSTABLE when a smaller step cannot help) with err set. */
 static int row_impulses(struct moreau *s, int ne, int na, int nr, int friction, const double *v,
                         struct rt_error *err)
 {
@@ -633,9 +724,7 @@ static int row_impulses(struct moreau *s, int ne, int na, int nr, int friction, 
 		double chg = 0;
 		if (pgs_solve(s, nr, &sweeps, &chg)) {
 			if (isnan(chg))
-				snprintf(err->msg, sizeof err->msg, "the frictional contact problem has no "
-				         "solution at one contact (friction coefficient too large for its "
-				         "coupling?)");
+				return no_local_solution(s, nr, err);
 			else
 				snprintf(err->msg, sizeof err->msg, "the frictional contact problem did not "
 				         "converge in %d sweeps (relative change %.3g > contact_tolerance = "
@@ -660,7 +749,7 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 {
 	struct moreau *s = p;
 	struct rt_problem *pb = s->pb;
-	int n = pb->n, m = pb->m, N = pb->N, nk = s->nk, ne = s->nc, ld = s->nr, vm = pb->varmass;
+	int n = pb->n, m = pb->m, N = pb->N, nk = s->nk, ne = s->nc, ld = s->nr, vm = pb->varmass, rc;
 	double th = s->theta;
 	/* with M(u) the support's load −M(u) d a(t) is taken at each end's u */
 	problem_load_at(pb, t0, x->u, s->f0);
@@ -761,8 +850,8 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		la_solver_solve(s->ws, s->du);
 		for (int i = 0; i < n; i++)
 			s->du[i] += x->v[i];   /* v_free */
-		if (nr && row_impulses(s, ne, na, nr, friction, x->v, err))
-			return -1;
+		if (nr && (rc = row_impulses(s, ne, na, nr, friction, x->v, err)) != 0)
+			return rc;
 		memcpy(s->v1, s->du, sizeof(double) * (size_t)n);
 		converged = 1;
 		for (int i = 0; i < n; i++)
@@ -802,7 +891,7 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 				st->e[n + j] = -s->f1[n + j];
 			int iters;
 			double res;
-			int rc = stage_solve(st, zscale, &iters, &res);
+			rc = stage_solve(st, zscale, &iters, &res);
 			if (rc)
 				return stage_failure(st, rc, err);
 			z1 = st->z;
@@ -859,8 +948,8 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		double change = 0;
 		for (int i = 0; i < n; i++)
 			s->du[i] = s->v1[i] - s->R[i];   /* v_free */
-		if (nr && row_impulses(s, ne, na, nr, friction, x->v, err))
-			return -1;
+		if (nr && (rc = row_impulses(s, ne, na, nr, friction, x->v, err)) != 0)
+			return rc;
 		for (int i = 0; i < n; i++) {
 			change = fmax(change, fabs(s->du[i] - s->v1[i]));
 			s->v1[i] = s->du[i];
