@@ -72,10 +72,10 @@ struct ir_table {
 	double *x, *y;
 };
 
-/* A constant n×n operator, column-major (LAPACK layout).  Beyond
- * IR_DENSE_MAX dofs, a mass derived from a kinetic energy is kept as its
- * nonzero entries only (the runtime refuses such models for now, but they
- * lower and dump in time linear in their size). */
+/* A constant n×n operator: a column-major array (LAPACK layout), or
+ * beyond IR_FOLD_DENSE_MAX dofs (an operator folded from an energy or
+ * read from a file) its nonzero entries only, in time and memory linear
+ * in their number. */
 struct ir_matrix {
 	double *a;           /* NULL when the model does not declare it */
 	int nnz;             /* sparse form when a is NULL and nnz > 0 */
@@ -100,6 +100,14 @@ struct ir_matrix {
 void ir_matrix_release(struct ir_matrix *m);
 
 enum { IR_DENSE_MAX = 4000 };
+/* The operators folded from quadratic energies (and the zero stiffness of
+ * a model without one) are dense n×n arrays up to IR_FOLD_DENSE_MAX dofs
+ * only, the matrix layer's dense size (runtime/la.h, LA_SMALL_N); beyond,
+ * they are kept as their entries, which the runtime stores banded or
+ * sparse and copies dense only for what needs dense operators
+ * (problem_dense).  A chain of 1000 masses held three 8 MB arrays, zeroed,
+ * filled and scanned again for their band, for 3000 nonzeros. */
+enum { IR_FOLD_DENSE_MAX = 64 };
 
 enum ir_damping {
 	IR_DAMP_NONE,

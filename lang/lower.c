@@ -425,7 +425,7 @@ static int bind_param(struct eval *ev, struct ast_arg *def, const char *model)
 static void bandwidth(int n, const struct ir_matrix *m, int *kl, int *ku)
 {
 	const double *a = m->a;
-	/* an operator kept as its entries (beyond IR_DENSE_MAX dofs) */
+	/* an operator kept as its entries (beyond IR_FOLD_DENSE_MAX dofs) */
 	for (int k = 0; !a && k < m->nnz; k++)
 		if (m->val[k] != 0) {
 			if (m->row[k] - m->col[k] > *kl)
@@ -452,10 +452,10 @@ static struct ir_prog *new_prog(struct eval *ev)
 
 /* mass mtx("M.mtx"): an operator read from a Matrix Market file, whose
  * path is relative to the script's folder as for table().  The reader
- * gives compressed columns; up to IR_DENSE_MAX dofs the operator is
- * expanded dense (the Newton path and the eigen-analysis take it so),
- * above it stays as its entries, which the runtime's matrix layer stores
- * banded or sparse. */
+ * gives compressed columns; up to IR_FOLD_DENSE_MAX dofs the operator is
+ * expanded dense, as a folded energy, above it stays as its entries, which
+ * the runtime's matrix layer stores banded or sparse (and copies dense for
+ * what needs dense operators, problem_dense). */
 static int file_operator(struct eval *ev, struct model_ctx *mc, struct ast_expr *call, const char *what,
                          struct ir_matrix *out)
 {
@@ -480,14 +480,14 @@ static int file_operator(struct eval *ev, struct model_ctx *mc, struct ast_expr 
 	else if (a.nrow != n || a.ncol != n)
 		status = eval_error(ev, call->loc, "%s: '%s' is a %d x %d matrix, the model has %d dof%s",
 		                    what, name, a.nrow, a.ncol, n, n == 1 ? "" : "s");
-	else if (n > IR_DENSE_MAX && a.colptr[n] > INT32_MAX)
+	else if (n > IR_FOLD_DENSE_MAX && a.colptr[n] > INT32_MAX)
 		status = eval_error(ev, call->loc, "%s: '%s' has %ld entries: at most %d are taken",
 		                    what, name, (long)a.colptr[n], (int)INT32_MAX);
 	if (status) {
 		mtx_free(&a);
 		return status;
 	}
-	if (n > IR_DENSE_MAX) {
+	if (n > IR_FOLD_DENSE_MAX) {
 		/* an empty file still declares the operator: one explicit
 		 * zero keeps it declared (a zero mass is then refused as not
 		 * positive definite, as a dense one) */
@@ -542,6 +542,34 @@ static int operator(struct eval *ev, struct model_ctx *mc, struct ast_item *it, 
 	return 0;
 }
 
+/* The entries of s A (its nonzeros when it is dense) written into out's
+ * row, col and val from entry k on; returns how many (out NULL: only
+ * counts them). */
+static int scaled_entries(const struct ir_matrix *A, int n, double s, struct ir_matrix *out, int k)
+{
+	int k0 = k;
+	if (!A->a) {
+		for (int q = 0; q < A->nnz; q++, k++)
+			if (out) {
+				out->row[k] = A->row[q];
+				out->col[k] = A->col[q];
+				out->val[k] = s * A->val[q];
+			}
+		return k - k0;
+	}
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < n; i++)
+			if (A->a[i + (size_t)j * n] != 0) {
+				if (out) {
+					out->row[k] = i;
+					out->col[k] = j;
+					out->val[k] = s * A->a[i + (size_t)j * n];
+				}
+				k++;
+			}
+	return k - k0;
+}
+
 static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 {
 	struct ir_model *m = mc->m;
@@ -580,24 +608,21 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				return eval_error(ev, ((struct ast_arg *)e->args.v[0])->loc, "rayleigh(a0, a1) takes M from a "
 				                  "constant mass, and the mass of model %s depends on u: state the damping as "
 				                  "a dissipation instead", m->name);
-			if (!m->mass.a && m->mass.nnz) {
-				/* operators held as entries: C's entries are
-				 * theirs, scaled (duplicates are summed later) */
-				const struct ir_matrix *M = &m->mass, *K = &m->stiffness;
-				int nnz = M->nnz + (K->a ? 0 : K->nnz);
+			if (m->mass.nnz || m->stiffness.nnz) {
+				/* an operator held as entries (the other may be
+				 * dense: a declared matrix beside a folded energy):
+				 * C's entries are theirs, scaled (duplicates are
+				 * summed later) */
+				int nnz = scaled_entries(&m->mass, n, a0, NULL, 0) +
+				          scaled_entries(&m->stiffness, n, a1, NULL, 0);
 				m->damping.nnz = nnz;
 				m->damping.csc = 0;
 				m->damping.arena = ev->a;   /* released by the runtime */
 				m->damping.row = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 				m->damping.col = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 				m->damping.val = arena_alloc(ev->a, sizeof(double) * ((size_t)nnz + 1));
-				for (int k = 0; k < nnz; k++) {
-					const struct ir_matrix *A = k < M->nnz ? M : K;
-					int q = k < M->nnz ? k : k - M->nnz;
-					m->damping.row[k] = A->row[q];
-					m->damping.col[k] = A->col[q];
-					m->damping.val[k] = (A == M ? a0 : a1) * A->val[q];
-				}
+				int k = scaled_entries(&m->mass, n, a0, &m->damping, 0);
+				scaled_entries(&m->stiffness, n, a1, &m->damping, k);
 				m->damping_kind = IR_DAMP_MATRIX;
 				return 0;
 			}
@@ -865,8 +890,9 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 			                  "the gap alone, which needs the dofs to be one point's coordinates (a mass m I)");
 		}
 	}
-	if (!m->stiffness.a && n <= IR_DENSE_MAX && mc->nfield == 0) {
-		/* no stiffness: a free body (K = 0) */
+	if (!m->stiffness.a && !m->stiffness.nnz && n <= IR_FOLD_DENSE_MAX && mc->nfield == 0) {
+		/* no stiffness: a free body (K = 0); beyond IR_FOLD_DENSE_MAX
+		 * dofs an operator without entries, the runtime's zero matrix */
 		m->stiffness.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 		m->stiffness.loc = m->loc;
 	}
@@ -1673,7 +1699,7 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	/* Storage: banded when the band is clearly cheaper than dense (and the
 	 * damping is not the full modal matrix). */
 	struct ir_model *m = run->model;
-	/* Operators held as entries (above IR_DENSE_MAX dofs): the runtime's
+	/* Operators held as entries (above IR_FOLD_DENSE_MAX dofs): the runtime's
 	 * matrix layer chooses banded or sparse from the structure. */
 	run->solver_auto = run->solver == IR_SOLVER_AUTO;
 	/* Below 16 dofs the choice stays the runtime's (auto): dense

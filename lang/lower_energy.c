@@ -1412,17 +1412,17 @@ static int quadratic_entries(struct eval *ev, const struct ir_func *f, int n, st
 }
 
 /* Whether a model's constant operators are held as dense n×n arrays:
- * up to IR_DENSE_MAX dofs, except on meshes, whose operators are sparse
- * whatever their size (a 3000-dof plate's band is about 100 wide: dense
- * arrays and the band solver cost 3 times the compressed columns'). */
+ * up to IR_FOLD_DENSE_MAX dofs, except on meshes, whose operators are
+ * sparse whatever their size (a 3000-dof plate's band is about 100 wide:
+ * dense arrays and the band solver cost 3 times the compressed columns'). */
 static int dense_operators(const struct eval *ev, int n)
 {
-	return n <= IR_DENSE_MAX && !(ev->mc && ev->mc->nfield > 0);
+	return n <= IR_FOLD_DENSE_MAX && !(ev->mc && ev->mc->nfield > 0);
 }
 
 /* Add triplets to operator a: into its dense array when the model is
  * small (allocated if need be), else appended to its entries (never an
- * n×n array beyond IR_DENSE_MAX). */
+ * n×n array beyond IR_FOLD_DENSE_MAX). */
 static void add_operator(struct eval *ev, struct ir_matrix *a, int n, const struct triplets *t)
 {
 	if (dense_operators(ev, n) || a->a) {
