@@ -132,12 +132,22 @@ void *arena_alloc_uninit(struct arena *a, size_t size)
 	return p;
 }
 
+/* The old contents copied into a new block; the rest zeroed when asked
+ * (the copied part is never zeroed first: it is as long as the copy). */
+static void *grow(struct arena *a, void *old, size_t oldsize, size_t newsize, int zero)
+{
+	unsigned char *p = arena_alloc_uninit(a, newsize);
+	size_t keep = old ? (oldsize < newsize ? oldsize : newsize) : 0;
+	if (keep)
+		memcpy(p, old, keep);
+	if (zero)
+		memset(p + keep, 0, ((newsize + 15) & ~(size_t)15) - keep);
+	return p;
+}
+
 void *arena_grow(struct arena *a, void *old, size_t oldsize, size_t newsize)
 {
-	void *p = arena_alloc(a, newsize);
-	if (old && oldsize)
-		memcpy(p, old, oldsize < newsize ? oldsize : newsize);
-	return p;
+	return grow(a, old, oldsize, newsize, 1);
 }
 
 int arena_release(struct arena *a, void *p)
@@ -161,7 +171,14 @@ int arena_release(struct arena *a, void *p)
 
 void *arena_regrow(struct arena *a, void *old, size_t oldsize, size_t newsize)
 {
-	void *p = arena_grow(a, old, oldsize, newsize);
+	void *p = grow(a, old, oldsize, newsize, 1);
+	arena_release(a, old);
+	return p;
+}
+
+void *arena_regrow_uninit(struct arena *a, void *old, size_t oldsize, size_t newsize)
+{
+	void *p = grow(a, old, oldsize, newsize, 0);
 	arena_release(a, old);
 	return p;
 }

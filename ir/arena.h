@@ -37,6 +37,10 @@ int arena_release(struct arena *a, void *p);
  * its owner points into (no pointer to an element is kept across the
  * call). */
 void *arena_regrow(struct arena *a, void *old, size_t oldsize, size_t newsize);
+/* The same, the part beyond the old contents not zeroed: for an array
+ * whose owner writes an element before reading it (a count says how many
+ * are in use). */
+void *arena_regrow_uninit(struct arena *a, void *old, size_t oldsize, size_t newsize);
 char *arena_strdup(struct arena *a, const char *s);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_printf(struct arena *a, const char *fmt, ...)

@@ -272,10 +272,76 @@ void ir_matrix_release(struct ir_matrix *m)
 	arena_release(m->arena, m->row);
 	arena_release(m->arena, m->col);
 	arena_release(m->arena, m->val);
+	for (int b = 0; b < m->nblock; b++)
+		if (m->block[b].per_instance)
+			arena_release(m->arena, (void *)m->block[b].val);
 	m->row = m->col = NULL;
 	m->val = NULL;
 	m->nnz = 0;
+	m->nblock = 0;
+	m->block = NULL;
 	m->arena = NULL;
+}
+
+int ir_matrix_has_entries(const struct ir_matrix *m)
+{
+	return m->nnz > 0 || m->nblock > 0;
+}
+
+static long block_index(const struct ir_kernel *k, int s, long i)
+{
+	return k->map ? k->map[(i - k->lo) * k->nslot + s] : k->base[s] + k->stride[s] * i;
+}
+
+static void block_each(const struct ir_matrix_block *b, void (*add)(void *ctx, int i, int j, double v), void *ctx)
+{
+	const struct ir_kernel *k = b->k;
+	for (long i = k->lo; i <= k->hi; i++) {
+		const double *v = b->val + (b->per_instance ? (size_t)(i - k->lo) * (size_t)k->nnz : 0);
+		for (int e = 0; e < k->nnz; e++) {
+			if (v[e] == 0)
+				continue;
+			long I = block_index(k, k->row[e], i);
+			if (I < 0)
+				continue;
+			if (b->lumped) {
+				add(ctx, (int)I, (int)I, v[e]);
+				continue;
+			}
+			long J = block_index(k, k->col[e], i);
+			if (J >= 0)
+				add(ctx, (int)I, (int)J, v[e]);
+		}
+	}
+}
+
+void ir_matrix_each(const struct ir_matrix *m, void (*add)(void *ctx, int i, int j, double v), void *ctx)
+{
+	int k = 0;
+	for (int b = 0; b < m->nblock; b++) {
+		for (; k < m->block[b].at; k++)
+			add(ctx, m->row[k], m->col[k], m->val[k]);
+		block_each(&m->block[b], add, ctx);
+	}
+	for (; k < m->nnz; k++)
+		add(ctx, m->row[k], m->col[k], m->val[k]);
+}
+
+static void count_entry(void *ctx, int i, int j, double v)
+{
+	(void)i;
+	(void)j;
+	(void)v;
+	++*(long *)ctx;
+}
+
+long ir_matrix_count(const struct ir_matrix *m)
+{
+	long c = 0;
+	if (m->nblock == 0)
+		return m->nnz;
+	ir_matrix_each(m, count_entry, &c);
+	return c;
 }
 
 const struct ir_dof_group *ir_dof_group_of(const struct ir_dof_list *l, int i)
@@ -353,7 +419,7 @@ void ir_prog_add_output(struct ir_prog *p, int reg)
 	struct ir_prog_ext *x = (struct ir_prog_ext *)p;
 	if (p->nout >= x->outcap) {
 		int cap = x->outcap ? 2 * x->outcap : 8;
-		p->out = arena_regrow(x->arena, p->out, sizeof(int) * (size_t)p->nout, sizeof(int) * (size_t)cap);
+		p->out = arena_regrow_uninit(x->arena, p->out, sizeof(int) * (size_t)p->nout, sizeof(int) * (size_t)cap);
 		x->outcap = cap;
 	}
 	p->out[p->nout++] = reg;
@@ -593,6 +659,24 @@ static void dump_func(FILE *f, const char *what, const struct ir_func *fn)
 	dump_kernels(f, fn->kernel, fn->nkernel, 0);
 }
 
+/* The counting sort of ir_model_pattern_nnz: pass 0 counts the nonzero
+ * entries of each column, pass 1 puts their rows in place. */
+struct bucket {
+	int pass;
+	int *first, *row;
+};
+
+static void bucket_entry(void *ctx, int i, int j, double v)
+{
+	struct bucket *b = ctx;
+	if (v == 0)
+		return;
+	if (b->pass)
+		b->row[b->first[j + 1]++] = i;
+	else
+		b->first[j + 2]++;
+}
+
 long ir_model_pattern_nnz(const struct ir_model *m)
 {
 	const struct ir_matrix *ops[3] = { &m->mass, &m->damping, &m->stiffness };
@@ -603,14 +687,14 @@ long ir_model_pattern_nnz(const struct ir_model *m)
 			for (long long k = 0; k < n * n; k++)
 				cnt += ops[o]->a[k] != 0;
 		} else {
-			cnt += (size_t)ops[o]->nnz;
+			cnt += (size_t)ir_matrix_count(ops[o]);
 		}
 	}
 	/* operators in compressed-column order (assembled on a mesh): their
 	 * columns merged, nothing allocated */
 	int all_csc = 1;
 	for (int o = 0; o < 3; o++)
-		all_csc &= !ops[o]->a && (ops[o]->nnz == 0 || ops[o]->csc);
+		all_csc &= !ops[o]->a && ops[o]->nblock == 0 && (ops[o]->nnz == 0 || ops[o]->csc);
 	if (all_csc) {
 		long d = 0;
 		int at[3] = { 0, 0, 0 };
@@ -655,13 +739,8 @@ long ir_model_pattern_nnz(const struct ir_model *m)
 								first[j + 2]++;
 						}
 			} else {
-				for (int k = 0; k < a->nnz; k++)
-					if (a->val[k] != 0) {
-						if (pass)
-							row[first[a->col[k] + 1]++] = a->row[k];
-						else
-							first[a->col[k] + 2]++;
-					}
+				struct bucket b = { pass, first, row };
+				ir_matrix_each(a, bucket_entry, &b);
 			}
 			if (!pass && o == 2)
 				for (long long j = 0; j < n; j++)
@@ -686,8 +765,8 @@ out:
 
 static void dump_operator(FILE *f, const char *name, int n, const struct ir_matrix *a)
 {
-	if (!a->a && a->nnz > 0)
-		fprintf(f, "  %s: %d x %d, %d nonzero entries (sparse)\n", name, n, n, a->nnz);
+	if (!a->a && ir_matrix_has_entries(a))
+		fprintf(f, "  %s: %d x %d, %ld nonzero entries (sparse)\n", name, n, n, ir_matrix_count(a));
 	else
 		dump_matrix(f, name, n, a->a);
 }
@@ -707,14 +786,18 @@ void ir_dump_model(FILE *f, const struct ir_model *m)
 }
 
 /* The mass is diagonal (a lumped one), held as entries. */
+static void off_diagonal(void *ctx, int i, int j, double v)
+{
+	*(int *)ctx |= i != j && v != 0;
+}
+
 static int diagonal_mass(const struct ir_model *m)
 {
-	if (m->mass.a || m->mass.nnz == 0)
+	if (m->mass.a || !ir_matrix_has_entries(&m->mass))
 		return 0;
-	for (int k = 0; k < m->mass.nnz; k++)
-		if (m->mass.row[k] != m->mass.col[k] && m->mass.val[k] != 0)
-			return 0;
-	return 1;
+	int off = 0;
+	ir_matrix_each(&m->mass, off_diagonal, &off);
+	return !off;
 }
 
 void ir_dump_storage(FILE *f, const struct ir_model *m, const struct ir_run *r)
@@ -768,7 +851,7 @@ static void dump_model(FILE *f, const struct ir_model *m, const struct ir_run *r
 	if (m->mass.a)
 		dump_matrix(f, "mass", m->ndof, m->mass.a);
 	else
-		fprintf(f, "  mass: %d x %d, %d nonzero entries (sparse)\n", m->ndof, m->ndof, m->mass.nnz);
+		fprintf(f, "  mass: %d x %d, %ld nonzero entries (sparse)\n", m->ndof, m->ndof, ir_matrix_count(&m->mass));
 	if (m->damping_kind == IR_DAMP_MODAL) {
 		fputs("  damping: modal xi = ", f);
 		print_num(f, m->modal_xi);

@@ -72,15 +72,37 @@ struct ir_table {
 	double *x, *y;
 };
 
+/* Entries of a large operator that a kernel (a sum's constant Hessian)
+ * generates rather than writes out: instance i = lo..hi of kernel k adds
+ * val[e] (val[(i - lo) nnz + e] when per_instance) at the unknowns of its
+ * slots k->row[e], k->col[e], on the diagonal of the first when lumped (a
+ * row-sum mass); a zero adds nothing, nor does a slot mapped to -1 (a
+ * fixed unknown).  The slots are dofs or velocities (numbered as the
+ * dofs).  A sum of 10⁶ springs is one block of four numbers where its
+ * triplets took 64 MB. */
+struct ir_kernel;
+
+struct ir_matrix_block {
+	const struct ir_kernel *k;
+	const double *val;
+	int per_instance, lumped;
+	int at;              /* its entries come after the first `at` triplets
+	                        (the order in which duplicates are summed) */
+};
+
 /* A constant n×n operator: a column-major array (LAPACK layout), or
  * beyond IR_FOLD_DENSE_MAX dofs (an operator folded from an energy or
  * read from a file) its nonzero entries only, in time and memory linear
  * in their number. */
 struct ir_matrix {
 	double *a;           /* NULL when the model does not declare it */
-	int nnz;             /* sparse form when a is NULL and nnz > 0 */
+	int nnz;             /* sparse form when a is NULL and nnz > 0 or
+	                        nblock > 0: nnz triplets, then ... */
 	int *row, *col;
 	double *val;
+	int nblock;          /* ... the entries of blocks, each after its
+	                        `at` triplets (ir_matrix_each) */
+	struct ir_matrix_block *block;
 	int csc;             /* the entries are in compressed-column order:
 	                        by column, rows increasing and distinct in
 	                        each (an assembled operator: the runtime
@@ -98,6 +120,14 @@ struct ir_matrix {
  * no entries (nnz 0, a NULL); without an arena (a plan built by hand, a
  * dense operator) nothing happens. */
 void ir_matrix_release(struct ir_matrix *m);
+/* Whether a sparse operator has entries (triplets or blocks). */
+int ir_matrix_has_entries(const struct ir_matrix *m);
+/* Call add(ctx, i, j, v) for every entry of a sparse operator, triplets
+ * and blocks in their order (the order of the triplets they stand for):
+ * a consumer sums duplicates in it, as it would the triplets. */
+void ir_matrix_each(const struct ir_matrix *m, void (*add)(void *ctx, int i, int j, double v), void *ctx);
+/* The number of entries ir_matrix_each gives. */
+long ir_matrix_count(const struct ir_matrix *m);
 
 enum { IR_DENSE_MAX = 4000 };
 /* The operators folded from quadratic energies (and the zero stiffness of

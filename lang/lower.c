@@ -422,19 +422,32 @@ static int bind_param(struct eval *ev, struct ast_arg *def, const char *model)
 	return 0;
 }
 
+struct band {
+	int kl, ku;
+};
+
+static void band_entry(void *ctx, int i, int j, double v)
+{
+	struct band *b = ctx;
+	if (v != 0) {
+		if (i - j > b->kl)
+			b->kl = i - j;
+		if (j - i > b->ku)
+			b->ku = j - i;
+	}
+}
+
 static void bandwidth(int n, const struct ir_matrix *m, int *kl, int *ku)
 {
 	const double *a = m->a;
-	/* an operator kept as its entries (beyond IR_FOLD_DENSE_MAX dofs) */
-	for (int k = 0; !a && k < m->nnz; k++)
-		if (m->val[k] != 0) {
-			if (m->row[k] - m->col[k] > *kl)
-				*kl = m->row[k] - m->col[k];
-			if (m->col[k] - m->row[k] > *ku)
-				*ku = m->col[k] - m->row[k];
-		}
-	if (!a)
+	if (!a) {
+		/* an operator kept as its entries (beyond IR_FOLD_DENSE_MAX dofs) */
+		struct band b = { *kl, *ku };
+		ir_matrix_each(m, band_entry, &b);
+		*kl = b.kl;
+		*ku = b.ku;
 		return;
+	}
 	for (int j = 0; j < n; j++)
 		for (int i = 0; i < n; i++)
 			if (a[i + (size_t)j * n] != 0) {
@@ -527,7 +540,7 @@ static int is_mtx_call(struct eval *ev, const struct ast_expr *e)
 static int operator(struct eval *ev, struct model_ctx *mc, struct ast_item *it, const char *what,
                     struct ir_matrix *out)
 {
-	if (out->a || out->nnz)
+	if (out->a || ir_matrix_has_entries(out))
 		return eval_error(ev, it->loc, "%s is declared twice", what);
 	struct value v;
 	mc->what = what;
@@ -542,20 +555,35 @@ static int operator(struct eval *ev, struct model_ctx *mc, struct ast_item *it, 
 	return 0;
 }
 
+/* rayleigh(a0, a1) on operators held as entries: theirs, scaled, written
+ * out in their order. */
+struct scaled_copy {
+	int *row, *col;
+	double *val;
+	long k;
+	double scale;
+};
+
+static void scaled_entry(void *ctx, int i, int j, double v)
+{
+	struct scaled_copy *c = ctx;
+	c->row[c->k] = i;
+	c->col[c->k] = j;
+	c->val[c->k++] = c->scale * v;
+}
+
 /* The entries of s A (its nonzeros when it is dense) written into out's
  * row, col and val from entry k on; returns how many (out NULL: only
  * counts them). */
-static int scaled_entries(const struct ir_matrix *A, int n, double s, struct ir_matrix *out, int k)
+static long scaled_entries(const struct ir_matrix *A, int n, double s, struct ir_matrix *out, long k)
 {
-	int k0 = k;
+	long k0 = k;
 	if (!A->a) {
-		for (int q = 0; q < A->nnz; q++, k++)
-			if (out) {
-				out->row[k] = A->row[q];
-				out->col[k] = A->col[q];
-				out->val[k] = s * A->val[q];
-			}
-		return k - k0;
+		if (!out)
+			return ir_matrix_count(A);
+		struct scaled_copy c = { out->row, out->col, out->val, k, s };
+		ir_matrix_each(A, scaled_entry, &c);
+		return c.k - k0;
 	}
 	for (int j = 0; j < n; j++)
 		for (int i = 0; i < n; i++)
@@ -608,20 +636,22 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				return eval_error(ev, ((struct ast_arg *)e->args.v[0])->loc, "rayleigh(a0, a1) takes M from a "
 				                  "constant mass, and the mass of model %s depends on u: state the damping as "
 				                  "a dissipation instead", m->name);
-			if (m->mass.nnz || m->stiffness.nnz) {
+			if (ir_matrix_has_entries(&m->mass) || ir_matrix_has_entries(&m->stiffness)) {
 				/* an operator held as entries (the other may be
 				 * dense: a declared matrix beside a folded energy):
 				 * C's entries are theirs, scaled (duplicates are
 				 * summed later) */
-				int nnz = scaled_entries(&m->mass, n, a0, NULL, 0) +
-				          scaled_entries(&m->stiffness, n, a1, NULL, 0);
-				m->damping.nnz = nnz;
+				long nnz = scaled_entries(&m->mass, n, a0, NULL, 0) +
+				           scaled_entries(&m->stiffness, n, a1, NULL, 0);
+				if (nnz > INT32_MAX)
+					return eval_error(ev, e->loc, "out of memory");
+				m->damping.nnz = (int)nnz;
 				m->damping.csc = 0;
 				m->damping.arena = ev->a;   /* released by the runtime */
 				m->damping.row = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 				m->damping.col = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 				m->damping.val = arena_alloc(ev->a, sizeof(double) * ((size_t)nnz + 1));
-				int k = scaled_entries(&m->mass, n, a0, &m->damping, 0);
+				long k = scaled_entries(&m->mass, n, a0, &m->damping, 0);
 				scaled_entries(&m->stiffness, n, a1, &m->damping, k);
 				m->damping_kind = IR_DAMP_MATRIX;
 				return 0;
@@ -864,9 +894,9 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 			mc->damping_declared = 1;
 	if (lower_energies(ev, mc, am))
 		return -1;
-	if (!m->mass.a && !m->kinetic && !m->mass.nnz)
+	if (!m->mass.a && !m->kinetic && !ir_matrix_has_entries(&m->mass))
 		return eval_error(ev, am->loc, "model %s has no mass (add e.g. 'mass [1]' or a kinetic energy)", am->name);
-	if (!m->mass.a && !m->mass.nnz) {
+	if (!m->mass.a && !ir_matrix_has_entries(&m->mass)) {
 		/* all of the mass depends on u */
 		m->mass.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 		m->mass.loc = m->kinetic->loc;
@@ -890,7 +920,7 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 			                  "the gap alone, which needs the dofs to be one point's coordinates (a mass m I)");
 		}
 	}
-	if (!m->stiffness.a && !m->stiffness.nnz && n <= IR_FOLD_DENSE_MAX && mc->nfield == 0) {
+	if (!m->stiffness.a && !ir_matrix_has_entries(&m->stiffness) && n <= IR_FOLD_DENSE_MAX && mc->nfield == 0) {
 		/* no stiffness: a free body (K = 0); beyond IR_FOLD_DENSE_MAX
 		 * dofs an operator without entries, the runtime's zero matrix */
 		m->stiffness.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
@@ -1706,7 +1736,7 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	 * storage, factored by LAPACK's band routines when the step matrix
 	 * is narrow (a chain: dpttrs in O(n)), densely otherwise
 	 * (la_backend_choose). */
-	if (run->solver == IR_SOLVER_AUTO && (m->mass.a || !m->mass.nnz)) {
+	if (run->solver == IR_SOLVER_AUTO && (m->mass.a || !ir_matrix_has_entries(&m->mass))) {
 		int band = 2 * m->kl + m->ku + 1, modal = m->damping_kind == IR_DAMP_MODAL;
 		if (!modal && m->ndof >= 16 && 2 * band <= m->ndof)
 			run->solver = IR_SOLVER_BANDED;

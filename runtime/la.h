@@ -113,6 +113,15 @@ struct la_mat {
  * la_mat_free it in every case). */
 int la_mat_triplets(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, const int *row, const int *col,
                     const double *val);
+/* The same from entries that a function gives: each(src, add, acc) calls
+ * add(acc, i, j, v) for every entry, always in the same order (the order
+ * in which duplicates are summed).  It is called twice for a dense or
+ * banded A (its band, then its values: no triplets written out) and
+ * once for compressed columns, whose triplets it writes for
+ * la_mat_triplets. */
+typedef void la_entry_fn(void *acc, int i, int j, double v);
+int la_mat_entries(struct la_mat *A, enum la_mat_kind kind, int n,
+                   void (*each)(const void *src, la_entry_fn *add, void *acc), const void *src);
 /* The same from entries already in compressed-column order (by column,
  * rows increasing and distinct within each): no sort, no map; -2 when
  * they are not. */

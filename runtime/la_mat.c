@@ -284,6 +284,86 @@ int la_mat_triplets(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, 
 	return csc_to_kind(A, kind);
 }
 
+/* la_mat_entries' passes: the band and the count of the entries (bad:
+ * an index outside 0..n-1), their values summed in place, or written out
+ * as triplets. */
+struct entry_scan {
+	int n, kl, ku, bad;
+	size_t nnz;
+};
+
+static void scan_entry(void *acc, int i, int j, double v)
+{
+	struct entry_scan *s = acc;
+	(void)v;
+	if (i < 0 || i >= s->n || j < 0 || j >= s->n)
+		s->bad = 1;
+	s->kl = imax(s->kl, i - j);
+	s->ku = imax(s->ku, j - i);
+	s->nnz++;
+}
+
+static void dense_entry(void *acc, int i, int j, double v)
+{
+	struct la_mat *A = acc;
+	A->x[(size_t)i + (size_t)j * (size_t)A->n] += v;
+}
+
+static void band_entry(void *acc, int i, int j, double v)
+{
+	struct la_mat *A = acc;
+	A->x[band_at(A, i, j)] += v;
+}
+
+struct entry_trip {
+	int *row, *col;
+	double *val;
+	size_t k;
+};
+
+static void trip_entry(void *acc, int i, int j, double v)
+{
+	struct entry_trip *t = acc;
+	t->row[t->k] = i;
+	t->col[t->k] = j;
+	t->val[t->k++] = v;
+}
+
+int la_mat_entries(struct la_mat *A, enum la_mat_kind kind, int n,
+                   void (*each)(const void *src, la_entry_fn *add, void *acc), const void *src)
+{
+	memset(A, 0, sizeof *A);
+	A->n = n;
+	struct entry_scan s = { n, 0, 0, 0, 0 };
+	each(src, scan_entry, &s);
+	if (s.bad)
+		return -2;
+	/* as la_mat_triplets: dense or banded filled in the entries' order */
+	enum la_mat_kind direct = kind == LA_MAT_AUTO ? auto_kind(n, s.kl, s.ku) : kind;
+	if (direct == LA_MAT_DENSE || direct == LA_MAT_BAND) {
+		A->kl = direct == LA_MAT_DENSE ? n - 1 : s.kl;
+		A->ku = direct == LA_MAT_DENSE ? n - 1 : s.ku;
+		if (alloc_kind(A, direct))
+			return -1;
+		A->kl = s.kl;
+		A->ku = s.ku;
+		each(src, direct == LA_MAT_DENSE ? dense_entry : band_entry, A);
+		A->sym = is_symmetric(A);
+		return 0;
+	}
+	struct entry_trip t = { malloc((s.nnz + 1) * sizeof *t.row), malloc((s.nnz + 1) * sizeof *t.col),
+	                        malloc((s.nnz + 1) * sizeof *t.val), 0 };
+	int rc = -1;
+	if (t.row && t.col && t.val) {
+		each(src, trip_entry, &t);
+		rc = la_mat_triplets(A, kind, n, t.k, t.row, t.col, t.val);
+	}
+	free(t.row);
+	free(t.col);
+	free(t.val);
+	return rc;
+}
+
 int la_mat_csc_entries(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, const int *row, const int *col,
                        const double *val)
 {

@@ -99,6 +99,13 @@ static int operator_mat(struct la_mat *A, const struct ir_matrix *m, int n, enum
 	return rc;
 }
 
+/* The entries of an operator with blocks (a sum's springs), summed into
+ * the matrix layer's storage as they are generated: no triplets. */
+static void ir_entries(const void *src, la_entry_fn *add, void *acc)
+{
+	ir_matrix_each(src, add, acc);
+}
+
 static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind)
 {
 	if (m->a)
@@ -107,8 +114,9 @@ static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum 
 	 * symmetric to rounding only, its two triangles being derived
 	 * apart: made exactly so, the step matrix is recognised as
 	 * symmetric and factored by Cholesky (CHOLMOD), not LU */
-	int rc = m->csc ? la_mat_csc_entries(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val)
-	                : la_mat_triplets(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val);
+	int rc = m->nblock ? la_mat_entries(A, kind, n, ir_entries, m)
+	         : m->csc  ? la_mat_csc_entries(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val)
+	                   : la_mat_triplets(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val);
 	if (rc == 0)
 		la_mat_symmetrize(A);
 	return rc;
