@@ -17,6 +17,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -33,9 +34,12 @@
 
 static struct session *S;
 static int exit_requested;
-/* Set while the prompt waits for input: a Ctrl-C then drops the line
- * (prompt_interrupted) instead of stopping an evaluation (rt_interrupted). */
-static volatile sig_atomic_t at_prompt, prompt_interrupted;
+/* Set while a statement or command is evaluated: a Ctrl-C then stops it
+ * (rt_interrupted).  At any other time, at the prompt or between two
+ * lines of a statement still being typed, it drops the line and the
+ * statement (prompt_interrupted, taken by the next read_line): a Ctrl-C
+ * that came while the previous line was being parsed was lost before. */
+static volatile sig_atomic_t evaluating, prompt_interrupted;
 
 /* The text typed so far, kept whole so that diagnostics can quote any
  * line of it as <stdin>:line:col. */
@@ -49,10 +53,10 @@ static int typed_lines;
 static void on_sigint(int sig)
 {
 	(void)sig;
-	if (at_prompt)
-		prompt_interrupted = 1;
-	else
+	if (evaluating)
 		rt_interrupted = 1;
+	else
+		prompt_interrupted = 1;
 }
 
 /* ---- completion ---- */
@@ -939,6 +943,57 @@ static int input_available(void)
 	return poll(&p, 1, 0) > 0;
 }
 
+/* Take a pending Ctrl-C (SIGINT is blocked while the prompt reads). */
+static int take_sigint(void)
+{
+	sigset_t only;
+	sigemptyset(&only);
+	sigaddset(&only, SIGINT);
+	struct timespec zero = { 0, 0 };
+	if (sigint_pending() && sigtimedwait(&only, NULL, &zero) == SIGINT)
+		prompt_interrupted = 1;
+	return prompt_interrupted;
+}
+
+/* readline's key reader (rl_getc_function).  Its own rl_getc waits in
+ * pselect and then reads, blocking: a Ctrl-C in between flushes the
+ * terminal's input (ISIG without NOFLSH), its SIGINT goes to our
+ * handler, not readline's, and rl_getc waits again for a key that never
+ * comes — the REPL hung when Ctrl-C followed a key closely (seen under
+ * AddressSanitizer).  Here the read does not block and the wait lets
+ * SIGINT in; after a Ctrl-C readline is told the line is done (rl_done,
+ * with NUL, bound to set-mark, as a key that changes nothing visible)
+ * and read_line drops it. */
+static int read_key(FILE *in)
+{
+	int fd = fileno(in);
+	sigset_t wait;
+	pthread_sigmask(SIG_BLOCK, NULL, &wait);
+	sigdelset(&wait, SIGINT);
+	for (;;) {
+		if (take_sigint()) {
+			rl_done = 1;
+			return 0;
+		}
+		unsigned char c;
+		int flags = fcntl(fd, F_GETFL);
+		if (flags >= 0)
+			fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+		ssize_t k = read(fd, &c, 1);
+		int err = errno;
+		if (flags >= 0)
+			fcntl(fd, F_SETFL, flags);
+		if (k == 1)
+			return c;
+		if (k == 0 || (err != EAGAIN && err != EWOULDBLOCK && err != EINTR))
+			return EOF;
+		fd_set ready;
+		FD_ZERO(&ready);
+		FD_SET(fd, &ready);
+		pselect(fd + 1, &ready, NULL, NULL, NULL, &wait);
+	}
+}
+
 /* One line typed at the prompt: 0 and *line (malloc'd), 1 at the end of
  * input (Ctrl-D), 2 when Ctrl-C dropped the line.  SIGINT stays blocked
  * except inside pselect, so that a Ctrl-C is either seen before waiting
@@ -955,8 +1010,6 @@ static int read_line(const char *prompt, char **line)
 	int fd = fileno(rl_instream ? rl_instream : stdin);
 	line_ready = 0;
 	got_line = NULL;
-	prompt_interrupted = 0;
-	at_prompt = 1;
 	rl_callback_handler_install(prompt, on_line);
 	int rc = 0;
 	while (!line_ready) {
@@ -983,16 +1036,17 @@ static int read_line(const char *prompt, char **line)
 		 * typed just after Ctrl-C would be read into the line the
 		 * Ctrl-C drops.  Take the signal first, so that they start
 		 * the next line. */
-		if (sigint_pending()) {
-			struct timespec zero = { 0, 0 };
-			if (sigtimedwait(&block, NULL, &zero) == SIGINT) {
-				prompt_interrupted = 1;
-				continue;
-			}
-		}
+		if (take_sigint())
+			continue;
 		rl_callback_read_char();
 	}
-	at_prompt = 0;
+	if (rc == 0 && prompt_interrupted) {
+		/* read_key ended the line for a Ctrl-C: readline has put
+		 * itself away (on_line), the line is dropped */
+		free(got_line);
+		got_line = NULL;
+		rc = 2;
+	}
 	prompt_interrupted = 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc == 0 && !got_line)
@@ -1005,13 +1059,28 @@ static int read_line(const char *prompt, char **line)
 
 /* One line of input: a command, or a line of a statement, executed when
  * the statement is complete. */
+/* A command or a complete statement, with Ctrl-C stopping it. */
+static void evaluate_command(char *cmd)
+{
+	evaluating = 1;
+	command(cmd);
+	evaluating = 0;
+}
+
+static void evaluate_statement(const char *text)
+{
+	evaluating = 1;
+	execute(text);
+	evaluating = 0;
+}
+
 static void feed(const char *line)
 {
 	if (!buffer && line[0] == ':') {
 		if (line[1])
 			add_history(line);
 		char *cmd = arena_strdup(S->arena, line);
-		command(cmd);
+		evaluate_command(cmd);
 		return;
 	}
 	size_t n = strlen(line);
@@ -1034,7 +1103,7 @@ static void feed(const char *line)
 		buffer[blen - 1] = '\0';
 		add_history(buffer);
 		buffer[blen - 1] = '\n';
-		execute(buffer);
+		evaluate_statement(buffer);
 	}
 	free(buffer);
 	buffer = NULL;
@@ -1055,13 +1124,14 @@ int repl_main(struct session *s, const char *file)
 		}
 		fclose(f);
 		char *cmd = arena_printf(s->arena, ":load %s", file);
-		command(cmd);
+		evaluate_command(cmd);
 	}
 	rl_readline_name = "dyn";
 	rl_attempted_completion_function = complete;
 	rl_basic_word_break_characters = " \t\n\"(),[]{}+-*/^=<>;.'";
 	rl_catch_signals = 0;
 	rl_input_available_hook = input_available;
+	rl_getc_function = read_key;
 	char *hist = getenv("HOME") ? arena_printf(s->arena, "%s/.dyn_history", getenv("HOME")) : NULL;
 	if (hist)
 		read_history(hist);

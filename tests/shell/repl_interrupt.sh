@@ -14,6 +14,8 @@
 #     "1 + 2" typed, then "^Cprint 6*7⏎" sent at once, 100 times, prints
 #     42 every time and no error (the old loop read the keys before taking
 #     the pending signal, into the line the Ctrl-C dropped: "1 + 2print 6*7").
+#  5. Ctrl-C right after the Enter ending a line of a statement drops the
+#     statement, 50 times.
 # Waits are for prompts and messages, never fixed times; timeouts are long
 # for a loaded machine.
 set -u
@@ -180,6 +182,23 @@ if session typeahead; then
 	n=$(tr -d '\r' < "$dir/typeahead.out" | sed 's/\x1b\[?2004[hl]//g' | grep -cx '42')
 	[ "$n" -eq 100 ] || fail "print 6*7 after Ctrl-C printed 42 $n times of 100"
 fi
+
+# 5. Ctrl-C close behind the Enter that ends a line of a statement, 50
+# times: it comes while that line is taken, before the next prompt, or
+# while readline waits for a key (the old REPL lost it as an interrupt of
+# no evaluation, or hung in readline's blocking read after the Ctrl-C
+# flushed the keys it had been told were there).
+{
+	echo "timeout 60"
+	echo "expect dyn> "
+	i=0
+	while [ $i -lt 50 ]; do
+		printf '%s\n' 'send model q {\n  dof u\n\x03' 'expect dyn> '
+		i=$((i + 1))
+	done
+	printf '%s\n' 'send :show q\n' "expect no name 'q'" 'expect dyn> ' 'send \x04' 'exit 0'
+} > "$dir/between.pty"
+session between
 
 [ "$status" -eq 0 ] && echo "repl_interrupt: ok"
 exit "$status"
