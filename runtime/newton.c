@@ -184,6 +184,16 @@ static void solve(struct newton *nw, double *b)
 		la_solve(nw->f, b);
 }
 
+int newton_factor(struct newton *nw)
+{
+	return factor(nw);
+}
+
+void newton_factored_solve(struct newton *nw, double *b)
+{
+	solve(nw, b);
+}
+
 void newton_set_terms(struct newton *nw, const double *terms)
 {
 	nw->terms = terms;

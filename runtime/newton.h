@@ -30,6 +30,16 @@ struct newton *newton_alloc(int N);
 struct newton *newton_alloc_mat(struct la_mat *A, enum la_backend backend, int spd);
 void newton_free(struct newton *nw);
 
+/* The factorization alone, for a caller that forms the Jacobian's values
+ * itself (a linearised step with its own iteration: moreau_jean's W):
+ * factor the values in A->x (newton_alloc_mat) or the dense N×N array
+ * (newton_alloc), as newton_solve does at each iteration — Cholesky while
+ * they are symmetric and positive definite, LU otherwise — and solve with
+ * that factor.  newton_factor returns 0, k > 0 when singular, -1 when out
+ * of memory. */
+int newton_factor(struct newton *nw);
+void newton_factored_solve(struct newton *nw, double *b);
+
 /* Where fn leaves the size of the terms that cancel in the residual at the
  * x it was last called with (their rounding bounds the attainable
  * residual); NULL (the default) when fn does not say. */

@@ -18,7 +18,15 @@
  * τ²θ²∇²Φ, computes the free velocity v_free = v₊ − W⁻¹R(v₊), and solves
  * the LCP y = D P + q, D = G_A W⁻¹ G_Aᵀ, q = G_A v_free + e G_A v by
  * Murty's principal pivoting (finite for the positive definite D); for
- * a linear smooth part the first iteration is exact.
+ * a linear smooth part the first iteration is exact.  W is dense (n × n,
+ * LU) where the implicit schemes' Newton Jacobian is (stage_sparse: up
+ * to LA_SMALL_N unknowns under solver = auto, solver = dense, M(u));
+ * otherwise it is that Jacobian on the matrix layer (jacobian.c: the
+ * pattern of M, K, C and the Hessians' entries, filled here with the
+ * dense W's weights and order, so with its values) factored as
+ * Newton factors it (newton.c: Cholesky while symmetric positive
+ * definite, LU otherwise), and W⁻¹G_Aᵀ comes from that factor: no limit
+ * on n but memory.
  *
  * Bilateral constraints c(u) = 0 enter the same per-step problem as
  * equalities on the velocity of the step, with C = ∂c/∂u at the step's
@@ -89,7 +97,9 @@
 #include <config.h>
 
 #include "scheme.h"
+#include "jacobian.h"
 #include "la.h"
+#include "newton.h"
 #include "stage.h"
 
 #include <float.h>
@@ -114,6 +124,15 @@ struct moreau {
 	double *wpsi, *wphi;                                            /* n weights */
 	double *W;                    /* n × n */
 	struct la_factor *wf;
+	/* W on the matrix layer (a nonlinear model beyond the dense path:
+	 * stage_sparse): the pattern of the implicit stage's Jacobian
+	 * (jacobian.c) of order N, its z rows and columns the identity, and
+	 * the stage's factorization (newton_factor: Cholesky while symmetric
+	 * positive definite, LU otherwise) */
+	struct jacobian *jac;
+	struct newton *nw;
+	double *wrow, *wx;            /* N: 1 on the u rows, 0 on the z rows;
+	                                 a right-hand side of order N */
 	double *G;                    /* nk × n: the contacts' gradients */
 	double *H, *WG;               /* nr × n: the step's rows (C, then G_A);
 	                                 n × nr: W⁻¹H_rᵀ in column r */
@@ -158,6 +177,11 @@ static void mj_free(void *p)
 	free(s->cval); free(s->Gc); free(s->X); free(s->A); free(s->rkind); free(s->T);
 	free(s->p0); free(s->p1); free(s->dT0); free(s->dT1);
 	free(s->zprev); free(s->zdprev); free(s->dz); free(s->zero); free(s->Wz);
+	free(s->wrow); free(s->wx);
+	newton_free(s->nw);
+	if (s->jac)
+		jacobian_free(s->jac);
+	free(s->jac);
 	if (s->hasst)
 		stage_free(&s->st);
 	la_solver_free(s->ws);
@@ -199,13 +223,18 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	const struct ir_model *im = pb->ir;
 	s->lin = !im->potential && !im->dissipation && !im->kinetic && m == 0 && nc == 0 && !pb->kphi.f &&
 	         !pb->kpsi.f && pb->Mm.n == n;
+	/* otherwise W is dense (n × n, LU) where the implicit stage's
+	 * Jacobian is, and where the dense operators exist (up to
+	 * IR_DENSE_MAX dofs: run.c); on the matrix layer beyond */
+	int sp = !s->lin && !pb->varmass && (stage_sparse(pb) || !pb->M);
 	/* the loads and gradients have N entries (u, then z) */
 	if (nl_vectors((size_t)n, &s->v1, &s->u1, &s->R, &s->F0, &s->du, &s->vold, &s->uproj, (double **)NULL) ||
 	    nl_vectors((size_t)N, &s->gphi, &s->gpsi, &s->f0, &s->f1, &s->psi0, &s->wpsi, &s->wphi, (double **)NULL) ||
 	    (pb->varmass && nl_vectors((size_t)n, &s->p0, &s->p1, &s->dT0, &s->dT1, (double **)NULL)) ||
 	    (m > 0 && (nl_vectors((size_t)m, &s->zprev, &s->zdprev, &s->dz, &s->zero, (double **)NULL) ||
-	               nl_vectors((size_t)N * (size_t)N, &s->Wz, (double **)NULL))) ||
-	    (!s->lin && nl_vectors((size_t)n * (size_t)n, &s->W, (double **)NULL)) ||
+	               (!sp && nl_vectors((size_t)N * (size_t)N, &s->Wz, (double **)NULL)))) ||
+	    (!s->lin && !sp && nl_vectors((size_t)n * (size_t)n, &s->W, (double **)NULL)) ||
+	    (sp && nl_vectors((size_t)N, &s->wrow, &s->wx, (double **)NULL)) ||
 	    nl_vectors((size_t)n * (size_t)nk, &s->G, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)nsl, &s->T, (double **)NULL) ||
 	    nl_vectors((size_t)n * (size_t)nr, &s->H, &s->WG, (double **)NULL) ||
@@ -217,7 +246,7 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	    nl_vectors((size_t)nc * (size_t)nc, &s->A, (double **)NULL) ||
 	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) || !(s->rkind = calloc((size_t)nr + 1, sizeof(int))) || !(s->basic = calloc((size_t)nr + 1, sizeof(int))) ||
 	    !(s->idx = calloc((size_t)nr + 1, sizeof(int))) ||
-	    (!s->lin && !(s->wf = la_factor_alloc(n, LA_DENSE_GENERAL, 0, 0))) ||
+	    (!s->lin && !sp && !(s->wf = la_factor_alloc(n, LA_DENSE_GENERAL, 0, 0))) ||
 	    (nr > 0 && !(s->df = la_factor_alloc(nr, LA_DENSE_GENERAL, 0, 0))) ||
 	    (nc > 0 && !(s->af = la_factor_alloc(nc, LA_DENSE_GENERAL, 0, 0))) ||
 	    nl_common_alloc(&s->c, pb)) {
@@ -243,6 +272,16 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 			mj_free(s);
 			return nl_refuse(err, "out of memory for the step");
 		}
+	}
+	if (sp) {
+		/* W = M + τθ∇²Ψ + τ²θ²∇²Φ, symmetric positive definite for a
+		 * convex Φ (the stage's Cholesky, LU when it is not) */
+		if (!(s->nw = stage_newton_mat(pb, 0, 1, &s->jac))) {
+			mj_free(s);
+			return nl_refuse(err, "out of memory for the step");
+		}
+		for (int i = 0; i < n; i++)
+			s->wrow[i] = 1;
 	}
 	if (m > 0) {
 		if (stage_alloc(&s->st, pb)) {
@@ -682,6 +721,48 @@ static int no_local_solution(struct moreau *s, int nr, struct rt_error *err)
 	return -1;
 }
 
+/* b := W⁻¹b (n entries) with the iteration's factor of W: dense, or on
+ * the matrix layer, where the z rows of the order-N system are the
+ * identity and take a zero right-hand side. */
+static void w_solve(struct moreau *s, double *b)
+{
+	int n = s->pb->n, N = s->pb->N;
+	if (!s->nw) {
+		la_solve(s->wf, b);
+	} else if (N == n) {
+		newton_factored_solve(s->nw, b);
+	} else {
+		memcpy(s->wx, b, sizeof(double) * (size_t)n);
+		memset(s->wx + n, 0, sizeof(double) * (size_t)(N - n));
+		newton_factored_solve(s->nw, s->wx);
+		memcpy(b, s->wx, sizeof(double) * (size_t)n);
+	}
+}
+
+/* W = M + τθ∇²Ψ + τ²θ²∇²Φ on the matrix layer from the Hessians of the
+ * last problem_phi and problem_psi, the terms added in the dense path's
+ * order (M, then K, Φ's scalar part and kernels, then Ψ's), each entry
+ * weighted as problem_add_hess_phi weighs it (by its column's w), so
+ * without internal variables the values are the dense W's to the bit
+ * (with them the dense path sums the Hessians apart before adding M:
+ * the same to rounding); then factored.  0, k > 0 singular, -1 out of
+ * memory. */
+static int w_factor(struct moreau *s)
+{
+	struct rt_problem *pb = s->pb;
+	struct jacobian *J = s->jac;
+	double *x = J->A.x;
+	int n = pb->n, m = pb->m;
+	const double *cr = m ? s->wrow : NULL;
+	memset(x, 0, sizeof(double) * J->A.nx);
+	jacobian_add_mass(J, pb, 1, x);
+	jacobian_add_phi(J, pb, cr, s->wphi, x);
+	jacobian_add_psi(J, pb, cr, s->wpsi, x);
+	for (int j = 0; j < m; j++)
+		x[J->diag[n + j]] = 1;
+	return newton_factor(s->nw);
+}
+
 /* The impulses of the step's nr rows (ne equalities first, na contact
  * rows after them) in s->P, and v_free (in s->du) moved by W⁻¹HᵀP: the
  * Delassus operator D = H W⁻¹ Hᵀ from one solve with W's factor per row,
@@ -701,7 +782,7 @@ static int row_impulses(struct moreau *s, int ne, int na, int nr, int friction, 
 		if (s->lin)
 			la_solver_solve(s->ws, col);
 		else
-			la_solve(s->wf, col);
+			w_solve(s, col);
 	}
 	for (int a = 0; a < nr; a++) {
 		double gf = 0, gv = 0;
@@ -903,10 +984,18 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		}
 		problem_phi(pb, s->u1, z1, s->gphi);
 		problem_psi(pb, s->v1, zd1, s->gpsi);
+		if (s->nw) {
+			/* M(v₊ − v) from M's entries, into R */
+			for (int i = 0; i < n; i++)
+				s->du[i] = s->v1[i] - x->v[i];
+			la_mat_mul(&pb->Mm, s->du, s->R);
+		}
 		for (int i = 0; i < n; i++) {
 			double r = 0;
 			if (vm)
 				r = s->p1[i] - s->p0[i];
+			else if (s->nw)
+				r = s->R[i];
 			else
 				for (int j = 0; j < n; j++)
 					r += pb->M[i + (size_t)j * n] * (s->v1[j] - x->v[j]);
@@ -917,24 +1006,35 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		 * derivatives of M(u₊)v₊ and ∂ᵤT in v₊ (a fixed point
 		 * contracting by O(τ|v| |∂M|/|M|)), and with internal
 		 * variables without ∂z₊/∂v₊ (O(τ²|∂²Φ/∂u∂z|/|M|)) */
-		if (vm)
-			problem_mass(pb, s->u1, s->W);
-		else
-			memcpy(s->W, pb->M, sizeof(double) * (size_t)n * (size_t)n);
-		if (m) {
-			memset(s->Wz, 0, sizeof(double) * (size_t)N * (size_t)N);
-			problem_add_hess_phi(pb, NULL, s->wphi, s->Wz, N);
-			problem_add_hess_psi(pb, NULL, s->wpsi, s->Wz, N);
-			for (int j = 0; j < n; j++)
-				for (int i = 0; i < n; i++)
-					s->W[i + (size_t)j * n] += s->Wz[i + (size_t)j * N];
+		if (s->nw) {
+			int frc = w_factor(s);
+			if (frc < 0) {
+				snprintf(err->msg, sizeof err->msg, "out of memory for the factorization of the step's "
+				         "Jacobian (%d unknowns)", N);
+				return -1;
+			}
+			if (frc > 0)
+				return nl_fail(err, it, nl_maxabs(n, s->R), -2);
 		} else {
-			problem_add_hess_phi(pb, NULL, s->wphi, s->W, n);
-			problem_add_hess_psi(pb, NULL, s->wpsi, s->W, n);
+			if (vm)
+				problem_mass(pb, s->u1, s->W);
+			else
+				memcpy(s->W, pb->M, sizeof(double) * (size_t)n * (size_t)n);
+			if (m) {
+				memset(s->Wz, 0, sizeof(double) * (size_t)N * (size_t)N);
+				problem_add_hess_phi(pb, NULL, s->wphi, s->Wz, N);
+				problem_add_hess_psi(pb, NULL, s->wpsi, s->Wz, N);
+				for (int j = 0; j < n; j++)
+					for (int i = 0; i < n; i++)
+						s->W[i + (size_t)j * n] += s->Wz[i + (size_t)j * N];
+			} else {
+				problem_add_hess_phi(pb, NULL, s->wphi, s->W, n);
+				problem_add_hess_psi(pb, NULL, s->wpsi, s->W, n);
+			}
+			if (la_factor(s->wf, s->W) != 0)
+				return nl_fail(err, it, nl_maxabs(n, s->R), -2);
 		}
-		if (la_factor(s->wf, s->W) != 0)
-			return nl_fail(err, it, nl_maxabs(n, s->R), -2);
-		la_solve(s->wf, s->R);
+		w_solve(s, s->R);
 		/* C at u_m = (u + u₊)/2 for the constraint rows */
 		if (ne) {
 			for (int i = 0; i < n; i++)

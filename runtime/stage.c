@@ -19,13 +19,27 @@
  * what the results were measured with, for solver = dense, and for what
  * only it implements: a mass depending on u (the midpoint rule's own
  * (u, p) iteration). */
-static int stage_sparse(const struct rt_problem *pb)
+int stage_sparse(const struct rt_problem *pb)
 {
 	if (pb->varmass)
 		return 0;
 	if (pb->jac_auto || pb->backend == LA_AUTO)
 		return !(pb->N + pb->nc <= LA_SMALL_N && pb->M);
 	return pb->backend != LA_LAPACK_DENSE;
+}
+
+struct newton *stage_newton_mat(struct rt_problem *pb, int nc, int spd, struct jacobian **jac)
+{
+	static const enum la_mat_kind kind_of[] = {
+		[LA_AUTO] = LA_MAT_AUTO, [LA_LAPACK_DENSE] = LA_MAT_DENSE, [LA_LAPACK_BAND] = LA_MAT_BAND,
+		[LA_CHOLMOD] = LA_MAT_CSC, [LA_UMFPACK] = LA_MAT_CSC, [LA_PETSC_DIRECT] = LA_MAT_CSC,
+		[LA_PETSC_ITERATIVE] = LA_MAT_CSC
+	};
+	enum la_backend b = pb->jac_auto ? LA_AUTO : pb->backend;
+	*jac = calloc(1, sizeof **jac);
+	if (!*jac || jacobian_init(*jac, pb, nc, kind_of[b]))
+		return NULL;
+	return newton_alloc_mat(&(*jac)->A, b, spd);
 }
 
 /* The stage's Newton solver: on the matrix layer (s->jac) when
@@ -39,21 +53,12 @@ static struct newton *stage_newton(struct stage *s)
 	struct rt_problem *pb = s->pb;
 	if (!stage_sparse(pb))
 		return newton_alloc(s->NT);
-	static const enum la_mat_kind kind_of[] = {
-		[LA_AUTO] = LA_MAT_AUTO, [LA_LAPACK_DENSE] = LA_MAT_DENSE, [LA_LAPACK_BAND] = LA_MAT_BAND,
-		[LA_CHOLMOD] = LA_MAT_CSC, [LA_UMFPACK] = LA_MAT_CSC, [LA_PETSC_DIRECT] = LA_MAT_CSC,
-		[LA_PETSC_ITERATIVE] = LA_MAT_CSC
-	};
-	enum la_backend b = pb->jac_auto ? LA_AUTO : pb->backend;
-	s->jac = calloc(1, sizeof *s->jac);
-	if (!s->jac || jacobian_init(s->jac, pb, s->nc, kind_of[b]))
-		return NULL;
 	int spd = s->nc == 0;
 	for (int i = 0; i < pb->n && pb->sigma_u; i++)
 		spd &= !(pb->sigma_u[i] > 0);
 	for (int j = 0; j < pb->m && pb->sigma; j++)
 		spd &= !(pb->sigma[j] > 0);
-	return newton_alloc_mat(&s->jac->A, b, spd);
+	return stage_newton_mat(pb, s->nc, spd, &s->jac);
 }
 
 int stage_alloc(struct stage *s, struct rt_problem *pb)

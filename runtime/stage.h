@@ -92,6 +92,18 @@ struct stage {
 int stage_alloc(struct stage *s, struct rt_problem *pb);
 void stage_free(struct stage *s);
 
+/* Whether a Newton Jacobian of pb is assembled on the matrix layer
+ * (jacobian.h) rather than dense: beyond LA_SMALL_N unknowns or without
+ * the dense operators under solver = auto, whenever another solver than
+ * dense is chosen, never for a mass depending on u. */
+int stage_sparse(const struct rt_problem *pb);
+/* The matrix-layer Newton solver of the pattern jacobian_init(*jac, pb,
+ * nc, ...) gathers, stored and factored as the run's solver choice asks
+ * (spd: Cholesky is tried first; newton_alloc_mat).  *jac is allocated
+ * here and left set for the caller's jacobian_free and free, also when
+ * NULL (out of memory) is returned. */
+struct newton *stage_newton_mat(struct rt_problem *pb, int nc, int spd, struct jacobian **jac);
+
 /* Solve from the initial guess in s->x; on success the solution's
  * quantities are filled in.  scale: the magnitude of the forces before
  * the step (loads, internal forces, inertia), for the relative tolerance;
