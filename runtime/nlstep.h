@@ -42,6 +42,10 @@ struct scheme_newton {
 	 * and what to do (the driver adds no advice of its own). */
 	int (*step)(void *st, double t0, double t1, double tau, struct rt_state *s, double *dW, double *dD, double *dterm, struct rt_error *err);
 	void (*free)(void *st);
+	/* Whether the stepper needs the dense operators pb->M and pb->K
+	 * (problem_dense, up to IR_DENSE_MAX unknowns) for this model; NULL:
+	 * the driver's rule (the explicit and the impact schemes do). */
+	int (*needs_dense)(const struct rt_problem *pb);
 };
 
 enum { NL_UNSTABLE = -3 };

@@ -849,6 +849,15 @@ void problem_slips(struct rt_problem *pb, const double *u, double *s, double *Td
 	gaps_eval(pb, g->prog, pb->reg_sl, pb->out_sl, g->n, g->ngrad, g->gk, g->gi, 0, u, s, Td);
 }
 
+int problem_contact_grad(const struct rt_problem *pb, const int **gk, const int **gi, const double **val)
+{
+	const struct ir_gaps *g = &pb->ir->contact;
+	*gk = g->gk;
+	*gi = g->gi;
+	*val = pb->out_ct + g->n;
+	return g->ngrad;
+}
+
 void problem_add_contact_hess(struct rt_problem *pb, const double *mu, double coef, double *J, int ld)
 {
 	const struct ir_gaps *g = &pb->ir->contact;

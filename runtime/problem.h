@@ -159,6 +159,10 @@ void problem_slips(struct rt_problem *pb, const double *u, double *s, double *Td
  * that evaluation. */
 void problem_contacts(struct rt_problem *pb, const double *u, double *phi, double *Gd);
 void problem_add_contact_hess(struct rt_problem *pb, const double *mu, double coef, double *J, int ld);
+/* G of the last problem_contacts as triplets (contact gk[q], dof gi[q],
+ * value val[q]; duplicates add), as problem_constraint_grad: O(entries).
+ * Returns ngrad. */
+int problem_contact_grad(const struct rt_problem *pb, const int **gk, const int **gi, const double **val);
 
 /* T(u, v); p = M(u) v (n) and dTdu = ∂T/∂u (n) when non-NULL. */
 double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, double *p, double *dTdu);

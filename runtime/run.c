@@ -880,20 +880,17 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	 * stage too, and beyond the dense operators estimate their critical
 	 * step on the matrix layer (omega.c).  moreau_jean's W = M + τθ∇²Ψ +
 	 * τ²θ²∇²Φ is the stage's Jacobian on the same layer there
-	 * (scheme_moreau_jean.c); paoli_schatzman's projection is dense.  A
+	 * (scheme_moreau_jean.c); paoli_schatzman's projection is dense
+	 * unless its gaps are affine (scheme_paoli_schatzman.c).  A
 	 * finite-element model holds its operators as entries at any size:
 	 * their dense copies are made here for what needs them only. */
-	if ((!(e->caps & IR_SCHEME_IMPLICIT) || (e->caps & IR_SCHEME_CONTACTS) || (pb->nc > 0 && plan->ggl) ||
-	     pb->backend == LA_LAPACK_DENSE) && problem_dense(pb))
+	int dense = (!(e->caps & IR_SCHEME_IMPLICIT) || (e->caps & IR_SCHEME_CONTACTS)) &&
+	            (!e->nl->needs_dense || e->nl->needs_dense(pb));
+	if ((dense || (pb->nc > 0 && plan->ggl) || pb->backend == LA_LAPACK_DENSE) && problem_dense(pb))
 		return fail(err, 3, plan->loc, "out of memory");
 	if (pb->N > IR_DENSE_MAX || !pb->M || !pb->K) {
-		/* the impact scheme that is explicit between impacts:
-		 * moreau_jean (implicit) takes the model, the other implicit
-		 * schemes too when it has no contact */
-		if ((e->caps & IR_SCHEME_CONTACTS) && !(e->caps & IR_SCHEME_IMPLICIT))
-			return fail(err, 3, plan->scheme.loc, "%s solves nonlinear models with dense matrices, limited to %d "
-			            "unknowns (this one has %d)%s", plan->scheme.name, (int)IR_DENSE_MAX, pb->N,
-			            pb->ncontact > 0 ? ": use moreau_jean" : ": use an implicit scheme such as midpoint");
+		/* paoli_schatzman decides for itself (its projection is
+		 * dense unless the gaps are affine: ps_alloc) */
 		if (pb->varmass)   /* refused by problem_init beyond IR_DENSE_MAX dofs */
 			return fail(err, 3, plan->model->kinetic_loc, "a mass depending on u is handled with dense matrices, "
 			            "limited to %d unknowns (this one has %d)", (int)IR_DENSE_MAX, pb->N);

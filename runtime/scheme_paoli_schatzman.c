@@ -26,6 +26,17 @@
  * is solved by Newton's method (exact in one iteration for affine φ);
  * constraints with μ_i < 0 leave the set, violated ones enter it.
  *
+ * When the gaps are affine (φ(w) = φ(y) + G(w − y), G constant: contacts
+ * on regions, `x >= 0`), the mass constant and there are no bilateral
+ * constraints, the KKT system is solved by its Schur complement instead:
+ * w = y + M⁻¹G_Aᵀμ_A with the Delassus operator S_A = G_A M⁻¹ G_Aᵀ and
+ * S_A μ_A = −φ_A(y), using the factor of M that the explicit step uses
+ * (diagonal for a lumped mass, sparse otherwise) and G's entries, never
+ * an n × n array: the columns M⁻¹G_kᵀ are computed once per contact, the
+ * first time it enters an active set, and reused.  The same active-set
+ * iteration, the same solution up to rounding, at O(n) per step plus
+ * O(nk³) per change of the set instead of O((n + nk)³).
+ *
  * Bilateral constraints c(u) = 0 (fixed ones) restrict the admissible set
  * to K ∩ C, C = {u : c(u) = 0}, a manifold: the projection takes them as
  * equalities always active (their multipliers free), and Mᵐ⁻¹Fᵐ is the
@@ -74,6 +85,15 @@ struct paoli {
 	double *J, *r;              /* (n + nk)², n + nk */
 	double *Mu;                 /* n × n: M(Uᵐ) when the mass depends on u */
 	const double *M;            /* the metric of the step: pb->M or Mu */
+	/* the projection by the Delassus operator (affine gaps, constant
+	 * mass, no constraints): G by rows (with the groups' alpha_i),
+	 * the columns M⁻¹G_kᵀ (NULL until contact k is first active), S
+	 * (nk × nk, identity on the inactive rows) and φ(y) */
+	int sparse;
+	int *grow, *gcol;           /* nk + 1, ngrad */
+	double *gval;               /* ngrad */
+	double **X;                 /* nk columns of n */
+	double *S, *rhs, *phiy;     /* nk², nk, nk */
 };
 
 static void ps_free(void *p)
@@ -87,13 +107,61 @@ static void ps_free(void *p)
 	free(s->vtmp); free(s->vold); free(s->phi); free(s->mu); free(s->G); free(s->active); free(s->J); free(s->r); free(s->Mu);
 	free(s->grp); free(s->galpha); free(s->gbeta); free(s->wk); free(s->phig); free(s->Gg); free(s->mug);
 	la_factor_free(s->kkt);
+	for (int k = 0; s->X && k < s->nk; k++)
+		free(s->X[k]);
+	free(s->X); free(s->grow); free(s->gcol); free(s->gval); free(s->S); free(s->rhs); free(s->phiy);
 	free(s);
+}
+
+/* G's rows for the Delassus projection: the entries of contact k at
+ * grow[k] .. grow[k+1] − 1, alpha of its group included (gaps_at's
+ * gradient).  G is constant (affine gaps): taken from one evaluation. */
+static int sparse_rows(struct paoli *s)
+{
+	struct rt_problem *pb = s->pb;
+	int nk = s->nk;
+	const int *gk, *gi;
+	const double *gv;
+	problem_contacts(pb, s->w, s->phi, NULL);
+	int ng = problem_contact_grad(pb, &gk, &gi, &gv);
+	s->grow = calloc((size_t)nk + 1, sizeof(int));
+	s->gcol = malloc(sizeof(int) * ((size_t)ng + 1));
+	s->gval = malloc(sizeof(double) * ((size_t)ng + 1));
+	s->X = calloc((size_t)nk + 1, sizeof(double *));
+	s->S = malloc(sizeof(double) * ((size_t)nk * (size_t)nk + 1));
+	s->rhs = malloc(sizeof(double) * ((size_t)nk + 1));
+	s->phiy = malloc(sizeof(double) * ((size_t)nk + 1));
+	if (!s->grow || !s->gcol || !s->gval || !s->X || !s->S || !s->rhs || !s->phiy)
+		return -1;
+	for (int q = 0; q < ng; q++)
+		s->grow[gk[q] + 1]++;
+	for (int k = 0; k < nk; k++)
+		s->grow[k + 1] += s->grow[k];
+	int *next = malloc(sizeof(int) * ((size_t)nk + 1));
+	if (!next)
+		return -1;
+	memcpy(next, s->grow, sizeof(int) * (size_t)nk);
+	for (int q = 0; q < ng; q++) {
+		int k = gk[q], p = next[k]++;
+		s->gcol[p] = gi[q];
+		s->gval[p] = (s->ng > 1 ? s->galpha[s->grp[k]] : 1) * gv[q];
+	}
+	free(next);
+	return 0;
+}
+
+/* The dense KKT projection, unless the Delassus one applies (see the
+ * top); the explicit step and the critical step's estimate (run.c) are
+ * on the matrix layer otherwise. */
+static int ps_needs_dense(const struct rt_problem *pb)
+{
+	const struct ir_gaps *g = &pb->ir->contact;
+	return !(g->n > 0 && g->linear && !g->moving && pb->nc == 0 && !pb->varmass);
 }
 
 static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
 	(void)par;
-	(void)opt;
 	if (pb->ir->contact.friction)
 		return nl_refuse(err, "paoli_schatzman does not support friction at contacts: use moreau_jean");
 	if (pb->nc > 0 && pb->ir->constraint_moving)
@@ -101,10 +169,22 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	if (pb->nc > 0 && pb->varmass)
 		return nl_refuse(err, "paoli_schatzman takes bilateral constraints with a constant mass only");
 	const struct ir_gaps *g = &pb->ir->contact;
+	/* the Delassus projection (see the top), or the dense KKT system,
+	 * which needs the dense operators (problem_dense: up to
+	 * IR_DENSE_MAX unknowns) */
+	int sparse = !ps_needs_dense(pb);
+	if (!sparse && (pb->N > IR_DENSE_MAX || !pb->M || !pb->K))
+		return nl_refuse(err, "paoli_schatzman solves nonlinear models with dense matrices, limited to %d "
+		                 "unknowns (this one has %d)%s", (int)IR_DENSE_MAX, pb->N,
+		                 g->n > 0 ? ": use moreau_jean" : ": use an implicit scheme such as midpoint");
+	if (opt->check_only)
+		return NULL;
 	struct paoli *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	int n = pb->n, nk = g->n, nc = pb->nc, nt = n + nc + nk;
+	int n = pb->n, nk = g->n, nc = pb->nc, nt = sparse ? nk : n + nc + nk;
+	size_t nn = sparse ? 0 : (size_t)n;
+	s->sparse = sparse;
 	s->pb = pb;
 	s->nk = nk;
 	s->nc = nc;
@@ -112,15 +192,15 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	if (nl_vectors((size_t)n, &s->uprev, &s->y, &s->w, &s->acc, &s->f0, &s->f1, &s->psi0, &s->vtmp, &s->vold,
 	               (double **)NULL) ||
 	    nl_vectors((size_t)nk, &s->phi, &s->mu, (double **)NULL) ||
-	    nl_vectors((size_t)nk * (size_t)n, &s->G, (double **)NULL) ||
+	    nl_vectors((size_t)nk * nn, &s->G, (double **)NULL) ||
 	    nl_vectors((size_t)nc, &s->cval, &s->muc, &s->lam0, (double **)NULL) ||
 	    nl_vectors((size_t)nc * (size_t)n, &s->Gc, (double **)NULL) ||
-	    nl_vectors((size_t)nt * (size_t)nt, &s->J, (double **)NULL) ||
-	    nl_vectors((size_t)n * (size_t)n, &s->Mu, (double **)NULL) ||
+	    nl_vectors(sparse ? 0 : (size_t)nt * (size_t)nt, &s->J, (double **)NULL) ||
+	    nl_vectors(pb->varmass ? (size_t)n * (size_t)n : 0, &s->Mu, (double **)NULL) ||
 	    nl_vectors((size_t)nt, &s->r, (double **)NULL) ||
 	    nl_vectors((size_t)n, &s->wk, (double **)NULL) ||
 	    nl_vectors((size_t)nk, &s->phig, &s->mug, &s->galpha, &s->gbeta, (double **)NULL) ||
-	    nl_vectors((size_t)nk * (size_t)n, &s->Gg, (double **)NULL) ||
+	    nl_vectors((size_t)nk * nn, &s->Gg, (double **)NULL) ||
 	    !(s->grp = calloc((size_t)nk + 1, sizeof(int))) ||
 	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) ||
 	    !(s->kkt = la_factor_alloc(nt, LA_DENSE_GENERAL, 0, 0)) ||
@@ -145,6 +225,10 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 			s->ng++;
 		}
 		s->grp[k] = q;
+	}
+	if (sparse && sparse_rows(s)) {
+		ps_free(s);
+		return nl_refuse(err, "out of memory for the step");
 	}
 	return s;
 }
@@ -277,12 +361,123 @@ static int kkt_solve(struct paoli *s, double t)
 	return -1;
 }
 
+/* The active contact whose multiplier is the most negative leaves the
+ * set: 1 when one did. */
+static int leave_set(struct paoli *s)
+{
+	int worst = -1;
+	double mmin = 0;
+	for (int k = 0; k < s->nk; k++)
+		if (s->active[k] && s->mu[k] < mmin) {
+			mmin = s->mu[k];
+			worst = k;
+		}
+	if (worst < 0)
+		return 0;
+	s->active[worst] = 0;
+	s->mu[worst] = 0;
+	return 1;
+}
+
+/* Σ_q g_kq x_q over contact k's row of G */
+static double row_dot(const struct paoli *s, int k, const double *x)
+{
+	double d = 0;
+	for (int p = s->grow[k]; p < s->grow[k + 1]; p++)
+		d += s->gval[p] * x[s->gcol[p]];
+	return d;
+}
+
+/* X_k = M⁻¹G_kᵀ, made the first time contact k is active; -1 when out
+ * of memory. */
+static int delassus_column(struct paoli *s, int k)
+{
+	if (s->X[k])
+		return 0;
+	int n = s->pb->n;
+	double *x = calloc((size_t)n + 1, sizeof(double));
+	if (!x)
+		return -1;
+	for (int p = s->grow[k]; p < s->grow[k + 1]; p++)
+		x[s->gcol[p]] += s->gval[p];
+	nl_mass_solve(&s->c, x);
+	s->X[k] = x;
+	return 0;
+}
+
+/* w = P_K(y) for affine gaps, a constant mass and no constraints: the
+ * active-set iteration of project() with each KKT solve by the Delassus
+ * operator (see the top), S_A μ_A = −φ_A(y), w = y + Σ_A μ_k X_k. */
+static int project_delassus(struct paoli *s, int *moved)
+{
+	int n = s->pb->n, nk = s->nk;
+	memcpy(s->w, s->y, sizeof(double) * (size_t)n);
+	*moved = 0;
+	for (int k = 0; k < nk; k++) {
+		s->active[k] = 0;
+		s->mu[k] = 0;
+	}
+	gaps_at(s, s->y, 0);
+	memcpy(s->phiy, s->phi, sizeof(double) * (size_t)nk);
+	int first = -1;
+	for (int k = 0; k < nk; k++)
+		if (s->phiy[k] < 0 && (first < 0 || s->phiy[k] < s->phiy[first]))
+			first = k;
+	if (first < 0)
+		return 0;
+	s->active[first] = 1;
+	*moved = 1;
+	double ymag = nl_maxabs(n, s->y) + 1e-300;
+	for (int round = 0; round < 4 * nk + 4; round++) {
+		for (int j = 0; j < nk; j++) {
+			if (s->active[j] && delassus_column(s, j))
+				return -2;
+			for (int i = 0; i < nk; i++)
+				s->S[i + (size_t)j * nk] = s->active[i] && s->active[j] ? row_dot(s, i, s->X[j]) : i == j;
+			s->rhs[j] = s->active[j] ? -s->phiy[j] : 0;
+		}
+		if (la_factor(s->kkt, s->S) != 0)
+			return -1;
+		la_solve(s->kkt, s->rhs);
+		for (int k = 0; k < nk; k++) {
+			s->mu[k] = s->active[k] ? s->rhs[k] : 0;
+			if (!isfinite(s->mu[k]))
+				return -1;
+		}
+		if (leave_set(s))
+			continue;
+		memcpy(s->w, s->y, sizeof(double) * (size_t)n);
+		for (int k = 0; k < nk; k++)
+			if (s->active[k])
+				for (int i = 0; i < n; i++)
+					s->w[i] += s->mu[k] * s->X[k][i];
+		/* φ(w) = φ(y) + G(w − y), w − y in wk */
+		for (int i = 0; i < n; i++)
+			s->wk[i] = s->w[i] - s->y[i];
+		double scale = ymag + nl_maxabs(n, s->w);
+		int add = -1;
+		for (int k = 0; k < nk; k++) {
+			if (s->active[k])
+				continue;
+			s->phi[k] = s->phiy[k] + row_dot(s, k, s->wk);
+			if (s->phi[k] < -1e-12 * scale && (add < 0 || s->phi[k] < s->phi[add]))
+				add = k;
+		}
+		if (add < 0)
+			return 0;
+		s->active[add] = 1;
+	}
+	return -1;
+}
+
 /* w = P_{K∩C}(y) (P_C(y) without contacts, when contacts is 0); *moved
  * tells whether a contact acted. */
 static int project(struct paoli *s, double t, int contacts, int *moved)
 {
 	struct rt_problem *pb = s->pb;
 	int n = pb->n, nk = contacts ? s->nk : 0;
+	if (s->sparse)
+		return project_delassus(s, moved);
 	memcpy(s->w, s->y, sizeof(double) * (size_t)n);
 	*moved = 0;
 	for (int k = 0; k < s->nc; k++)
@@ -311,18 +506,8 @@ static int project(struct paoli *s, double t, int contacts, int *moved)
 	for (int round = 0; round < 4 * nk + 4; round++) {
 		if (kkt_solve(s, t))
 			return -1;
-		int worst = -1;
-		double mmin = 0;
-		for (int k = 0; k < nk; k++)
-			if (s->active[k] && s->mu[k] < mmin) {
-				mmin = s->mu[k];
-				worst = k;
-			}
-		if (worst >= 0) {
-			s->active[worst] = 0;
-			s->mu[worst] = 0;
+		if (leave_set(s))
 			continue;
-		}
 		gaps_at(s, s->w, 0);
 		double scale = nl_maxabs(n, s->w) + nl_maxabs(n, s->y) + 1e-300;
 		int add = -1;
@@ -365,8 +550,13 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	problem_psi(pb, x->v, NULL, s->psi0);
 	for (int i = 0; i < n; i++)
 		s->y[i] = (2 * x->u[i] - (1 - e) * s->uprev[i] + tau * tau * s->acc[i]) / (1 + e);
-	int moved;
-	if (project(s, t1, 1, &moved))
+	int moved, rc = project(s, t1, 1, &moved);
+	if (rc == -2) {
+		snprintf(err->msg, sizeof err->msg, "out of memory for the contacts' projection");
+		err->code = 4;
+		return -1;
+	}
+	if (rc)
 		goto failed;
 	/* the contacts' normal impulses of the step, after the multipliers
 	 * (record impulse): M(Uᵐ⁺¹ − U_free) = (1+e) Σ μ_i alpha_i ∇φ_i, the
@@ -425,6 +615,7 @@ static const struct scheme_newton nl_paoli_schatzman = {
 	.alloc = ps_alloc,
 	.step = ps_step,
 	.free = ps_free,
+	.needs_dense = ps_needs_dense,
 };
 
 const struct scheme_type scheme_paoli_schatzman = {
