@@ -1756,9 +1756,33 @@ int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *r, int *nr)
 {
 	*nr = 0;
-	int primes;
-	const struct fe_field *fd = target_field(ev, it->expr, &primes);
-	const struct ast_expr *t = it->expr->kind == AST_PRIME ? it->expr->lhs : it->expr;
+	/* U[i] at (...) (U[i]' or U'[i] for a rate): component i alone */
+	struct ast_expr *ex = it->expr, *ci = NULL;
+	int primes, cprimes = 0;
+	if (ex->kind == AST_PRIME && ex->lhs->kind == AST_INDEX) {
+		cprimes = ex->primes;
+		ex = ex->lhs;
+	}
+	if (ex->kind == AST_INDEX) {
+		ci = ex->rhs;
+		ex = ex->lhs;
+	}
+	const struct fe_field *fd = target_field(ev, ex, &primes);
+	primes += cprimes;
+	const struct ast_expr *t = ex->kind == AST_PRIME ? ex->lhs : ex;
+	if (fd && primes > 2)
+		return eval_error(ev, it->expr->loc, "'at (...)' records a field, its velocity or its acceleration: "
+		                  "%s has %d primes", fd->name, primes);
+	long comp = 0;
+	if (fd && ci) {
+		if (eval_int(ev, ci, &comp, "a component"))
+			return -1;
+		if (!fd->vector)
+			return eval_error(ev, ci->loc, "field %s is scalar: record %s at (...), without a component",
+			                  fd->name, fd->name);
+		if (comp < 1 || comp > fd->ncomp)
+			return eval_error(ev, ci->loc, "field %s has components 1..%d, not %ld", fd->name, fd->ncomp, comp);
+	}
 	if (!fd && t->kind == AST_NAME)
 		return eval_error(ev, it->expr->loc, "'%s at (...)' records a field at a point: %s is not a field",
 		                  t->name, t->name);
@@ -1828,7 +1852,7 @@ int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *
 	double *u = calloc((size_t)sp->ndofs + 1, sizeof(double));
 	if (!u)
 		return eval_error(ev, it->at_loc, "out of memory");
-	for (int c = 0; c < fd->ncomp; c++) {
+	for (int c = comp ? (int)comp - 1 : 0; c < (comp ? (int)comp : fd->ncomp); c++) {
 		struct ir_prog *prog = ir_prog_new(ev->a);
 		struct ir_loc loc = ir_loc_of(it->loc);
 		int acc = ir_emit_const(prog, 0, loc);
@@ -1855,9 +1879,9 @@ int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *
 		rr->loc = loc;
 		const char *pr = primes == 0 ? "" : primes == 1 ? "'" : "''";
 		/* a vector's components are NAME_x, NAME_y, NAME_z: names a run
-		 * reads back (r.a_x) */
+		 * reads back (r.a_x); NAME itself for the one component asked */
 		if (it->name)
-			rr->name = fd->vector ? arena_printf(ev->a, "%s_%c", it->name, 'x' + c) : it->name;
+			rr->name = fd->vector && !comp ? arena_printf(ev->a, "%s_%c", it->name, 'x' + c) : it->name;
 		else
 			rr->name = fd->vector ? arena_printf(ev->a, "%s_%c%s(%s)", fd->name, 'x' + c, pr, label)
 			                      : arena_printf(ev->a, "%s%s(%s)", fd->name, pr, label);
