@@ -609,15 +609,17 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 			}
 	}
 	if (first < 0) {
-		/* the dofs' names, a vector's once (when its first element is
-		 * [1]: not a field whose first dof is fixed) */
+		/* the dofs' names, each once (a vector, or a field whose fixed
+		 * dofs split it, has several groups) */
 		char list[512] = "";
 		size_t n = 0;
 		for (int g = 0; g < m->dofs.ngroup && n < sizeof list - 64; g++) {
 			const struct ir_dof_group *dg = &m->dofs.group[g];
-			if (dg->size == 0 || (dg->index && dg->index[0] != 1))
-				continue;
-			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", dg->name);
+			int seen = dg->size == 0;
+			for (int h = 0; h < g && !seen; h++)
+				seen = m->dofs.group[h].size > 0 && strcmp(m->dofs.group[h].name, dg->name) == 0;
+			if (!seen)
+				n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", dg->name);
 		}
 		return eval_error(ev, e->loc, "run %s has no quantity '%s' (dofs: %s; also t, energies and recorded names)",
 		                  run->name, name, list);
