@@ -2,7 +2,9 @@
  * reverse Cuthill-McKee ordering (la_rcm): dpttrf for a symmetric positive
  * definite tridiagonal matrix (a chain of springs: O(n) with no band
  * bookkeeping at all), dpbtrf for a wider SPD band, dgbtrf (partial
- * pivoting) otherwise.  Chosen when the reordered band is narrow: then
+ * pivoting) otherwise.  An SPD diagonal (a lumped mass, the step matrix of
+ * an explicit scheme) is divided by, as dpttrs would with no
+ * off-diagonal (the same quotients, without its two sweeps).  Chosen when the reordered band is narrow: then
  * LAPACK's band kernels, O(n b²), beat a general sparse factorization,
  * whose symbolic and indexing costs they do not pay. */
 #include <config.h>
@@ -15,7 +17,7 @@
 
 #include "la_impl.h"
 
-enum variant { PT, PB, GB };
+enum variant { DG, PT, PB, GB };
 
 struct band {
 	int n, kl, ku, ld;
@@ -61,6 +63,8 @@ static void band_free(void *p)
 static int slot_of(const struct band *b, int i, int j)
 {
 	switch (b->v) {
+	case DG:
+		return i == j ? i : -1;
 	case PT:        /* d then the superdiagonal e; lower half skipped */
 		return i == j ? i : i + 1 == j ? b->n + i : -1;
 	case PB:        /* upper band: a_ij at ab[kd + i - j, j] */
@@ -140,9 +144,9 @@ static void *band_alloc(const struct la_mat *A, unsigned flags)
 		goto fail;
 	if (flags & LA_SPD) {
 		b->kl = b->ku = imax(b->kl, b->ku);
-		b->v = b->ku <= 1 ? PT : PB;
+		b->v = b->ku == 0 ? DG : b->ku <= 1 ? PT : PB;
 		b->ld = b->ku + 1;
-		b->len = b->v == PT ? 2 * (size_t)n : (size_t)b->ld * (size_t)n;
+		b->len = b->v == DG ? (size_t)n : b->v == PT ? 2 * (size_t)n : (size_t)b->ld * (size_t)n;
 	} else {
 		b->v = GB;
 		/* dgbtrf wants kl rows on top for the fill of row interchanges */
@@ -201,6 +205,11 @@ static int band_factor(void *p, const struct la_mat *A)
 				b->ab[b->at[e]] += A->x[e];
 	}
 	switch (b->v) {
+	case DG:        /* dpttrf's test: the first pivot that is not > 0 */
+		for (lapack_int i = 0; i < n && !info; i++)
+			if (!(b->ab[i] > 0))
+				info = i + 1;
+		break;
 	case PT:
 		info = LAPACKE_dpttrf_work(n, b->ab, b->ab + n);
 		break;
@@ -226,6 +235,10 @@ static void band_solve(void *p, double *x)
 		for (int k = 0; k < n; k++)
 			y[k] = x[b->perm[k]];
 	switch (b->v) {
+	case DG:
+		for (lapack_int i = 0; i < n; i++)
+			y[i] /= b->ab[i];
+		break;
 	case PT:
 		LAPACKE_dpttrs_work(LAPACK_COL_MAJOR, n, 1, b->ab, b->ab + n, y, n);
 		break;
