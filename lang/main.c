@@ -564,6 +564,14 @@ out:
 		la_backend_join(status);
 	}
 	la_backend_finalize();
+	/* A failure that every process meets (the script is replicated)
+	 * before PETSc has started, which would join them: rank 0 says it,
+	 * and the first process to exit with a failure makes mpirun end the
+	 * others.  The other ranks let rank 0 end first, so that its message
+	 * is not cut off by mpirun when they win the race (mpirun ends them
+	 * as soon as rank 0 has exited). */
+	if (la_mpi_size() > 1 && la_mpi_rank() != 0 && status != 0)
+		sleep(3);
 	if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
 		fprintf(stderr, "dyn: error writing the standard output: %s\n", strerror(errno));
 		status = EXIT_INPUT;
