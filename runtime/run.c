@@ -334,6 +334,9 @@ struct engine {
 	int oop;                 /* lin steps out of place (step_to) */
 	int fused;               /* the ledger and the energies in one pass
 	                            (lin_ledger); T, P: the step's end */
+	int plain_phi;           /* Φ = ½uᵀKu alone (no potential program) */
+	int have_P;              /* P is the last step's ½uᵀKu, formed by the
+	                            stepper (scheme_linear.potential_end) */
 	/* the stepper's step_pass: the step, the ledger and the next step's
 	 * right-hand side in one pass (pass_step); chain: the state is the
 	 * last pass's.  The loads on their pattern (problem_load_pattern),
@@ -539,6 +542,7 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 	}
 	if (!e->f_ready)
 		problem_load(pb, t1, e->f);
+	e->have_P = !e->fused && e->plain_phi && e->lin->potential_end && e->lin->potential_end(e->lst, &e->P);
 	/* the trapezoidal pairing of the Newmark family, or the end-point
 	 * pairing of backward Euler */
 	int endpoint = (e->caps & IR_SCHEME_ENDPOINT) != 0;
@@ -739,8 +743,8 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	e->oop = e->lin && e->lin->step_to && pb->nc == 0 && pb->m == 0;
 	/* the energies of a linear model are ½vᵀMv and ½uᵀKu alone
 	 * (problem_kinetic, problem_phi): lin_ledger forms them */
-	e->fused = e->lin && pb->nc == 0 && !pb->varmass && !pb->ir->potential && fusable(&pb->Mm) &&
-	           fusable(&pb->Km) && (!pb->hasC || fusable(&pb->Cm));
+	e->plain_phi = e->lin && pb->nc == 0 && !pb->varmass && !pb->ir->potential;
+	e->fused = e->plain_phi && fusable(&pb->Mm) && fusable(&pb->Km) && (!pb->hasC || fusable(&pb->Cm));
 	/* A linear model whose constraints are linear, B u = G(t) enforced as
 	 * index3, takes the linear path of the families that can
 	 * (IR_SCHEME_LINEAR_CONSTRAINTS: backward_euler, the Newmark family
@@ -1563,7 +1567,7 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		double eT = 0, eP = 0;
 		if (!failed) {
 			eT = r->eng.fused ? r->eng.T : problem_kinetic(&r->pb, r->x.u, r->x.v, NULL, NULL);
-			eP = r->eng.fused ? r->eng.P : problem_phi(&r->pb, r->x.u, r->x.z, NULL);
+			eP = r->eng.fused || r->eng.have_P ? r->eng.P : problem_phi(&r->pb, r->x.u, r->x.z, NULL);
 			if (!isfinite(eT + eP + dW + dD))
 				for (int i = 0; i < n && !failed; i++)
 					if (!isfinite(r->x.u[i]) || !isfinite(r->x.v[i]))

@@ -197,11 +197,18 @@ static int cl_step(void *p, double t, double tau, double *u, double *v, double *
 	return step_newmark.step(s->newmark, t, tau, u, v, a, err);
 }
 
+static int cl_potential_end(void *p, double *P)
+{
+	struct central_lin *s = p;
+	return step_newmark.potential_end(s->newmark, P);
+}
+
 static const struct scheme_linear central_linear = {
 	.alloc = cl_alloc,
 	.set_step = cl_set_step,
 	.step = cl_step,
 	.free = cl_free,
+	.potential_end = cl_potential_end,
 };
 
 /* ---- the Newton path: energies, internal variables ---- */

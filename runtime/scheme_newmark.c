@@ -50,6 +50,10 @@ struct newmark {
 	struct step_matrix *f;
 	double *ut, *vt, *rhs, *tmp, *w;
 	int rows;             /* K and C dense or banded: nm_step_to's one pass */
+	/* β = 0, α_f = 0, no C, K in compressed columns: predict leaves K ũ
+	 * in tmp, and uᵏ = ũ: the last step's ½uᵀKu (nm_potential_end) */
+	int has_p;
+	double p_end;
 	/* nm_step_pass (α_m = α_f = 0, M, K, C dense or banded, no
 	 * constraints): rhs holds the next step's right-hand side when prep,
 	 * for steps of prep_tau; ring: three windows of the rows whose
@@ -265,12 +269,36 @@ static int nm_step_to(void *p, double t, double tau, const double *u0, const dou
 		}
 	} else
 		step_solve(s->f, s->rhs);
+	/* an explicit step ends at uᵏ = ũ (β = 0), whose K ũ predict left in
+	 * tmp when K is in compressed columns (la_mat_mulsub) and no C
+	 * product overwrote it: ½uᵀKu for the ledger without a product */
+	s->has_p = b == 0 && af == 0 && !sys->nc && !sys->C && !s->rows && sys->K->kind == LA_MAT_CSC;
+	if (s->has_p) {
+		double p2 = 0;
+		for (int i = 0; i < n; i++) {
+			a[i] = s->rhs[i];
+			u[i] = s->ut[i] + b * tau * tau * a[i];
+			v[i] = s->vt[i] + g * tau * a[i];
+			p2 += u[i] * s->tmp[i];
+		}
+		s->p_end = 0.5 * p2;
+		return 0;
+	}
 	for (int i = 0; i < n; i++) {
 		a[i] = s->rhs[i];
 		u[i] = s->ut[i] + b * tau * tau * a[i];
 		v[i] = s->vt[i] + g * tau * a[i];
 	}
 	return 0;
+}
+
+static int nm_potential_end(void *p, double *P)
+{
+	struct newmark *s = p;
+	if (!s->has_p)
+		return 0;
+	*P = s->p_end;
+	return 1;
 }
 
 static int nm_step(void *p, double t, double tau, double *u, double *v, double *a, struct rt_error *err)
@@ -516,6 +544,7 @@ const struct scheme_linear step_newmark = {
 	.step_to = nm_step_to,
 	.free = nm_free,	.step_pass = nm_step_pass,
 	.pass_begin = nm_pass_begin,
+	.potential_end = nm_potential_end,
 };
 
 const struct scheme_linear step_trapezoidal = {

@@ -97,6 +97,12 @@ struct scheme_linear {
 	/* the ledger pairs a moving constraint's work with sys->lamh,
 	 * −Δu·Bᵀλ^{k−½} (the midpoint rules), not with the step ends' λ */
 	int halfstep_work;
+	/* Optional: ½uᵀKu of the state the last step ended at, when the step
+	 * formed K u of that state itself (an explicit step: uᵏ = ũ, whose
+	 * K ũ its right-hand side needed), into *P; returns 1, or 0 when it
+	 * did not (the driver then forms it: one product of K less per step
+	 * when it did). */
+	int (*potential_end)(void *st, double *P);
 };
 
 /* par: struct alpha_params (scheme.h); newmark's names β and γ in its
