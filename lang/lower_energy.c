@@ -244,6 +244,10 @@ static int derive_kernel(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *
 		k->quadratic = !d;
 	}
 	k->nonsmooth = kernel_nonsmooth(p);
+	/* |x| and sign(x) have a generalized second derivative 0: a constant
+	 * Hessian that does not make the density quadratic */
+	if (k->nonsmooth)
+		k->quadratic = 0;
 	rc = 0;
 out:
 	free(hr);
@@ -1255,6 +1259,11 @@ static int derive(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, int 
 		ir_prog_add_output(p, reg[k]);
 	}
 	f->nonsmooth = ir_depends(p, w, value, nonsmooth_ops) > 0;
+	/* abs(u), sign(u)·u: their Hessians are the constant 0 (the
+	 * generalized derivative of sign), yet they are not quadratic forms
+	 * that fold into operators */
+	if (f->nonsmooth)
+		f->quadratic = 0;
 	ir_prog_compact(p);
 	free(grad);
 	free(row); free(col); free(reg);

@@ -95,6 +95,109 @@ static int saddle_solve(struct nl_common *c)
 	return info;
 }
 
+/* What nl_acceleration needs for dry friction (struct nl_common): the
+ * dofs that have it, and when M is not diagonal the columns M⁻¹e_i of the dofs with
+ * friction and their block W_kl = (M⁻¹)_{f_k f_l}, when they are at most
+ * NL_DRY_COLUMNS (beyond, the stick–slip decision is made per dof, on
+ * the force r_i alone: dyn(5), dissipation). */
+static int dry_alloc(struct nl_common *c)
+{
+	struct rt_problem *pb = c->pb;
+	int n = pb->n, nf = 0, diag = 1;
+	for (int i = 0; i < n; i++)
+		nf += pb->sigma_u[i] > 0;
+	if (nf == 0)
+		return 0;
+	if (!(c->fdof = malloc(sizeof(int) * (size_t)nf)))
+		return -1;
+	nf = 0;
+	for (int i = 0; i < n; i++)
+		if (pb->sigma_u[i] > 0)
+			c->fdof[nf++] = i;
+	c->nf = nf;
+	if (pb->Mm.kind == LA_MAT_BAND || pb->Mm.kind == LA_MAT_DENSE)
+		diag = pb->Mm.kl == 0 && pb->Mm.ku == 0;
+	else if (pb->Mm.kind == LA_MAT_CSC)
+		for (int j = 0; j < n && diag; j++)
+			for (int k = pb->Mm.p[j]; k < pb->Mm.p[j + 1] && diag; k++)
+				diag = pb->Mm.i[k] == j || pb->Mm.x[k] == 0;
+	else
+		diag = n == 1;
+	if (diag || nf > NL_DRY_COLUMNS)
+		return 0;
+	if (!(c->fcol = calloc((size_t)n * (size_t)nf, sizeof(double))) ||
+	    !(c->fW = malloc(sizeof(double) * (size_t)nf * (size_t)nf)) ||
+	    !(c->flam = malloc(sizeof(double) * (size_t)nf)) || !(c->fb = malloc(sizeof(double) * (size_t)nf)))
+		return -1;
+	for (int k = 0; k < nf; k++) {
+		double *x = c->fcol + (size_t)k * n;
+		x[c->fdof[k]] = 1;
+		la_solver_solve(pb->Mf, x);
+		for (int l = 0; l < nf; l++)
+			c->fW[l + (size_t)k * nf] = x[c->fdof[l]];
+	}
+	return 0;
+}
+
+/* Dry friction in the acceleration, a = M⁻¹r on entry's right-hand side
+ * r (struct nl_common, nl_acceleration): a sliding dof (v_i ≠ 0) is
+ * braked by −μ_i sign(v_i); the dofs at rest solve the stick–slip
+ * problem a_i = 0 with |λ_i| ≤ μ_i, or |λ_i| = μ_i against a_i:
+ * exactly per dof for a diagonal M, by projected Gauss–Seidel on the
+ * Delassus block W otherwise (Moreau 1988, Jean 1999), to rounding. */
+static void dry_acceleration(struct nl_common *c, const double *v, double *a)
+{
+	struct rt_problem *pb = c->pb;
+	const double *mu = pb->sigma_u;
+	int n = pb->n, nf = c->nf;
+	for (int k = 0; k < nf; k++) {
+		int i = c->fdof[k];
+		if (v[i] != 0)
+			a[i] -= mu[i] * (v[i] > 0 ? 1 : -1);
+	}
+	if (!c->fcol) {
+		/* per dof: the force on a dof at rest, r_i, within ±μ_i keeps it
+		 * at rest (exact for a diagonal M) */
+		for (int k = 0; k < nf; k++) {
+			int i = c->fdof[k];
+			if (v[i] == 0)
+				a[i] = fabs(a[i]) <= mu[i] ? 0 : a[i] - mu[i] * (a[i] > 0 ? 1 : -1);
+		}
+		la_solver_solve(pb->Mf, a);
+		return;
+	}
+	la_solver_solve(pb->Mf, a);
+	double scale = 0;
+	for (int k = 0; k < nf; k++) {
+		c->flam[k] = 0;
+		c->fb[k] = a[c->fdof[k]];
+		scale = fmax(scale, fabs(c->fb[k]));
+	}
+	for (int sweep = 0; sweep < 10000; sweep++) {
+		double change = 0;
+		for (int k = 0; k < nf; k++) {
+			int i = c->fdof[k];
+			if (v[i] != 0)
+				continue;
+			double b = c->fb[k], w = c->fW[k + (size_t)k * nf];
+			for (int l = 0; l < nf; l++)
+				if (l != k)
+					b += c->fW[k + (size_t)l * nf] * c->flam[l];
+			double lam = fmin(mu[i], fmax(-mu[i], -b / w));
+			change = fmax(change, fabs(lam - c->flam[k]) * w);
+			c->flam[k] = lam;
+		}
+		if (change <= 1e-15 * scale)
+			break;
+	}
+	for (int k = 0; k < nf; k++)
+		for (int i = 0; i < n && c->flam[k] != 0; i++)
+			a[i] += c->fcol[i + (size_t)k * n] * c->flam[k];
+	for (int k = 0; k < nf; k++)
+		if (v[c->fdof[k]] == 0 && fabs(c->flam[k]) < mu[c->fdof[k]])
+			a[c->fdof[k]] = 0;
+}
+
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 {
 	memset(c, 0, sizeof *c);
@@ -117,6 +220,8 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 		if (!c->Mu || !c->mf)
 			return -1;
 	}
+	if (pb->sigma_u && !pb->varmass && !pb->nc && dry_alloc(c))
+		return -1;
 	if (pb->nc) {
 		size_t nt = (size_t)(pb->n + pb->nc);
 		c->rhs = calloc(nt, sizeof(double));
@@ -148,6 +253,7 @@ void nl_common_free(struct nl_common *c)
 	free(c->rhs);
 	free(c->ct);
 	free(c->ctt);
+	free(c->fdof); free(c->fcol); free(c->fW); free(c->flam); free(c->fb);
 	memset(c, 0, sizeof *c);
 }
 
@@ -267,7 +373,10 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		}
 		return;
 	}
-	la_solver_solve(pb->Mf, s->a);
+	if (c->nf)
+		dry_acceleration(c, s->v, s->a);
+	else
+		la_solver_solve(pb->Mf, s->a);
 }
 
 double nl_sigma_dissipation(const struct rt_problem *pb, const double *z0, const double *z1)

@@ -70,7 +70,14 @@ struct nl_common {
 	struct la_solver *sx;
 	size_t *gslot;
 	double *ct, *ctt;          /* nc: ∂c/∂t, ∂²c/∂t² of moving constraints */
+	/* dry friction μ_i|u_i'| (constant mass, no constraints): the dofs
+	 * that have it (nf) and, when M is not diagonal, the columns M⁻¹e_i
+	 * of those dofs (nf ≤ NL_DRY_COLUMNS) and their Delassus block W
+	 * (nf × nf) for the stick–slip problem of nl_acceleration */
+	int nf, *fdof;
+	double *fcol, *fW, *flam, *fb;
 };
+enum { NL_DRY_COLUMNS = 256 };
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb);
 void nl_common_free(struct nl_common *c);
 /* Free what only nl_acceleration needs, keeping g (an N scratch): the
@@ -80,7 +87,10 @@ void nl_common_trim(struct nl_common *c);
  * M(u) that nl_acceleration factored. */
 void nl_mass_solve(struct nl_common *c, double *b);
 /* The acceleration solving the equation of motion at (t, state):
- * M(u) a = f − ∇ᵤΦ − ∇ᵥΨ (constant mass). */
+ * M(u) a = f − ∇ᵤΦ − ∇ᵥΨ (constant mass), with dry friction μ_i|u_i'|
+ * (constant mass, no constraints) Moreau's inclusion: a sliding dof
+ * braked by μ_i sign(v_i), a dof at rest kept at rest while the friction
+ * it needs stays within ±μ_i. */
 void nl_acceleration(struct nl_common *c, double t, struct rt_state *s);
 /* The (u, v) part of a midpoint step of size h from t0 to t1 (midpoint,
  * discrete_gradient, and staggered_midpoint's u-step; DESIGN.md,
