@@ -496,8 +496,15 @@ static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
 		const char *name = base->kind == AST_NAME ? base->name : base->lhs->name;
 		struct binding *b = scope_lookup(ev->scope, name);
 		if (b && b->kind == B_DOF && b->group->field) {
-			if (base->kind != AST_NAME)
+			if (base->kind != AST_NAME && !b->group->field->vector)
 				return eval_error(ev, e->loc, "%s is a field: it is not indexed", name);
+			if (base->kind != AST_NAME) {
+				/* U[i]' of a vector field: component i of U', as U'[i] */
+				struct ast_expr rate = *e, comp = *base;
+				rate.lhs = base->lhs;
+				comp.lhs = &rate;
+				return eval_expr(ev, &comp, out);
+			}
 			return fe_eval_name(ev, e, b->group->field, e->primes, out);
 		}
 		if (b && b->kind == B_DOF) {
@@ -874,10 +881,11 @@ static int eval_call(struct eval *ev, struct ast_expr *e, struct value *out)
 static int eval_index(struct eval *ev, struct ast_expr *e, struct value *out)
 {
 	struct value base;
-	/* DESIGN.md: ' applies to the name, x[i]', never x'[i] */
+	/* DESIGN.md: ' applies to the name, x[i]', never x'[i] (a field's
+	 * U'[i] is component i of the vector U', as U[i]') */
 	if (e->lhs->kind == AST_PRIME && e->lhs->lhs->kind == AST_NAME) {
 		struct binding *b = scope_lookup(ev->scope, e->lhs->lhs->name);
-		if (b && b->kind == B_DOF)
+		if (b && b->kind == B_DOF && !b->group->field)
 			return eval_error(ev, e->loc, "write %s[...]%s, the derivative of an element, not %s%s[...]",
 			                  b->name, e->lhs->primes == 1 ? "'" : "''", b->name, e->lhs->primes == 1 ? "'" : "''");
 	}

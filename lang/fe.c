@@ -949,9 +949,14 @@ int fe_call(struct eval *ev, struct ast_expr *call, const char *name, struct val
 			out->reg = emit(ev, IR_MUL, v[0].reg, v[1].reg, loc);
 			return 0;
 		}
-		if (v[0].kind != VAL_MAT || v[1].kind != VAL_MAT || v[0].rows != v[1].rows || v[0].cols != v[1].cols)
-			return eval_error(ev, loc, "%s takes two %s of the same size", name,
-			                  strcmp(name, "dot") == 0 ? "vectors" : "matrices");
+		/* dot: a row and a column vector of one length are the same
+		 * vector (dyn(5): either serves where a vector is expected) */
+		int isdot = strcmp(name, "dot") == 0, vecs = v[0].kind == VAL_MAT && v[1].kind == VAL_MAT &&
+		            (v[0].rows == 1 || v[0].cols == 1) && (v[1].rows == 1 || v[1].cols == 1) &&
+		            v[0].rows * v[0].cols == v[1].rows * v[1].cols;
+		if (!(isdot && vecs) &&
+		    (v[0].kind != VAL_MAT || v[1].kind != VAL_MAT || v[0].rows != v[1].rows || v[0].cols != v[1].cols))
+			return eval_error(ev, loc, "%s takes two %s of the same size", name, isdot ? "vectors" : "matrices");
 		if (strcmp(name, "dot") == 0 && v[0].cols != 1 && v[0].rows != 1)
 			return eval_error(ev, loc, "dot takes two vectors: inner(A, B) is for matrices");
 		out->kind = VAL_NUM;
