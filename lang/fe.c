@@ -1756,6 +1756,14 @@ int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 	return 0;
 }
 
+int fe_field_fixed(const struct fe_field *fd)
+{
+	for (long k = 0; k < fd->space->ndofs; k++)
+		if (fd->dof[k] < 0)
+			return 1;
+	return 0;
+}
+
 /* ---- records ---- */
 
 int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *r, int *nr)

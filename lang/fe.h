@@ -52,6 +52,8 @@ struct fe_field {
 /* Whether name is a function of densities (grad, div, eps, ...), for the
  * name checks before anything runs. */
 int fe_function_exists(const char *name);
+/* Whether `fix` holds some of the field's dofs. */
+int fe_field_fixed(const struct fe_field *fd);
 
 /* mesh NAME = GENERATOR(...): build the mesh, bind it. */
 int fe_exec_mesh(struct eval *ev, struct ast_stmt *st);
