@@ -500,6 +500,12 @@ static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 	if (call->args.n != 2)
 		return arity_error(ev, call, "modes", "2 arguments (model, k)");
 	struct ast_expr *me = arg(call, 0);
+	/* modes(MODEL, k) or, as run MODEL(p = v) takes, modes(MODEL(p = v), k) */
+	struct ast_run over = { 0 };
+	if (me->kind == AST_CALL && me->lhs->kind == AST_NAME) {
+		over.overrides = me->args;
+		me = me->lhs;
+	}
 	if (me->kind != AST_NAME)
 		return eval_error(ev, me->loc, "modes: the first argument must be the name of a model");
 	long k;
@@ -507,6 +513,24 @@ static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 		return -1;
 	struct eval sub = *ev;
 	struct ir_model *m = NULL;
+	if (over.overrides.n) {
+		for (int i = 0; i < over.overrides.n; i++)
+			if (!((struct ast_arg *)over.overrides.v[i])->name)
+				return eval_error(ev, ((struct ast_arg *)over.overrides.v[i])->loc,
+				                  "modes: %s(...) takes its parameters by name, p = v", me->name);
+		struct binding *b = scope_lookup(ev->scope, me->name);
+		if (b && b->kind == B_MODEL && run_overrides_check(ev->d, ev->a, b->stmt->model, &over))
+			return -1;
+		struct value *ov = arena_alloc(ev->a, sizeof *ov * (size_t)(over.overrides.n + 1));
+		for (int i = 0; i < over.overrides.n; i++) {
+			struct ast_arg *o = over.overrides.v[i];
+			sub.prog = ir_prog_new(ev->a);
+			if (eval_expr(&sub, o->value, &ov[i]) || value_freeze(&sub, &ov[i], o->value->loc, "a parameter"))
+				return -1;
+		}
+		sub.overrides = &over.overrides;
+		sub.override_val = ov;
+	}
 	if (lower_model_named(&sub, me->name, me->loc, &m))
 		return -1;
 	int n = m->ndof, nmax = n - m->nconstraint;
