@@ -83,6 +83,33 @@ int rt_outfile_open_own(struct rt_outfile *o, const char *path)
 	return outfile_open(o, path, 1);
 }
 
+/* /dev/stdout, /dev/fd/N, /proc/self/fd/N and links to them name a
+ * process's open files, not files to replace: a new file renamed over
+ * /dev/stdout would replace the system's link (and leave the output
+ * where it was not asked for).  The descriptor such a name (or the link
+ * it is) stands for, or -1; *special when it is any other name under
+ * /dev or /proc. */
+static int process_fd(const char *path, int *special)
+{
+	char target[64];
+	const char *p = path;
+	ssize_t len = readlink(path, target, sizeof target - 1);
+	if (len > 0) {
+		target[len] = 0;
+		if (strncmp(target, "/dev/", 5) == 0 || strncmp(target, "/proc/", 6) == 0)
+			p = target;
+	}
+	*special = strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0;
+	if (strcmp(p, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(p, "/dev/stderr") == 0)
+		return 2;
+	const char *num = strncmp(p, "/dev/fd/", 8) == 0 ? p + 8 : strncmp(p, "/proc/self/fd/", 14) == 0 ? p + 14 : NULL;
+	if (!num || !*num || strspn(num, "0123456789") != strlen(num) || strlen(num) > 6)
+		return -1;
+	return atoi(num);
+}
+
 static int outfile_open(struct rt_outfile *o, const char *path, int own)
 {
 	struct stat st;
@@ -90,6 +117,20 @@ static int outfile_open(struct rt_outfile *o, const char *path, int own)
 	o->path = path;
 	if (silent && !own) {
 		o->f = fopen("/dev/null", "w");
+		return o->f ? 0 : -1;
+	}
+	int special, pfd = process_fd(path, &special);
+	if (pfd >= 0 || special) {
+		/* the open file itself, sharing its offset (what was printed
+		 * stays before the record), or the device written in place */
+		if (pfd == 1)
+			fflush(stdout);
+		int fd = pfd >= 0 ? dup(pfd) : -1;
+		o->f = pfd >= 0 ? (fd >= 0 ? fdopen(fd, "w") : NULL) : fopen(path, "w");
+		if (!o->f && fd >= 0)
+			close(fd);
+		if (o->f)
+			buffer(o);
 		return o->f ? 0 : -1;
 	}
 	if (stat(path, &st) == 0) {

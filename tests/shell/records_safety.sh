@@ -10,7 +10,10 @@
 #     reached, and no temporary is left;
 #   - SIGKILL leaves the old file untouched (the rows written so far are
 #     in the hidden temporary .NAME.XXXXXX beside it);
-#   - a normal end replaces the old file by the new one whole.
+#   - a normal end replaces the old file by the new one whole;
+#   - a name that is a link to the process's standard output
+#     (/proc/self/fd/1, as /dev/stdout is) is not replaced: the rows go
+#     to the output, after what was printed before, and the link stays.
 #
 # The long run is 10^7 steps of an oscillator (about a minute when it is
 # not stopped); it is stopped once its temporary holds some rows.
@@ -194,5 +197,28 @@ case $(ls -l "$dir/a.csv") in
 -rw-r--r--*) ;;
 *) fail "normal end: permissions $(ls -l "$dir/a.csv")" ;;
 esac
+
+# a link to standard output: written through, never replaced
+ln -sf /proc/self/fd/1 "$dir/tostdout"
+cat > "$dir/so.dyn" <<'EOF'
+model m {
+  dof u
+  mass [1]
+  stiffness [1]
+  init u = 1
+}
+print "before"
+run m with newmark from 0 to 0.2 step 0.1 { record t, u to "tostdout" }
+print "after"
+EOF
+(cd "$dir" && "$DYN" so.dyn > so.out) || fail "so.dyn failed"
+[ -L "$dir/tostdout" ] || fail "the link to standard output was replaced"
+[ "$(cat "$dir/so.out")" = "before
+t,u
+0,1
+0.1,0.9950124688279303
+0.2,0.9800996262461055
+after" ] || fail "a record to a link to standard output: $(cat "$dir/so.out")"
+no_temporary "standard output" tostdout
 
 exit $status
