@@ -227,12 +227,13 @@ struct output {
 	int kept;       /* one of those is kept */
 };
 
-/* %.15g, or %.16g or %.17g when needed to read back as x; "0" for -0. */
+/* %.15g, or %.16g or %.17g when needed to read back as x; "0" for -0,
+ * "nan" for any NaN (as print writes it, dyn(5): not printf's -nan). */
 static void put_num(FILE *f, double x)
 {
 	char buf[FMT_BUFSZ];
-	if (x == 0) {
-		fputs("0", f);
+	if (x == 0 || isnan(x)) {
+		fputs(x == 0 ? "0" : "nan", f);
 		return;
 	}
 	fwrite(buf, 1, (size_t)fmt_g(buf, x, 15), f);

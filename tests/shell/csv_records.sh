@@ -354,5 +354,20 @@ if status_is blowup 4; then
 	fi
 fi
 
+# a recorded expression with no value (the square root of a negative
+# number) is written nan, as print writes it, never printf's -nan
+cat > "$dir/nan.dyn" <<'EOF'
+model m {
+  dof u
+  mass [1]
+  stiffness [1]
+  init u = 1
+}
+run m with newmark from 0 to 0.2 step 0.1 { record t, q = sqrt(u - 0.995) to "n.csv" }
+EOF
+mkdir -p "$dir/out"
+"$DYN" -o "$dir/out" "$dir/nan.dyn" || fail "nan.dyn failed"
+[ "$(tail -n 1 "$dir/out/n.csv")" = "0.2,nan" ] || fail "a NaN record is written $(tail -n 1 "$dir/out/n.csv")"
+
 [ $status -eq 0 ] && echo "csv_records: all checks passed"
 exit $status
