@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <readline/history.h>
@@ -473,6 +474,26 @@ static void print_matrix(const char *name, int n, const double *a)
  * the session's text, so that its errors quote it (not an earlier line). */
 static int cmd_line, arg_col;
 
+/* The statement a command stands for (:show NAME, :start, :plot),
+ * parsed at the command's own line, its columns shifted by col so that
+ * they fall where the user typed them: the session's lines stay counted
+ * as typed (the statement is not a line of its own). */
+static void execute_for_command(const char *text, int col)
+{
+	size_t n = strlen(text), pad = col > 0 ? (size_t)col : 0;
+	char *src = arena_alloc(S->arena, n + pad + 1);
+	memset(src, ' ', pad);
+	memcpy(src + pad, text, n + 1);
+	char *whole = arena_strndup(S->arena, typed, typed_len);
+	struct ast_program *prog = parse_text_at(S->arena, &S->diag, "<stdin>", src, n + pad, cmd_line, whole,
+	                                         typed_len);
+	S->status = 0;
+	rt_interrupted = 0;
+	if (prog)
+		session_exec_program(S, prog);
+	S->diag.errors = 0;
+}
+
 static struct ir_model *model_of(const char *name)
 {
 	struct eval ev;
@@ -493,7 +514,7 @@ static void show(const char *name)
 	}
 	if (b->kind == B_VALUE) {
 		char *buf = arena_printf(S->arena, "%s\n", name);
-		execute(buf);
+		execute_for_command(buf, arg_col - 1);
 		return;
 	}
 	if (b->kind != B_MODEL) {
@@ -859,7 +880,7 @@ static void command(char *line)
 			finish_pending();
 		S->prepare_only = 1;
 		char *src = arena_printf(S->arena, "%s\n", arg);
-		execute(src);
+		execute_for_command(src, arg_col - 1);
 		S->prepare_only = 0;
 		if (S->pending)
 			state();
@@ -880,7 +901,7 @@ static void command(char *line)
 		S->term_width = cols > 0 ? cols - 1 : 80;
 		S->term_color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
 		char *src = arena_printf(S->arena, "plot %s to \"$terminal\"\n", arg);
-		execute(src);
+		execute_for_command(src, arg_col - 6);
 	} else if (strcmp(cmd, ":load") == 0 && *arg) {
 		FILE *f = fopen(arg, "rb");
 		if (!f) {
@@ -1118,13 +1139,27 @@ int repl_main(struct session *s, const char *file)
 	s->diag.max_errors = 0;
 	if (file) {
 		FILE *f = fopen(file, "rb");
+		struct stat st;
+		if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+			fclose(f);
+			f = NULL;
+			errno = EISDIR;
+		}
 		if (!f) {
 			fprintf(stderr, "dyn: cannot open '%s': %s\n", file, strerror(errno));
 			return 3;
 		}
 		fclose(f);
+		/* loaded as :load would, but not a line the user typed: the
+		 * session's first line is the first one typed */
+		size_t len0 = typed_len;
+		int lines0 = typed_lines;
 		char *cmd = arena_printf(s->arena, ":load %s", file);
 		evaluate_command(cmd);
+		typed_len = len0;
+		typed_lines = lines0;
+		if (typed)
+			typed[typed_len] = '\0';
 	}
 	rl_readline_name = "dyn";
 	rl_attempted_completion_function = complete;
