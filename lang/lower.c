@@ -546,11 +546,29 @@ static int operator(struct eval *ev, struct model_ctx *mc, struct ast_item *it, 
 	mc->what = what;
 	mc->allow_t = mc->allow_state = 0;
 	ev->prog = new_prog(ev);
+	int n = mc->m->ndof;
 	if (is_mtx_call(ev, it->value)) {
 		if (file_operator(ev, mc, it->value, what, out))
 			return -1;
-	} else if (eval_expr(ev, it->value, &v) || to_matrix(ev, &v, mc->m->ndof, it->value->loc, what, &out->a))
+	} else if (eval_expr(ev, it->value, &v)) {
 		return -1;
+	} else if (v.kind == VAL_NUM && n > IR_FOLD_DENSE_MAX) {
+		/* a number k is k I: beyond the dense operators its n
+		 * diagonal entries, not an n × n array (20 000 dofs: 3.2 GB) */
+		double k;
+		if (!value_const(ev, &v, 0, &k))
+			return eval_error(ev, it->value->loc, "%s must be constant", what);
+		out->row = arena_alloc(ev->a, sizeof(int) * (size_t)n);
+		out->col = arena_alloc(ev->a, sizeof(int) * (size_t)n);
+		out->val = arena_alloc(ev->a, sizeof(double) * (size_t)n);
+		for (int i = 0; i < n; i++) {
+			out->row[i] = out->col[i] = i;
+			out->val[i] = k;
+		}
+		out->nnz = n;
+	} else if (to_matrix(ev, &v, n, it->value->loc, what, &out->a)) {
+		return -1;
+	}
 	out->loc = ir_loc_of(it->loc);
 	return 0;
 }
