@@ -55,15 +55,7 @@ let r = run s with newmark from 0 to 0.1 step 0.05, solver = dense
 print 1
 EOS
 
-limit=
-for kb in 30000 50000 100000 150000 200000 300000 400000; do
-	out=$( (ulimit -v "$kb" && exec timeout 60 "$DYN" -o "$dir" "$dir/short.dyn") 2> /dev/null)
-	if [ "$out" = 1 ]; then
-		limit=$kb
-		break
-	fi
-done
-if [ -z "$limit" ]; then
+if ! start_limit "$dir/short.dyn" 30000 50000 100000 150000 200000 300000 400000; then
 	echo "fe_sparse: NOTE: dyn does not run under ulimit -v 400000 (or ulimit -v is not supported): memory not checked"
 	"$DYN" -o "$dir" "$dir/sparse.dyn" > "$dir/sparse.out" 2> "$dir/sparse.err"
 else

@@ -32,15 +32,7 @@ $2
 EOS
 }
 script 1 'print 1' > "$dir/short.dyn"
-limit=
-for kb in 30000 50000 100000 200000 400000; do
-	out=$( (ulimit -v "$kb" && "$DYN" -o "$dir" "$dir/short.dyn") 2> /dev/null)
-	if [ "$out" = 1 ]; then
-		limit=$kb
-		break
-	fi
-done
-if [ -z "$limit" ]; then
+if ! start_limit "$dir/short.dyn" 30000 50000 100000 200000 400000; then
 	echo "lean_history: NOTE: dyn does not run under ulimit -v 400000 (or ulimit -v is not supported): skipped"
 	exit 0
 fi

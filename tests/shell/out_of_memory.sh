@@ -15,15 +15,7 @@ set -u
 test_folder out_of_memory out_of_memory
 
 echo 'print 1' > "$dir/one.dyn"
-limit=
-for kb in 200000 300000 400000; do
-	out=$( (ulimit -v "$kb" && "$DYN" "$dir/one.dyn") 2> /dev/null)
-	if [ "$out" = 1 ]; then
-		limit=$kb
-		break
-	fi
-done
-if [ -z "$limit" ]; then
+if ! start_limit "$dir/one.dyn" 200000 300000 400000; then
 	echo "out_of_memory: NOTE: dyn does not start under ulimit -v 400000 (or ulimit -v is not supported): skipped"
 	exit 0
 fi

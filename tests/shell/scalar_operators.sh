@@ -26,15 +26,7 @@ let r = run m with midpoint from 0 to 0.01 step 0.001
 print r.u[5](0.01)
 EOS
 printf 'print 1\n' > "$dir/start.dyn"
-limit=
-for kb in 30000 50000 100000 150000 200000 300000 400000; do
-	out=$( (ulimit -v "$kb" && exec timeout 60 "$DYN" -o "$dir" "$dir/start.dyn") 2> /dev/null)
-	if [ "$out" = 1 ]; then
-		limit=$kb
-		break
-	fi
-done
-if [ -z "$limit" ]; then
+if ! start_limit "$dir/start.dyn" 30000 50000 100000 150000 200000 300000 400000; then
 	echo "scalar_operators: NOTE: ulimit -v does not let dyn start: memory not checked"
 	"$DYN" -o "$dir" "$dir/osc.dyn" > "$dir/big.out" 2> "$dir/big.err"
 else
