@@ -407,6 +407,9 @@ static int dyn_main(int argc, char **argv)
 	};
 	int list = 0, c;
 	const char *interactive = NULL;
+	/* getopt's messages name argv[0]: "dyn: unrecognized option", as
+	 * dyn's own, not the path it was started by */
+	argv[0] = (char *)"dyn";
 	while ((c = getopt_long(argc, argv, "s:co:qhVi:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':

@@ -80,6 +80,9 @@ done
 t unknown --bogus ok.dyn
 want_rc unknown 2
 has unknown.err "bogus" "dyn --bogus"
+# getopt's message names the program as dyn's own messages do, not the
+# path it was started by
+grep -q "^dyn: unrecognized option '--bogus'" unknown.err || fail "dyn --bogus: not 'dyn: ...': $(head -1 unknown.err)"
 has unknown.err "--help" "dyn --bogus"
 empty unknown.out "stdout of dyn --bogus"
 t unknown_short -Z ok.dyn
