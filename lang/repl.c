@@ -509,7 +509,12 @@ static void show(const char *name)
 {
 	struct binding *b = scope_lookup(S->globals, name);
 	if (!b) {
-		printf("no name '%s'\n", name);
+		/* a diagnostic at the command's argument, as :eig's */
+		struct eval ev;
+		session_eval_init(S, &ev);
+		struct loc loc = { "<stdin>", cmd_line, arg_col, (int)strlen(name) };
+		eval_error(&ev, loc, "undefined name '%s'", name);
+		S->diag.errors = 0;
 		return;
 	}
 	if (b->kind == B_VALUE) {

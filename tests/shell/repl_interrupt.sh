@@ -76,7 +76,7 @@ expect mass [1]
 send \x03
 expect dyn> 
 send :show m\n
-expect no name 'm'
+expect error: undefined name 'm'
 expect dyn> 
 send let y = (1 +\n
 expect ...> 
@@ -196,7 +196,7 @@ fi
 		printf '%s\n' 'send model q {\n  dof u\n\x03' 'expect dyn> '
 		i=$((i + 1))
 	done
-	printf '%s\n' 'send :show q\n' "expect no name 'q'" 'expect dyn> ' 'send \x04' 'exit 0'
+	printf '%s\n' 'send :show q\n' "expect error: undefined name 'q'" 'expect dyn> ' 'send \x04' 'exit 0'
 } > "$dir/between.pty"
 session between
 

@@ -4,8 +4,9 @@
 # not a line of the session (the first line typed is line 1; it was 2), a
 # command that stands for a statement (:show NAME, :start, :plot) is one
 # line (each :show added one more), and its statement's errors point
-# into the command's own line; -i on a folder is refused (it started an
-# empty session).
+# into the command's own line; :show of an undefined name is a diagnostic
+# there (it printed "no name" without a place); -i on a folder is refused
+# (it started an empty session).
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -29,6 +30,9 @@ grep -q "^<stdin>:4:1: error: undefined name 'foo'" "$dir/b.out" ||
 	fail ":show counted as more lines: $(grep error "$dir/b.out" | head -1)"
 grep -q "^<stdin>:5:20: error: undefined model 'mm'" "$dir/b.out" ||
 	fail ":start's error not at its line and column: $(grep "model 'mm'" "$dir/b.out")"
+printf 'let x = 1\n:show nothing\n' | "$DYN" -i "$dir/m.dyn" > "$dir/d.out" 2>&1
+grep -q "^<stdin>:2:7: error: undefined name 'nothing'" "$dir/d.out" ||
+	fail ":show of an undefined name is not a diagnostic at its argument: $(grep nothing "$dir/d.out" | head -1)"
 "$DYN" -i "$dir" < /dev/null > "$dir/c.out" 2>&1
 rc=$?
 [ "$rc" = 3 ] || fail "-i on a folder: exit $rc, expected 3"
