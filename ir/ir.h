@@ -278,6 +278,9 @@ struct ir_kinetic {
 	struct ir_prog *prog;
 	int nnz;
 	int *row, *col;
+	/* the dofs that entry e of M(u) depends on: dep[dptr[e] .. dptr[e+1]),
+	 * the pattern of the midpoint rule's Jacobian (runtime/midpoint_varmass.c) */
+	int *dptr, *dep;
 	struct ir_loc loc;
 };
 

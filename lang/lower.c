@@ -934,8 +934,11 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	if (!m->mass.a && !m->kinetic && !ir_matrix_has_entries(&m->mass))
 		return eval_error(ev, am->loc, "model %s has no mass (add e.g. 'mass [1]' or a kinetic energy)", am->name);
 	if (!m->mass.a && !ir_matrix_has_entries(&m->mass)) {
-		/* all of the mass depends on u */
-		m->mass.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
+		/* all of the mass depends on u: the constant part is zero, dense
+		 * on a small model as its other operators, else no entries (an
+		 * n×n array of 20000 dofs took 3.2 GB) */
+		if (n <= IR_FOLD_DENSE_MAX && mc->nfield == 0)
+			m->mass.a = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
 		m->mass.loc = m->kinetic->loc;
 	}
 	/* friction without `along` takes the tangents orthogonal to the gap's

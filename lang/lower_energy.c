@@ -2431,6 +2431,40 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				eval_error(ev, where, "out of memory");
 				goto out;
 			}
+			/* the dofs each entry depends on (its gradient's pattern;
+			 * the derivatives emitted are dropped by the compaction) */
+			kin->dptr = arena_alloc(ev->a, sizeof(int) * (size_t)(fv->nnz + 1));
+			int ndep = 0, depcap = 0, *dep = NULL, drc = 0;
+			for (int k = 0; k < fv->nnz && !drc; k++) {
+				int nd;
+				const int *didx, *dreg;
+				kin->dptr[k] = ndep;
+				if ((drc = ir_gradient_sparse(p, w, mreg[k], &inu, &nd, &didx, &dreg)))
+					break;
+				if (ndep + nd > depcap) {
+					int cap = 2 * (ndep + nd) + 16, *d2 = realloc(dep, sizeof(int) * (size_t)cap);
+					if (!d2) {
+						drc = -1;
+						break;
+					}
+					dep = d2;
+					depcap = cap;
+				}
+				for (int j = 0; j < nd; j++)
+					dep[ndep++] = didx[j];
+			}
+			if (drc) {
+				free(gu);
+				free(mreg);
+				free(dep);
+				eval_error(ev, where, "out of memory");
+				goto out;
+			}
+			kin->dptr[fv->nnz] = ndep;
+			kin->dep = arena_alloc(ev->a, sizeof(int) * (size_t)(ndep + 1));
+			if (ndep)
+				memcpy(kin->dep, dep, sizeof(int) * (size_t)ndep);
+			free(dep);
 			q->nout = 0;
 			ir_prog_add_output(q, r);
 			for (int k = 0; k < n; k++)

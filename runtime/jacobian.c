@@ -14,7 +14,7 @@ void jacobian_free(struct jacobian *J)
 	free(J->row); free(J->col); free(J->diag);
 	free(J->sM); free(J->sK); free(J->sC);
 	free(J->sphi); free(J->spsi); free(J->skphi); free(J->skpsi);
-	free(J->sgu); free(J->sgl); free(J->sch);
+	free(J->sgu); free(J->sgl); free(J->sch); free(J->skin);
 	free(J->rp); free(J->rs);
 	free(J->svg); free(J->svh); free(J->sgmu); free(J->svmu); free(J->mup); free(J->mus); free(J->mut);
 	memset(J, 0, sizeof *J);
@@ -68,6 +68,26 @@ static int row_index(struct jacobian *J)
 	return 0;
 }
 
+size_t jacobian_kinetic_entries(const struct ir_kinetic *k, int *r, int *c)
+{
+	size_t q = 0;
+#define PUT(i, j) do { if (r) { r[q] = (i); c[q] = (j); } q++; } while (0)
+	for (int e = 0; e < k->nnz; e++) {
+		int a = k->row[e], b = k->col[e];
+		PUT(a, b);
+		for (int p = k->dptr[e]; p < k->dptr[e + 1]; p++) {
+			int j = k->dep[p];
+			PUT(a, j);
+			PUT(j, a);
+			PUT(j, b);
+			for (int p2 = k->dptr[e]; p2 < k->dptr[e + 1]; p2++)
+				PUT(j, k->dep[p2]);
+		}
+	}
+#undef PUT
+	return q;
+}
+
 int jacobian_init(struct jacobian *J, struct rt_problem *pb, int nc, enum la_mat_kind kind)
 {
 	const struct ir_model *m = pb->ir;
@@ -79,7 +99,9 @@ int jacobian_init(struct jacobian *J, struct rt_problem *pb, int nc, enum la_mat
 	size_t nphi = fphi ? (size_t)fphi->nnz : 0, npsi = fpsi ? (size_t)fpsi->nnz : 0;
 	size_t nkphi = rt_kernels_nentries(&pb->kphi), nkpsi = rt_kernels_nentries(&pb->kpsi);
 	size_t ng = nc ? (size_t)m->ngrad : 0, nh = nc ? (size_t)m->nhess : 0;
-	size_t ne = (size_t)N + nM + nK + nC + nphi + npsi + nkphi + nkpsi + 2 * ng + nh;
+	const struct ir_kinetic *kin = pb->varmass && m->kinetic && m->kinetic->dptr ? m->kinetic : NULL;
+	size_t nkin = kin ? jacobian_kinetic_entries(kin, NULL, NULL) : 0;
+	size_t ne = (size_t)N + nM + nK + nC + nphi + npsi + nkphi + nkpsi + 2 * ng + nh + nkin;
 	int *r = malloc((ne + 1) * sizeof *r), *c = malloc((ne + 1) * sizeof *c);
 	double *zero = calloc(ne + 1, sizeof *zero);
 	int rc = -1;
@@ -118,6 +140,10 @@ int jacobian_init(struct jacobian *J, struct rt_problem *pb, int nc, enum la_mat
 		r[k] = m->hi[q];
 		c[k] = m->hj[q];
 	}
+	size_t kkin = k;
+	if (kin)
+		jacobian_kinetic_entries(kin, r + k, c + k);
+	k += nkin;
 	/* band padding of the operators (row -1) is left out of the pattern:
 	 * triplets must be in range */
 	size_t kept = 0;
@@ -149,8 +175,10 @@ int jacobian_init(struct jacobian *J, struct rt_problem *pb, int nc, enum la_mat
 	    slots(&J->A, r, c, kC, nC, &J->sC) || slots(&J->A, r, c, kphi, nphi, &J->sphi) ||
 	    slots(&J->A, r, c, kpsi, npsi, &J->spsi) || slots(&J->A, r, c, kkphi, nkphi, &J->skphi) ||
 	    slots(&J->A, r, c, kkpsi, nkpsi, &J->skpsi) || slots(&J->A, r, c, kg, ng, &J->sgu) ||
-	    slots(&J->A, r, c, kg + ng, ng, &J->sgl) || slots(&J->A, r, c, kh, nh, &J->sch))
+	    slots(&J->A, r, c, kg + ng, ng, &J->sgl) || slots(&J->A, r, c, kh, nh, &J->sch) ||
+	    slots(&J->A, r, c, kkin, nkin, &J->skin))
 		goto out;
+	J->nkin = nkin;
 	int rows = 0;
 	for (int i = 0; i < pb->n && pb->sigma_u; i++)
 		rows |= pb->sigma_u[i] > 0;

@@ -24,6 +24,12 @@ struct jacobian {
 	ptrdiff_t *skphi, *skpsi;   /* the kernels' entries (rt_kernels_entries' order) */
 	ptrdiff_t *sgu, *sgl;       /* constraint gradient q: (gi, n' + gk) and (n' + gk, gi) */
 	ptrdiff_t *sch;             /* constraint Hessian entry q: (hi, hj) */
+	/* a mass depending on u: the entries through which the midpoint
+	 * rule's momentum and ∂T/∂u depend on the stage's unknowns
+	 * (jacobian_kinetic_entries), filled by differences
+	 * (runtime/midpoint_varmass.c) */
+	ptrdiff_t *skin;
+	size_t nkin;
 	/* the slots of each row (for soft-thresholding rows: scaled or
 	 * replaced), when the model has such rows */
 	size_t *rp;                 /* N + 1 */
@@ -45,6 +51,12 @@ struct jacobian {
  * (jacobian_free in both cases). */
 int jacobian_init(struct jacobian *J, struct rt_problem *pb, int nc, enum la_mat_kind kind);
 void jacobian_free(struct jacobian *J);
+/* The entries (r[q], c[q]) (NULL: counted only) of the derivative of
+ * 2 M(u)w − τ ∂T/∂u(u, w) with u = u₀ + τw/2 in w, for entry e of M(u)
+ * at (k, l) depending on the dofs D(e): (k, l), (k, j), (j, k), (j, l)
+ * and (j, j') for j, j' in D(e) (struct ir_kinetic).  Returns their
+ * number, duplicates included. */
+size_t jacobian_kinetic_entries(const struct ir_kinetic *k, int *r, int *c);
 /* The same with the rows and columns of formulation = ggl (stage.h): the
  * velocity rows on the pattern of G and of the constraints' Hessians, the
  * μ columns ∂R/∂u (cu/cue) G(ū)ᵀ on the u block's columns of G's dofs,

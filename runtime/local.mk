@@ -11,12 +11,14 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/step_matrix.c \
 	runtime/run.c runtime/run.h \
 	runtime/problem.c runtime/problem.h \
+	runtime/varmass.c runtime/varmass.h \
 	runtime/newton.c runtime/newton.h runtime/jacobian.c runtime/jacobian.h runtime/omega.c runtime/omega.h \
 	runtime/stage.c runtime/stage.h \
 	runtime/nlstep.c runtime/nlstep.h \
 	runtime/scheme_newmark.c runtime/scheme_central_difference.c runtime/scheme_backward_euler.c \
 	runtime/scheme_bathe.c \
 	runtime/scheme_midpoint.c runtime/scheme_staggered_midpoint.c \
+	runtime/midpoint_varmass.c runtime/midpoint_varmass.h \
 	runtime/scheme_paoli_schatzman.c runtime/scheme_moreau_jean.c \
 	runtime/amplification.c runtime/modes.c runtime/plot_term.c \
 	runtime/plot_svg.c runtime/plot.h \

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "nlstep.h"
+#include "varmass.h"
 #include "stage.h"
 #include "la.h"
 
@@ -212,9 +213,10 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 	if (!c->f0 || !c->f1 || !c->fm || !c->g || !c->gu || !c->Ma)
 		return -1;
 	/* A constant mass was factored once by problem_init's check (pb->Mf,
-	 * in the backend its structure calls for); only M(u) is refactored,
-	 * dense, at each configuration. */
-	if (pb->varmass) {
+	 * in the backend its structure calls for); M(u) is refactored at each
+	 * configuration on the matrix layer (pb->vm); the dense copy is for
+	 * the schemes that step it dense (pb->M: problem_dense). */
+	if (pb->varmass && pb->M) {
 		c->Mu = calloc(n * n + 1, sizeof(double));
 		c->mf = la_factor_alloc(pb->n, LA_DENSE_SPD, 0, 0);
 		if (!c->Mu || !c->mf)
@@ -269,8 +271,10 @@ void nl_common_trim(struct nl_common *c)
 
 void nl_mass_solve(struct nl_common *c, double *b)
 {
-	if (c->pb->varmass)
+	if (c->pb->varmass && c->mf)
 		la_solve(c->mf, b);
+	else if (c->pb->varmass)
+		varmass_solve(c->pb->vm, b);
 	else
 		la_solver_solve(c->pb->Mf, b);
 }
@@ -308,9 +312,8 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 			for (int i = 0; i < n; i++)
 				s->a[i] -= (p1[i] - p2[i]) / (2 * eps);
 		}
-		problem_mass(pb, s->u, c->Mu);
-		if (la_factor(c->mf, c->Mu) == 0)
-			la_solve(c->mf, s->a);
+		if (varmass_factor(pb->vm, pb, s->u) == 0)
+			varmass_solve(pb->vm, s->a);
 		/* the support's load −M(u) d a(t) accelerates by −d a(t) */
 		double ag = problem_support(pb, t);
 		for (int i = 0; i < n && pb->ir->support; i++)

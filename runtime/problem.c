@@ -6,6 +6,7 @@
 
 #include "problem.h"
 #include "la.h"
+#include "varmass.h"
 #include "vm.h"
 
 #include <math.h>
@@ -344,23 +345,14 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 
 	if (m->kinetic_value && check_quadratic(pb, err))
 		return 3;
-	/* M(u) is evaluated, factored and stepped dense (problem_mass, the
-	 * midpoint rule's (u, p) iteration): refused before the n×n array */
-	if (pb->varmass && n > IR_DENSE_MAX)
-		return fail(err, m->kinetic_loc, "a mass depending on u is handled with dense matrices, limited to %d "
-		            "unknowns (this one has %d)", (int)IR_DENSE_MAX, n);
+	/* M(u) is evaluated and factored on the matrix layer (varmass.h),
+	 * checked positive definite at the initial state */
 	if (pb->varmass) {
-		double *M0 = malloc(sizeof(double) * (size_t)n * (size_t)n);
-		if (!M0)
-			return fail(err, m->loc, "out of memory");
-		problem_mass(pb, m->u0, M0);
-		struct la_mat A;
-		int rc = la_mat_from_dense(&A, LA_MAT_DENSE, n, M0) ? fail(err, m->loc, "out of memory")
-		         : check_mass(pb, &A, m->kinetic->loc, err);
-		la_mat_free(&A);
-		free(M0);
-		if (rc)
-			return rc;
+		if (!(pb->vm = calloc(1, sizeof *pb->vm)) || varmass_init(pb->vm, pb))
+			return fail(err, m->loc, "out of memory for the mass matrix (%d dofs)", n);
+		varmass_eval(pb->vm, pb, m->u0);
+		if (check_mass(pb, &pb->vm->A, m->kinetic->loc, err))
+			return 3;
 	} else if (check_mass(pb, &pb->Mm, m->mass.loc, err)) {
 		return 3;
 	}
@@ -384,6 +376,9 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 
 void problem_free(struct rt_problem *pb)
 {
+	if (pb->vm)
+		varmass_free(pb->vm);
+	free(pb->vm);
 	free(pb->Cbuf);
 	free(pb->Mbuf);
 	free(pb->Kbuf);
@@ -650,6 +645,14 @@ void problem_mass(struct rt_problem *pb, const double *u, double *Mu)
 	const struct ir_kinetic *k = pb->ir->kinetic;
 	for (int e = 0; e < k->nnz; e++)
 		Mu[k->row[e] + (size_t)k->col[e] * n] += pb->out_kin[1 + n + e];
+}
+
+const double *problem_mass_u(struct rt_problem *pb, const double *u)
+{
+	/* M(u) does not depend on v: evaluated with v = 0 */
+	memset(pb->tmp, 0, sizeof(double) * (size_t)pb->n);
+	eval_kinetic(pb, u, pb->tmp);
+	return pb->out_kin + 1 + pb->n;
 }
 
 double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, double *p, double *dTdu)

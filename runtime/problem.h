@@ -13,6 +13,8 @@
 #include "run.h"
 #include "la.h"
 
+struct varmass;
+
 struct rt_problem {
 	const struct ir_model *ir;
 	int n, m, N;
@@ -36,6 +38,7 @@ struct rt_problem {
 	const double *sigma;        /* m coefficients of σ_j |z_j'| */
 	const double *sigma_u;      /* n coefficients of dry friction μ_i |u_i'| */
 	int varmass;                /* M depends on u (kinetic energy) */
+	struct varmass *vm;         /* M(u) on the matrix layer (varmass.h), owned */
 	int jac_auto;               /* solver = auto: Newton's Jacobian is stored
 	                               and factored as its structure calls for
 	                               (runtime/stage.c), whatever backend says */
@@ -168,5 +171,9 @@ int problem_contact_grad(const struct rt_problem *pb, const int **gk, const int 
 double problem_kinetic(struct rt_problem *pb, const double *u, const double *v, double *p, double *dTdu);
 /* M(u) into Mu (n×n, column-major). */
 void problem_mass(struct rt_problem *pb, const double *u, double *Mu);
+/* The entries of M(u) − M that the kinetic energy gives (struct
+ * ir_kinetic: entry e at row[e], col[e]), valid until the next
+ * evaluation of the kinetic energy (runtime/varmass.c). */
+const double *problem_mass_u(struct rt_problem *pb, const double *u);
 
 #endif

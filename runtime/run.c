@@ -893,13 +893,12 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	            (!e->nl->needs_dense || e->nl->needs_dense(pb));
 	if ((dense || (pb->nc > 0 && plan->ggl) || pb->backend == LA_LAPACK_DENSE) && problem_dense(pb))
 		return fail(err, 3, plan->loc, "out of memory");
-	if (pb->N > IR_DENSE_MAX || !pb->M || !pb->K) {
-		/* paoli_schatzman decides for itself (its projection is
-		 * dense unless the gaps are affine: ps_alloc) */
-		if (pb->varmass)   /* refused by problem_init beyond IR_DENSE_MAX dofs */
-			return fail(err, 3, plan->model->kinetic_loc, "a mass depending on u is handled with dense matrices, "
-			            "limited to %d unknowns (this one has %d)", (int)IR_DENSE_MAX, pb->N);
-	}
+	/* the impact schemes step M(u) dense; midpoint on the matrix layer
+	 * at any size (midpoint_varmass.c), discrete_gradient on (u, p) */
+	if (pb->varmass && dense && !pb->M)
+		return fail(err, 3, plan->model->kinetic_loc, "%s steps a mass depending on u with dense matrices, "
+		            "up to %d unknowns (this model has %d): midpoint takes such a model at any size",
+		            plan->scheme.name, (int)IR_DENSE_MAX, pb->N);
 	if (pb->ncontact > 0 && !(e->caps & IR_SCHEME_CONTACTS))
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "
 		            "use paoli_schatzman or moreau_jean", plan->model->name, plan->scheme.name);

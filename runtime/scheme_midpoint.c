@@ -21,6 +21,7 @@
 #include "stage.h"
 #include "newton.h"
 #include "la.h"
+#include "midpoint_varmass.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -180,6 +181,10 @@ const struct scheme_linear step_midpoint = {
 
 /* ---- the Newton path: energies, internal variables, constraints ---- */
 
+/* discrete_gradient with M(u) iterates on (u, p) with a dense Jacobian
+ * by differences, O(n⁴) per iteration: small models only */
+enum { MP_UP_MAX = LA_SMALL_N };
+
 struct midpoint {
 	struct rt_problem *pb;
 	struct nl_common c;
@@ -194,6 +199,7 @@ struct midpoint {
 	struct la_factor *mf;
 	double tau, scale;
 	struct nl_options opt;
+	struct mpv *mv;       /* the midpoint rule with M(u), any size */
 };
 
 static void mp_free(void *p)
@@ -203,6 +209,7 @@ static void mp_free(void *p)
 		return;
 	nl_common_free(&s->c);
 	stage_free(&s->st);
+	mpv_free(s->mv);
 	newton_free(s->nw);
 	la_factor_free(s->mf);
 	free(s->in0); free(s->zero); free(s->uprev); free(s->zprev); free(s->vprev); free(s->du); free(s->dz);
@@ -227,6 +234,12 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 		return nl_refuse(err, "internal variables together with a mass depending on u "
 		                      "are not supported");
 	}
+	/* discrete_gradient's bracket needs M(u)⁻¹p at its Gauss points: it
+	 * iterates on (u, p), whose Jacobian is dense */
+	if (pb->varmass && dg && pb->n > MP_UP_MAX)
+		return nl_refuse(err, "discrete_gradient with a mass depending on u iterates on (u, p) with a dense "
+		                 "Jacobian, up to %d unknowns (this model has %d): midpoint takes such a model "
+		                 "at any size", (int)MP_UP_MAX, pb->n);
 	if (opt->check_only)
 		return NULL;
 	struct midpoint *s = calloc(1, sizeof *s);
@@ -238,8 +251,13 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 	size_t n = (size_t)pb->n + 1;
 	int bad = nl_vectors((size_t)pb->N, &s->in0, &s->zero, &s->uprev, &s->zprev, &s->vprev, &s->du, &s->dz,
 	                     (double **)NULL) ||
-	          nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb);
-	if (!bad && pb->varmass) {
+	          nl_common_alloc(&s->c, pb);
+	if (!bad && pb->varmass && !dg) {
+		bad |= !(s->mv = mpv_alloc(pb, opt));
+	} else if (!bad) {
+		bad |= stage_alloc(&s->st, pb);
+	}
+	if (!bad && pb->varmass && dg) {
 		bad |= nl_vectors(2 * n, &s->X, &s->R0, &s->R1, &s->Xp, (double **)NULL);
 		bad |= nl_vectors(n, &s->p0, &s->u0, &s->uh, &s->ph, &s->vh, &s->dT, &s->gp, &s->gs, &s->ue, &s->ve, &s->pe,
 		                  &s->gq, &s->fs, (double **)NULL);
@@ -251,7 +269,7 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 		mp_free(s);
 		return nl_refuse(err, "out of memory for the step");
 	}
-	if (opt->ggl && stage_ggl(&s->st)) {
+	if (opt->ggl && !s->mv && stage_ggl(&s->st)) {
 		mp_free(s);
 		return nl_refuse(err, "out of memory for the step");
 	}
@@ -417,6 +435,8 @@ static int mp_step(void *p, double t0, double t1, double tau, struct rt_state *x
 {
 	struct midpoint *s = p;
 	struct rt_problem *pb = s->pb;
+	if (s->mv)
+		return mpv_step(s->mv, t0, t1, tau, x, dW, dD, dterm, err);
 	if (pb->varmass)
 		return up_step(s, t0, t1, tau, x, dW, dD, dterm, err);
 	struct stage *st = &s->st;
