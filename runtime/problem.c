@@ -29,38 +29,50 @@ static int fail(struct rt_error *err, struct ir_loc loc, const char *fmt, ...)
 	return 3;
 }
 
+/* A constant operator that must be symmetric (the mass; the stiffness,
+ * the Hessian of ½uᵀKu, which the ledger, the eigen-analysis and the
+ * Cholesky factorizations take it for): every stored entry against its
+ * transpose, which need not be stored (a band with kl ≠ ku, compressed
+ * columns with one triangle: a missing entry is 0). */
+static int check_symmetric(const struct la_mat *A, const char *what, struct ir_loc loc, struct rt_error *err)
+{
+	if (A->sym || !A->x)
+		return 0;
+	double scale = la_mat_maxabs(A);
+	int *row = malloc(sizeof(int) * (A->nx + 1)), *col = malloc(sizeof(int) * (A->nx + 1));
+	if (!row || !col) {
+		free(row);
+		free(col);
+		return fail(err, loc, "out of memory");
+	}
+	la_mat_pattern(A, row, col);
+	int rc = 0;
+	for (size_t e = 0; e < A->nx && !rc; e++) {
+		int i = row[e], j = col[e];
+		if (i < 0 || i == j)
+			continue;
+		double x = la_mat_get(A, i, j), y = la_mat_get(A, j, i);
+		/* within 1e-12 of the largest entry counts as symmetric
+		 * (a matrix written with rounded decimals) */
+		if (fabs(x - y) > 1e-12 * scale) {
+			int a = i < j ? i : j, b = i < j ? j : i;
+			rc = fail(err, loc, "the %s matrix is not symmetric: entry (%d, %d) is %.15g but (%d, %d) is %.15g",
+			          what, a + 1, b + 1, la_mat_get(A, a, b), b + 1, a + 1, la_mat_get(A, b, a));
+		}
+	}
+	free(row);
+	free(col);
+	return rc;
+}
+
 /* The mass must be symmetric positive definite.  Its factor is kept
  * (pb->Mf): the consistent initial acceleration solves with it, so the
  * mass is factored once per run, by the backend its structure calls for. */
 static int check_mass(struct rt_problem *pb, const struct la_mat *M, struct ir_loc loc, struct rt_error *err)
 {
 	int n = pb->n;
-	if (!M->sym) {
-		double scale = la_mat_maxabs(M);
-		int *row = malloc(sizeof(int) * (M->nx + 1)), *col = malloc(sizeof(int) * (M->nx + 1));
-		if (!row || !col) {
-			free(row);
-			free(col);
-			return fail(err, loc, "out of memory");
-		}
-		la_mat_pattern(M, row, col);
-		for (size_t e = 0; e < M->nx; e++) {
-			int i = row[e], j = col[e];
-			if (i < 0 || i >= j)
-				continue;
-			double x = la_mat_get(M, i, j), y = la_mat_get(M, j, i);
-			/* within 1e-12 of the largest entry counts as symmetric
-			 * (a matrix written with rounded decimals) */
-			if (fabs(x - y) > 1e-12 * scale) {
-				free(row);
-				free(col);
-				return fail(err, loc, "the mass matrix is not symmetric: entry (%d, %d) is %.15g "
-				            "but (%d, %d) is %.15g", i + 1, j + 1, x, j + 1, i + 1, y);
-			}
-		}
-		free(row);
-		free(col);
-	}
+	if (check_symmetric(M, "mass", loc, err))
+		return 3;
 	la_solver_free(pb->Mf);
 	/* a nearly symmetric mass is factored by LU: Cholesky backends take
 	 * only exactly symmetric matrices; a lumped (diagonal) one on every
@@ -356,6 +368,8 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 	} else if (check_mass(pb, &pb->Mm, m->mass.loc, err)) {
 		return 3;
 	}
+	if (check_symmetric(&pb->Km, "stiffness", m->stiffness.loc, err))
+		return 3;
 	if (m->damping_kind == IR_DAMP_MODAL) {
 		if (n <= IR_DENSE_MAX && problem_dense(pb))
 			return fail(err, m->loc, "out of memory");
