@@ -574,6 +574,11 @@ struct alpha {
 	double *ut, *vt, *in0, *Fprev, *gpsiprev, *zprev, *uprev, *zero, *fa, *vprev, *zdprev, *du, *dz;
 	double *G;            /* the constraint gradient at uᵏ⁻¹: its values on
 	                         the model's pattern (problem_constraint_grad) */
+	/* dry friction μ_i|u_i'| under α_f ≠ 0: the friction force of the
+	 * step ending at xi_t (valid when xi_ok), for the α_f ξᵏ⁻¹ part of
+	 * the combined forces, and the force that the step applied */
+	double *xi, *xic, xi_t;
+	int xi_ok;
 };
 
 static void al_free(void *p)
@@ -585,7 +590,7 @@ static void al_free(void *p)
 	stage_free(&s->st);
 	free(s->ut); free(s->vt); free(s->in0); free(s->Fprev); free(s->gpsiprev);
 	free(s->zprev); free(s->uprev); free(s->zero); free(s->fa); free(s->vprev); free(s->zdprev); free(s->du);
-	free(s->dz); free(s->G);
+	free(s->dz); free(s->G); free(s->xi); free(s->xic);
 	free(s);
 }
 
@@ -666,7 +671,7 @@ static void *al_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	s->beta = q->beta;
 	s->gamma = q->gamma;
 	if (nl_vectors((size_t)pb->N, &s->ut, &s->vt, &s->in0, &s->Fprev, &s->gpsiprev, &s->zprev, &s->uprev,
-	               &s->zero, &s->fa, &s->vprev, &s->zdprev, &s->du, &s->dz, (double **)NULL) ||
+	               &s->zero, &s->fa, &s->vprev, &s->zdprev, &s->du, &s->dz, &s->xi, &s->xic, (double **)NULL) ||
 	    !(s->G = calloc((size_t)pb->ir->ngrad + 1, sizeof(double))) ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		al_free(s);
@@ -679,6 +684,29 @@ static void *al_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	s->st.tol = opt->tol;
 	s->st.maxit = opt->maxit;
 	return s;
+}
+
+/* ξᵏ⁻¹, the friction force at t0: the last step's when it ended there,
+ * else (the first step) from the state, μ_i sign(v_i) on a sliding dof
+ * and on one at rest the force that the equation of motion at t0 leaves
+ * to friction, f − F − M a (F: s->Fprev, the other forces), within ±μ_i
+ * (the initial acceleration obeys Moreau's inclusion: nl_acceleration). */
+static void friction_before(struct alpha *s, double t0, const struct rt_state *x)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n;
+	if (s->xi_ok && s->xi_t == t0)
+		return;
+	la_mat_mul(&pb->Mm, x->a, s->xic);
+	for (int i = 0; i < n; i++) {
+		double mu = pb->sigma_u[i];
+		if (!(mu > 0))
+			s->xi[i] = 0;
+		else if (x->v[i] != 0)
+			s->xi[i] = x->v[i] > 0 ? mu : -mu;
+		else
+			s->xi[i] = fmin(mu, fmax(-mu, s->c.f0[i] - s->Fprev[i] - s->xic[i]));
+	}
 }
 
 static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD, double *dterm, struct rt_error *err)
@@ -714,6 +742,14 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		problem_load(pb, t1 - s->af * tau, s->fa);
 	else
 		memcpy(s->fa, s->c.f1, sizeof(double) * (size_t)pb->N);
+	/* dry friction is one of the combined forces: α_f ξᵏ⁻¹ with the
+	 * force ξᵏ⁻¹ of the step before (without it a block pushed beyond
+	 * the friction limit accelerated by f − (1 − α_f)μ) */
+	if (s->af != 0 && pb->sigma_u) {
+		friction_before(s, t0, x);
+		for (int i = 0; i < n; i++)
+			s->Fprev[i] += s->xi[i];
+	}
 
 	for (int i = 0; i < n; i++) {
 		s->ut[i] = x->u[i] + tau * x->v[i] + tau * tau * (0.5 - b) * x->a[i];
@@ -810,7 +846,18 @@ static int al_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	problem_dissipation_terms(pb, s->vprev, s->zdprev, 0.5, 0, s->du, s->dz, dterm);
 	problem_dissipation_terms(pb, x->v, x->zd, 0.5, 1, s->du, s->dz, dterm);
 	problem_sigma_terms(pb, s->dz, dterm);
-	d += problem_friction_terms(pb, s->du, st->xiu, dterm);
+	/* the friction force the step applied, (1 − α_f)ξᵏ + α_f ξᵏ⁻¹, times Δu */
+	const double *xi = st->xiu;
+	if (s->af != 0 && pb->sigma_u) {
+		for (int i = 0; i < n; i++) {
+			s->xic[i] = (1 - s->af) * st->xiu[i] + s->af * s->xi[i];
+			s->xi[i] = st->xiu[i];
+		}
+		s->xi_t = t1;
+		s->xi_ok = 1;
+		xi = s->xic;
+	}
+	d += problem_friction_terms(pb, s->du, xi, dterm);
 	*dW = w;
 	*dD = d;
 	return 0;
