@@ -1391,7 +1391,8 @@ static int kernel_block(struct eval *ev, const struct ir_kernel *k, int lumped, 
 
 /* The constant Hessian entries of kernel k (value and gradient 0 at the
  * origin for every instance, else 0: not an operator) into t; 1 when
- * they are, -1 when out of memory. */
+ * they are, -1 when out of memory, -2 when a mesh's cell could not be
+ * integrated (reported). */
 static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int lumped, struct triplets *t)
 {
 	if (k->form) {
@@ -1405,8 +1406,13 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int
 			A.alloc = csc_arena_alloc;
 			A.ctx = ev->a;
 		}
-		if (fe_form_assemble(&k->form->form, n, lumped, &A, err, sizeof err))
-			return -1;
+		if (fe_form_assemble(&k->form->form, n, lumped, &A, err, sizeof err)) {
+			/* a cell that is degenerate or inverted, or memory: said
+			 * here, at the integral (-2: reported) */
+			struct loc l = { k->loc.file, k->loc.line, k->loc.col, 1 };
+			eval_error(ev, l, "%s", err);
+			return -2;
+		}
 		if (first) {
 			t->row = A.i;
 			t->val = A.x;
@@ -1460,7 +1466,7 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int
 
 /* The Hessian of a quadratic function (its terms and its kernels) as
  * triplets, when the function is homogeneous (value and gradient 0 at 0):
- * 1, else 0; -1 when out of memory. */
+ * 1, else 0; -1 when out of memory, -2 reported (kernel_entries). */
 static int quadratic_entries(struct eval *ev, const struct ir_func *f, int n, struct triplets *t)
 {
 	double *vals = malloc(sizeof(double) * (size_t)(f->prog->nout + 1));
@@ -1623,10 +1629,12 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 		m->dissipation_terms = NULL;
 		m->ndissipation = 0;
 	}
-	if (rc < 0) {
+	if (rc == -1) {
 		struct loc l = { m->loc.file, m->loc.line, m->loc.col, 1 };
 		return eval_error(ev, l, "out of memory folding the quadratic energies into operators");
 	}
+	if (rc < 0)   /* reported (kernel_entries) */
+		return -1;
 	return 0;
 }
 
@@ -2345,11 +2353,13 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 	if (kl.n > 0) {
 		/* sums of ½ c(i) x[..]'²...: constant masses, added entry by entry */
 		struct triplets t = { 0 };
-		for (int q = 0; q < kl.n; q++)
-			if (kernel_entries(ev, &kl.v[q], n, kl.v[q].term, &t) < 0) {
+		for (int q = 0; q < kl.n; q++) {
+			int kr = kernel_entries(ev, &kl.v[q], n, kl.v[q].term, &t);
+			if (kr == -1)
 				eval_error(ev, where, "out of memory");
+			if (kr < 0)
 				goto out;
-			}
+		}
 		add_operator(ev, &m->mass, n, &t);
 		m->mass.loc = ir_loc_of(where);
 		m->kinetic_loc = ir_loc_of(where);

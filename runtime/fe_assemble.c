@@ -97,7 +97,7 @@ static int element(struct asm_ctx *c, long k, double *Ke, char *err, size_t errl
 		 * weights scale with det J alone */
 		double J[9], xi[3] = { 0, 0, 0 }, det = mesh_cell_map(f->mesh, cell, xi, NULL, J);
 		if (!(det > 0)) {
-			mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", cell, det);
+			mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", cell + 1, det);
 			return -1;
 		}
 		for (int s = 0; s < ns * ns; s++)

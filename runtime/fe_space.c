@@ -437,7 +437,7 @@ int fe_tab_cell(struct fe_tab *t, const struct fe_space *s, long c,
 	int bad = tab_fill(t, s, c, q, t->J, t->det);
 
 	if (bad >= 0) {
-		mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", c, t->det[bad]);
+		mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", c + 1, t->det[bad]);
 		return -1;
 	}
 	for (int i = 0; i < q->n; i++)
@@ -453,7 +453,7 @@ int fe_tab_facet(struct fe_tab *t, const struct fe_space *s, long c, int f,
 
 	bad = tab_fill(t, s, c, q, t->J, t->det);
 	if (bad >= 0) {
-		mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", c, t->det[bad]);
+		mesh_errf(err, errlen, "cell %ld is degenerate or inverted (det J = %g)", c + 1, t->det[bad]);
 		return -1;
 	}
 	fe_ref_facet_tangents(s->mesh->type, f, T);
