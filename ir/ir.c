@@ -766,7 +766,7 @@ out:
 static void dump_operator(FILE *f, const char *name, int n, const struct ir_matrix *a)
 {
 	if (!a->a && ir_matrix_has_entries(a))
-		fprintf(f, "  %s: %d x %d, %ld nonzero entries (sparse)\n", name, n, n, ir_matrix_count(a));
+		fprintf(f, "  %s: %d x %d, %ld entries stored (sparse)\n", name, n, n, ir_matrix_count(a));
 	else
 		dump_matrix(f, name, n, a->a);
 }
@@ -851,7 +851,7 @@ static void dump_model(FILE *f, const struct ir_model *m, const struct ir_run *r
 	if (m->mass.a)
 		dump_matrix(f, "mass", m->ndof, m->mass.a);
 	else
-		fprintf(f, "  mass: %d x %d, %ld nonzero entries (sparse)\n", m->ndof, m->ndof, ir_matrix_count(&m->mass));
+		fprintf(f, "  mass: %d x %d, %ld entries stored (sparse)\n", m->ndof, m->ndof, ir_matrix_count(&m->mass));
 	if (m->damping_kind == IR_DAMP_MODAL) {
 		fputs("  damping: modal xi = ", f);
 		print_num(f, m->modal_xi);

@@ -212,6 +212,14 @@ struct ir_loc ir_loc_of(struct loc loc)
 	return l;
 }
 
+const char *path_dir(struct arena *a, const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	if (!slash)
+		return strcmp(file, "<stdin>") == 0 ? NULL : ".";
+	return arena_strndup(a, file, (size_t)(slash - file) + (slash == file));
+}
+
 const char *path_join(struct arena *a, const char *dir, const char *path)
 {
 	if (!dir || !*dir || strcmp(dir, ".") == 0 || path[0] == '/')

@@ -19,14 +19,6 @@
 
 static int exec_stmts(struct eval *ev, struct ast_vec *stmts);
 
-static const char *dir_of(struct arena *a, const char *file)
-{
-	const char *slash = strrchr(file, '/');
-	if (!slash)
-		return strcmp(file, "<stdin>") == 0 ? NULL : ".";
-	return arena_strndup(a, file, (size_t)(slash - file) + (slash == file));
-}
-
 
 /* ---- print ---- */
 
@@ -615,7 +607,7 @@ int import_module(struct session *s, struct ast_stmt *st)
 {
 	if (st->module)
 		return 0;
-	const char *script_dir = dir_of(s->arena, st->loc.file);
+	const char *script_dir = path_dir(s->arena, st->loc.file);
 	const char *env = getenv("DYN_PATH");
 	char *dirs = arena_printf(s->arena, "%s:%s:%s", env ? env : "", script_dir ? script_dir : "",
 	                          s->stdlib_dir ? s->stdlib_dir : "");
@@ -884,7 +876,7 @@ int session_exec_program(struct session *s, struct ast_program *prog)
 	ev.d = &s->diag;
 	ev.scope = s->globals;
 	arena_purpose("running", file);
-	ev.script_dir = file ? dir_of(s->arena, file) : NULL;
+	ev.script_dir = file ? path_dir(s->arena, file) : NULL;
 	int rc = exec_stmts(&ev, &prog->stmts);
 	if (rc < 0) {
 		if (!s->status)

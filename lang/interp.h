@@ -211,5 +211,9 @@ int outpath_same(const struct out_id *a, const struct out_id *b);
 
 /* Resolve a path relative to a directory (NULL: as is). */
 const char *path_join(struct arena *a, const char *dir, const char *path);
+/* The folder of a source file, against which the names written in it are
+ * resolved: NULL for what is typed at the prompt ("<stdin>": the
+ * current folder). */
+const char *path_dir(struct arena *a, const char *file);
 
 #endif

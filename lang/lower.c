@@ -867,7 +867,10 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	mc->has_t0 = has_t0;
 	mc->t0 = t0;
 	mc->m = m;
-	mc->script_dir = ev->script_dir;
+	/* the files a model names (mtx, table) are found from the folder of
+	 * the file that declares it, wherever it is run from (the REPL's
+	 * prompt, a script importing its module) */
+	mc->script_dir = am->loc.file ? path_dir(ev->a, am->loc.file) : ev->script_dir;
 	ev->mc = mc;
 	/* the model sees the names where it was declared: in a loop's body,
 	 * the loop's variable and lets (a sweep over a parameter) */

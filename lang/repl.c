@@ -425,8 +425,15 @@ static const char *skip_blanks(const char *line, size_t *len)
 	return line;
 }
 
-static void print_matrix(const char *name, int n, const double *a)
+static void print_matrix(const char *name, int n, const struct ir_matrix *op)
 {
+	const double *a = op->a;
+	if (!a && ir_matrix_has_entries(op)) {
+		/* held as its entries (beyond the dense operators' size, or
+		 * read from a file), as --dump-ir says */
+		printf("  %s: %d x %d, %ld entries stored (sparse)\n", name, n, n, ir_matrix_count(op));
+		return;
+	}
 	if (!a) {
 		printf("  %s: none\n", name);
 		return;
@@ -492,6 +499,27 @@ static void execute_for_command(const char *text, int col)
 	if (prog)
 		session_exec_program(S, prog);
 	S->diag.errors = 0;
+}
+
+/* Whether a :start argument is a run statement: [let NAME =] run ... */
+static int is_run_statement(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	if (strncmp(s, "let", 3) == 0 && isspace((unsigned char)s[3])) {
+		s += 3;
+		while (isspace((unsigned char)*s))
+			s++;
+		while (isalnum((unsigned char)*s) || *s == '_')
+			s++;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s++ != '=')
+			return 0;
+		while (isspace((unsigned char)*s))
+			s++;
+	}
+	return strncmp(s, "run", 3) == 0 && (isspace((unsigned char)s[3]) || s[3] == '\0');
 }
 
 static struct ir_model *model_of(const char *name)
@@ -579,16 +607,16 @@ static void show(const char *name)
 	}
 	/* the matrices a model states; a model of energies has its operators
 	 * in its energies (an all-zero stiffness said nothing) */
-	if (m->mass.a && !m->kinetic)
-		print_matrix("mass", m->ndof, m->mass.a);
+	if (!m->kinetic)
+		print_matrix("mass", m->ndof, &m->mass);
 	if (m->kinetic)
 		puts("  mass: depends on the configuration (kinetic energy)");
 	if (m->damping_kind == IR_DAMP_MODAL)
 		printf("  damping: modal, %g of critical in every mode\n", m->modal_xi);
 	else if (!m->dissipation)
-		print_matrix("damping", m->ndof, m->damping.a);
+		print_matrix("damping", m->ndof, &m->damping);
 	if (!m->potential)
-		print_matrix("stiffness", m->ndof, m->stiffness.a);
+		print_matrix("stiffness", m->ndof, &m->stiffness);
 	/* every other item as written: energies, loads, support, constraints,
 	 * contacts, initial state */
 	shown = 0;
@@ -881,6 +909,17 @@ static void command(char *line)
 	else if (strcmp(cmd, ":scheme") == 0 && *arg)
 		scheme_info(arg);
 	else if (strcmp(cmd, ":start") == 0 && *arg) {
+		if (!is_run_statement(arg)) {
+			/* a diagnostic at the argument: anything else would be
+			 * executed as typed, not prepared */
+			struct eval ev;
+			session_eval_init(S, &ev);
+			struct loc loc = { "<stdin>", cmd_line, arg_col, 1 };
+			eval_error(&ev, loc, ":start prepares a run: :start let NAME = run MODEL with SCHEME from T0 to T1 "
+			           "step TAU");
+			S->diag.errors = 0;
+			return;
+		}
 		if (S->pending)
 			finish_pending();
 		S->prepare_only = 1;
@@ -911,6 +950,14 @@ static void command(char *line)
 		FILE *f = fopen(arg, "rb");
 		if (!f) {
 			printf("cannot open '%s': %s\n", arg, strerror(errno));
+			return;
+		}
+		/* a script is a regular file (a folder opens, and reads as
+		 * nothing), as for dyn FILE */
+		struct stat st;
+		if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+			printf("cannot read '%s': %s\n", arg, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+			fclose(f);
 			return;
 		}
 		char *text = NULL;

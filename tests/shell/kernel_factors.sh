@@ -31,6 +31,6 @@ nk=$(grep -c "^    kernel over i = 1..99999 " "$dir/ir.out")
 [ "$nk" -eq 2 ] || fail "$nk kernels over i = 1..99999 in the potential, expected 2"
 sed -n '/^  dissipation:/,$p' "$dir/ir.out" | grep -q "^    kernel over i = 1..100000 " ||
 	fail "no kernel over i = 1..100000 in the dissipation"
-grep -q "^  mass: 100000 x 100000, 100000 nonzero entries (sparse)\$" "$dir/ir.out" ||
+grep -q "^  mass: 100000 x 100000, 100000 entries stored (sparse)\$" "$dir/ir.out" ||
 	fail "the mass is not 10^5 entries: $(grep mass: "$dir/ir.out")"
 exit $status

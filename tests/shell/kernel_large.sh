@@ -41,14 +41,14 @@ sed -n '/^  dissipation:/,$p' "$dir/ir.out" | grep -q "^    kernel over i = 1..1
 	fail "no kernel over i = 1..100000 in the dissipation: $(grep -n kernel "$dir/ir.out" | head -c 300)"
 sed -n '/^  potential:/,/^  dissipation:/p' "$dir/ir.out" | grep -q "^    kernel over i = 1..99999 " ||
 	fail "no kernel over i = 1..99999 in the potential"
-grep -q "^  mass: 100000 x 100000, 100000 nonzero entries (sparse)\$" "$dir/ir.out" ||
+grep -q "^  mass: 100000 x 100000, 100000 entries stored (sparse)\$" "$dir/ir.out" ||
 	fail "the mass is not 10^5 entries: $(grep mass: "$dir/ir.out")"
 # with d = 0 every energy is quadratic: operators in triplets (4n - 3
 # entries of K: 1 + 4 per spring), no n x n array
 timeout 300 "$DYN" --dump-ir --set d=0 "$dir/chain.dyn" > "$dir/ir0.out" 2> "$dir/ir0.err"
-grep -q "^  stiffness: 100000 x 100000, 399997 nonzero entries (sparse)\$" "$dir/ir0.out" ||
+grep -q "^  stiffness: 100000 x 100000, 399997 entries stored (sparse)\$" "$dir/ir0.out" ||
 	fail "d = 0: stiffness: $(grep stiffness: "$dir/ir0.out") $(head -c 300 "$dir/ir0.err")"
-grep -q "^  damping: 100000 x 100000, 100000 nonzero entries (sparse)\$" "$dir/ir0.out" ||
+grep -q "^  damping: 100000 x 100000, 100000 entries stored (sparse)\$" "$dir/ir0.out" ||
 	fail "d = 0: damping: $(grep damping: "$dir/ir0.out")"
 grep -q "^  bandwidth: kl = 1, ku = 1\$" "$dir/ir0.out" ||
 	fail "d = 0: $(grep bandwidth: "$dir/ir0.out")"

@@ -1,0 +1,51 @@
+#!/bin/sh
+# repl_commands.sh — what the REPL's commands refuse or resolve (dyn(1),
+# REPL), found by scripts written from the manual:
+# - a model's files (mtx, table) are found from the folder of the file
+#   that declares it, also when it is run from the prompt: a model of
+#   sub/s.dyn read ./M.mtx at the prompt (another matrix, silently, when
+#   one was there, "cannot open" otherwise);
+# - :start takes a run statement only (it executed anything: :start
+#   print 1 printed 1);
+# - :load of a folder is refused (it said nothing);
+# - :show of a model whose operators are held as entries says so, as
+#   --dump-ir does (it said "stiffness: none"; entries stored, each
+#   spring's four counted before duplicates are summed).
+set -u
+: "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${srcdir:?srcdir is not set}"
+. "$srcdir/tests/shell/common.inc"
+test_folder repl_commands repl_commands home sub
+HOME=$dir/home
+export HOME
+printf '%s\n' '%%MatrixMarket matrix coordinate real symmetric' '2 2 2' '1 1 1' '2 2 1' > "$dir/sub/M.mtx"
+printf '%s\n' '%%MatrixMarket matrix coordinate real symmetric' '2 2 3' '1 1 2' '2 1 -1' '2 2 2' > "$dir/sub/K.mtx"
+# another mass in the folder the session runs in: 4 times the first
+printf '%s\n' '%%MatrixMarket matrix coordinate real symmetric' '2 2 2' '1 1 4' '2 2 4' > "$dir/M.mtx"
+printf '%s\n' 'model f {' '  dof x[2]' '  mass mtx("M.mtx")' '  stiffness mtx("K.mtx")' '  init x = [1, 0]' '}' \
+	'print modes(f, 1).omega' > "$dir/sub/s.dyn"
+# ω₁ = 1 with the mass of sub/ (K's eigenvalues 1 and 3), 0.5 with ./M.mtx
+(cd "$dir" && printf 'print modes(f, 1).omega\n' | "$DYN" -i sub/s.dyn) > "$dir/a.out" 2>&1
+n=$(grep -c '^\[1\]$' "$dir/a.out")
+[ "$n" = 2 ] || fail "mtx at the prompt not from the model's folder: $(cat "$dir/a.out")"
+
+printf ':start print 1\n:start let z = 3\nprint 2\n' | "$DYN" -i "$dir/sub/s.dyn" > "$dir/b.out" 2>&1
+grep -q "^<stdin>:1:8: error: :start prepares a run: :start let NAME = run MODEL with SCHEME from T0 to T1 step TAU" \
+	"$dir/b.out" || fail ":start of a print: $(grep -v '^\[' "$dir/b.out" | head -3)"
+grep -q "^<stdin>:2:8: error: :start prepares a run" "$dir/b.out" || fail ":start of a let that is no run"
+grep -q '^1$' "$dir/b.out" && fail ":start print 1 printed 1"
+grep -q '^2$' "$dir/b.out" || fail "the session did not go on after :start's error"
+
+printf ':load %s\nprint 5\n' "$dir/sub" | "$DYN" -i "$dir/sub/s.dyn" > "$dir/c.out" 2>&1
+grep -q "^cannot read '.*sub': Is a directory" "$dir/c.out" || fail ":load of a folder: $(cat "$dir/c.out")"
+grep -q '^5$' "$dir/c.out" || fail "the session did not go on after :load's refusal"
+
+printf '%s\n' 'model a {' '  dof x[5000]' '  kinetic sum(i in 1..5000) 0.5*x[i]'"'"'^2' \
+	'  potential 0.5*x[1]^2 + sum(i in 1..4999) 0.5*(x[i+1] - x[i])^2' '  damping rayleigh(0.1, 0)' '}' > "$dir/big.dyn"
+printf ':show a\n' | "$DYN" -i "$dir/big.dyn" > "$dir/d.out" 2>&1
+grep -q "^  stiffness: 5000 x 5000, 19997 entries stored (sparse)" "$dir/d.out" ||
+	fail ":show of a large model's stiffness: $(grep stiffness "$dir/d.out")"
+grep -q "^  damping: 5000 x 5000, 24997 entries stored (sparse)" "$dir/d.out" ||
+	fail ":show of a large model's damping: $(grep damping "$dir/d.out")"
+grep -q "none" "$dir/d.out" && fail ":show says none: $(grep none "$dir/d.out")"
+[ "$status" -eq 0 ] && echo "repl_commands: ok"
+exit "$status"
