@@ -1340,6 +1340,46 @@ static int add_file(struct eval *ev, struct out_file *files, int *n, const char 
 	return 0;
 }
 
+/* Whether path is one of the files of the VTU series beside pvd
+ * (runtime/fe_output.c: u.pvd → u_000012.vtu, or u_000012.pvtu and its
+ * pieces u_000012_0.vtu under mpirun): a record named so would be
+ * replaced by a step's field, or replace it. */
+static int in_vtu_series(const char *pvd, const char *path)
+{
+	size_t nb = strlen(pvd) - 4, i;
+	if (strncmp(path, pvd, nb) != 0 || path[nb] != '_')
+		return 0;
+	for (i = nb + 1; path[i] >= '0' && path[i] <= '9'; i++)
+		;
+	if (i == nb + 1)
+		return 0;
+	if (path[i] == '_' && path[i + 1] >= '0' && path[i + 1] <= '9')
+		for (i++; path[i] >= '0' && path[i] <= '9'; i++)
+			;
+	return strcmp(path + i, ".vtu") == 0 || strcmp(path + i, ".pvtu") == 0;
+}
+
+static int series_clash(struct eval *ev, const struct out_file *files, int nfile)
+{
+	for (int a = 0; a < nfile; a++) {
+		size_t len = strlen(files[a].path);
+		if (files[a].plot || len < 5 || strcmp(files[a].path + len - 4, ".pvd") != 0)
+			continue;
+		for (int b = 0; b < nfile; b++) {
+			if (b == a || !in_vtu_series(files[a].path, files[b].path))
+				continue;
+			char q[256], q2[256];
+			rt_escape(q, sizeof q, files[b].path);
+			rt_escape(q2, sizeof q2, files[a].path);
+			eval_error(ev, files[b].loc, "'%s' is a file of the VTU series of '%s' (one per recorded step): "
+			           "name it otherwise", q, q2);
+			diag_note(ev->d, files[a].loc, "'%s' is written here", q2);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *ar, struct ir_run *run)
 {
 	run->noutput = 0;
@@ -1454,7 +1494,7 @@ static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *
 		ev->scope = sc;
 		ev->mc = mc;
 	}
-	return 0;
+	return series_clash(ev, files, nfile);
 }
 
 /* ---- runs ---- */
