@@ -722,6 +722,14 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 			eval_error(ev, arg(call, 1)->loc, "omega*tau must be a finite non-negative number");
 			return 0;
 		}
+		/* the step's operators hold (omega tau)²: beyond 1e100 they
+		 * overflow (1e155 and up failed in the eigensolver) */
+		if (wt > 1e100) {
+			eval_error(ev, arg(call, 1)->loc, "omega*tau = %g is beyond 1e100, where the amplification matrix "
+			           "(entries of order (omega tau)^2) overflows; rho is at its limit rho_inf long before",
+			           wt);
+			return 0;
+		}
 		struct rt_error err;
 		if (rt_spectral_radius(&sch, wt, &rho, &err)) {
 			eval_error(ev, call->loc, "%s", err.msg);

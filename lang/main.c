@@ -102,8 +102,13 @@ static int parse_set(struct session *s, const char *arg)
 	char *end;
 	errno = 0;
 	double v = strtod(eq + 1, &end);
-	/* underflow to zero or a subnormal is a number; overflow is not */
-	if (end == eq + 1 || *end != '\0' || (errno == ERANGE && fabs(v) > 1) || !isfinite(v)) {
+	/* underflow to zero or a subnormal is a number (as 1e-400 in a
+	 * script); overflow is not (the script's "too large for a double") */
+	if (end != eq + 1 && *end == '\0' && errno == ERANGE && fabs(v) > 1) {
+		fprintf(stderr, "dyn: --set %s: '%s' is too large for a double\n", arg, eq + 1);
+		return -1;
+	}
+	if (end == eq + 1 || *end != '\0' || !isfinite(v)) {
 		fprintf(stderr, "dyn: --set %s: '%s' is not a number\n", arg, eq + 1);
 		return -1;
 	}
@@ -462,6 +467,12 @@ static int dyn_main(int argc, char **argv)
 	}
 	if (list) {
 		list_schemes(&s);
+		goto out;
+	}
+	if (s.outdir && !*s.outdir) {
+		/* it probed the root folder, then wrote into the current one */
+		fprintf(stderr, "dyn: -o: the folder name is empty\n");
+		status = EXIT_USAGE;
 		goto out;
 	}
 	if (s.outdir) {

@@ -116,6 +116,13 @@ for v in abc 1.5x '' 0,5 nan inf -inf; do
 	has set_nan.err "is not a number" "dyn --set k=$v"
 	empty set_nan.out "stdout of dyn --set k=$v"
 done
+t o_empty -o '' ok.dyn
+want_rc o_empty 2
+has o_empty.err "dyn: -o: the folder name is empty" "dyn -o ''"
+t set_huge --set k=1e400 ok.dyn
+want_rc set_huge 2
+has set_huge.err "dyn: --set k=1e400: '1e400' is too large for a double" "dyn --set k=1e400"
+empty set_huge.out "stdout of dyn --set k=1e400"
 t set_noname --set =3 ok.dyn
 want_rc set_noname 2
 empty set_noname.out "stdout of dyn --set =3"
