@@ -253,6 +253,7 @@ int rt_outfile_commit(struct rt_outfile *o)
 	int rc = rename(o->tmp, o->path), e = errno;
 	if (rc != 0)
 		unlink(o->tmp);
+	o->renamed = rc == 0;
 	unlink_live(o);
 	unblock(&old);
 	free(o->tmp);
@@ -260,6 +261,30 @@ int rt_outfile_commit(struct rt_outfile *o)
 	if (rc != 0 && !o->err)
 		o->err = e;
 	return o->err;
+}
+
+long rt_outfile_lines(const struct rt_outfile *o)
+{
+	/* in place (a device, a FIFO): what reached it cannot be read back */
+	if (o->f || !o->renamed)
+		return -1;
+	int fd = open(o->path, O_RDONLY);
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	long lines = -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		char buf[65536];
+		ssize_t k;
+		lines = 0;
+		while ((k = read(fd, buf, sizeof buf)) > 0)
+			for (ssize_t i = 0; i < k; i++)
+				lines += buf[i] == '\n';
+		if (k < 0)
+			lines = -1;
+	}
+	close(fd);
+	return lines;
 }
 
 void rt_outfile_discard(struct rt_outfile *o)

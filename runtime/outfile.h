@@ -18,6 +18,7 @@ struct rt_outfile {
 	FILE *f;
 	char *buf;               /* f's buffer */
 	int err;                 /* errno of the first failed write, or 0 */
+	int renamed;             /* committed: the temporary has the final name */
 	struct rt_outfile *next; /* live temporaries, for rt_outfile_cleanup */
 };
 
@@ -58,5 +59,10 @@ extern const int rt_handled_signals[4];
  * the cursor or change the terminal's state.  Bytes that are not UTF-8 are
  * escaped too; the result is cut to fit cap (with "..."). */
 const char *rt_escape(char *buf, size_t cap, const char *s);
+
+/* The number of lines of a file committed under its name (after a
+ * failed write, the whole rows that rt_outfile_commit kept); -1 when it
+ * was written in place or cannot be read. */
+long rt_outfile_lines(const struct rt_outfile *o);
 
 #endif

@@ -1254,12 +1254,31 @@ static int field_rows(struct rt_stepper_run *r, struct rt_error *err)
 
 /* A record file that could not be written stops the run (exit 4) at the
  * step where the write failed; its file keeps the rows written whole. */
+/* A record that cannot be written stops the run at this step.  stdio
+ * saw the failure when it flushed its buffer, so the file (committed
+ * now, cut after its last whole row: outfile.c) ends some rows before
+ * this step, while the other records end at it: the message says which
+ * row the file ends with (its rows are those of steps 0, every, 2 every,
+ * ..., after a header line). */
 static int write_failed(struct rt_stepper_run *r, int o, struct rt_error *err)
 {
-	char name[256];
+	char name[256], ends[128] = "";
 	const struct ir_output *po = r->outs[o].o;
-	return r->status = fail(err, 4, po->loc, "t = %.10g (step %d): cannot write '%s': %s", r->s.t, r->k,
-	                        rt_escape(name, sizeof name, po->path), strerror(r->outs[o].file.err));
+	const struct ir_run *plan = r->plan;
+	rt_outfile_commit(&r->outs[o].file);
+	r->outs[o].f = NULL;
+	long lines = rt_outfile_lines(&r->outs[o].file);
+	if (lines == 1)
+		snprintf(ends, sizeof ends, "; it holds its header alone");
+	else if (lines > 1) {
+		long s = (lines - 2) * (long)po->every;
+		if (s > r->k)
+			s = r->k;
+		double ts = s == plan->nstep ? plan->t1 : plan->t0 + (double)s * plan->dt;
+		snprintf(ends, sizeof ends, "; it ends with the row of t = %.10g (step %ld)", ts, s);
+	}
+	return r->status = fail(err, 4, po->loc, "t = %.10g (step %d): cannot write '%s': %s%s", r->s.t, r->k,
+	                        rt_escape(name, sizeof name, po->path), strerror(r->outs[o].file.err), ends);
 }
 
 static const char *signal_name(int sig)

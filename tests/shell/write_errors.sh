@@ -4,7 +4,8 @@
 # killed by SIGXFSZ) stops the script with exit status 4 and a message
 # naming the file and the reason (dyn(1), "OUTPUT FILES"):
 #   - a record: at the step where the write failed, the file cut after
-#     its last whole row and given its name, no temporary left;
+#     its last whole row and given its name, no temporary left; the
+#     message names the step and time of that row;
 #   - a plot: the old plot stays, no temporary left.
 # The limit is 300 blocks of 512 bytes (150 KiB, the unit of POSIX sh's
 # ulimit); the records are written in blocks of 64 KiB, so the failure
@@ -37,7 +38,7 @@ printf 'old\n' > "$dir/a.csv"
 (cd "$dir" && ulimit -f 300 && "$DYN" long.dyn > long.out 2> long.err)
 rc=$?
 [ "$rc" -eq 4 ] || fail "record: exit status $rc, expected 4"
-grep -q "^long.dyn:8:22: error: t = [0-9.]* (step [0-9]*): cannot write 'a.csv': File too large\$" "$dir/long.err" ||
+grep -q "^long.dyn:8:22: error: t = [0-9.]* (step [0-9]*): cannot write 'a.csv': File too large; it ends with the row of t = [0-9.]* (step [0-9]*)\$" "$dir/long.err" ||
 	fail "record: message: $(head -1 "$dir/long.err")"
 [ -s "$dir/long.out" ] && fail "record: the script went on after the write error"
 size=$(wc -c < "$dir/a.csv")
@@ -48,9 +49,16 @@ bad=$(awk -F, 'NR == 1 && $0 != "t,u,u'"'"'" { print "header " $0; exit }
 [ -z "$bad" ] || fail "record: a.csv: $bad"
 # the message names the step where the write failed: the rows that are
 # whole end before it
-step=$(sed -n 's/.*(step \([0-9]*\)).*/\1/p' "$dir/long.err")
+step=$(sed -n 's/.*t = [0-9.]* (step \([0-9]*\)): cannot.*/\1/p' "$dir/long.err")
 rows=$(($(wc -l < "$dir/a.csv") - 1))
 [ -n "$step" ] && [ "$rows" -le $((step + 1)) ] || fail "record: $rows rows, the write failed at step $step"
+# and it names the row the file ends with (stdio found the failure when
+# it flushed its buffer, some rows before that step): the last row's
+# step and time
+last=$(sed -n 's/.*it ends with the row of t = \([0-9.]*\) (step \([0-9]*\)).*/\2 \1/p' "$dir/long.err")
+[ "${last%% *}" = $((rows - 1)) ] || fail "record: the file has $rows rows, the message says its last is of step ${last%% *}"
+awk -F, -v t="${last#* }" 'END { d = $1 - t; if (d < 0) d = -d; exit !(d <= 1e-9 * (1 + t)) }' "$dir/a.csv" ||
+	fail "record: the last row's t is $(tail -1 "$dir/a.csv" | cut -d, -f1), the message says ${last#* }"
 no_temporary record a.csv
 
 cat > "$dir/plot.dyn" <<'EOF'
