@@ -626,7 +626,12 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 			*out = value_num(ev, v.rows * v.cols, call->loc);
 		else if (v.kind == VAL_HIST && v.cols != -1)
 			*out = value_num(ev, v.run->res->nstep + 1, call->loc);
-		else {
+		else if (v.kind == VAL_HIST) {
+			/* r.lambda, r.u of a vector dof: a history per entry */
+			eval_error(ev, arg(call, 0)->loc, "length needs a vector or one history: %s is a history per "
+			           "entry, index it (length(%s[1]), its number of samples)", v.ser.label, v.ser.label);
+			return 0;
+		} else {
 			eval_error(ev, arg(call, 0)->loc, "length needs a vector, not %s", value_kind_name(&v));
 			return 0;
 		}

@@ -805,6 +805,13 @@ static int grad_arg(struct eval *ev, struct ast_expr *a, const struct fe_field *
 		a = a->lhs;
 	}
 	struct binding *b = a->kind == AST_NAME ? scope_lookup(ev->scope, a->name) : NULL;
+	if (!b && a->kind == AST_NAME && ev->mc && ev->mc->what && strcmp(ev->mc->what, "a let value") == 0)
+		/* a model's lets are values of its parameters, made before its
+		 * dofs and fields are declared */
+		return eval_error(ev, a->loc, "a model's let is a value of its parameters, computed before its "
+		                  "fields: grad, div and eps of a field are read inside a density, integral(MESH, ...) "
+		                  "(name a function of them instead: function W(G) = ..., then "
+		                  "integral(MESH, W(grad(%s))))", a->name);
 	if (!b || b->kind != B_DOF || !b->group->field)
 		return eval_error(ev, a->loc, "grad, div and eps apply to a field (grad(u), eps(u')), not to an "
 		                  "expression");
@@ -1530,10 +1537,17 @@ static int point_value(struct eval *ev, struct ast_expr *e, const struct fe_fiel
 		g[0] = v.reg;
 		return 0;
 	}
-	if (v.kind != VAL_MAT || v.rows * v.cols != f->ncomp || (v.rows != 1 && v.cols != 1))
+	if (v.kind != VAL_MAT || v.rows * v.cols != f->ncomp || (v.rows != 1 && v.cols != 1)) {
+		char what[64];
+		if (v.kind == VAL_MAT && (v.rows == 1 || v.cols == 1))
+			snprintf(what, sizeof what, "a vector of %d", v.rows * v.cols);
+		else if (v.kind == VAL_MAT)
+			snprintf(what, sizeof what, "a %d x %d matrix", v.rows, v.cols);
+		else
+			snprintf(what, sizeof what, "%s", value_kind_name(&v));
 		return eval_error(ev, e->loc, "field %s has %d components: its value here is a vector of %d, not %s",
-		                  f->name, f->ncomp, f->ncomp, v.kind == VAL_MAT ? "a matrix of another size" :
-		                  value_kind_name(&v));
+		                  f->name, f->ncomp, f->ncomp, what);
+	}
 	memcpy(g, v.m, sizeof(int) * (size_t)f->ncomp);
 	return 0;
 }
