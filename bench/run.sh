@@ -14,6 +14,9 @@
 #                      [20 40 68]
 #   BENCH_MPI_SIZE     unknowns of the 2-D block under mpirun -n 1, 2 [1000000]
 #   BENCH_MPI_STEPS    its two step counts [1 11]
+#   BENCH_MPI_SIZE3    unknowns (at most) of the 3-D block under mpirun [1000000]
+#   BENCH_MPI_STEPS_CD the explicit runs' two step counts [1 201]
+#   BENCH_MPI_TIMEOUT  CPU seconds before an mpirun run is stopped [1800]
 #   BENCH_SIZES        the linear chain's sizes [10 1000 100000 1000000]
 #   BENCH_LOWER_SIZES  terms of the lowered energy [10000 100000 1000000]
 #   BENCH_FPU_SIZES    the FPU chain's sizes [1000 10000 100000 1000000]
@@ -41,6 +44,9 @@ srcdir=${srcdir:-.}
 PARTS=${BENCH_PARTS:-linear lower fpu memory csv other siconos fe mpi}
 MPI_SIZE=${BENCH_MPI_SIZE:-1000000}
 MPI_STEPS=${BENCH_MPI_STEPS:-1 11}
+MPI_SIZE3=${BENCH_MPI_SIZE3:-1000000}
+MPI_STEPS_CD=${BENCH_MPI_STEPS_CD:-1 201}
+MPI_TIMEOUT=${BENCH_MPI_TIMEOUT:-1800}
 FE_SIZES=${BENCH_FE_SIZES:-100000 1000000}
 FE_STEPS=${BENCH_FE_STEPS:-1 11}
 FE_CUBE=${BENCH_FE_CUBE:-20 40 68}
@@ -373,55 +379,109 @@ part_fe() {
 	fi
 }
 
-# Runs on several processes (issue 13): the 2-D block under mpirun -n P,
-# newmark (its step matrix's solve distributed) and central differences
-# with a lumped mass (replicated), time per step and memory per process.
-part_mpi() {
-	set -- $MPI_STEPS
-	s1=$1 s2=$2
-	echo
-	echo "2-D block under mpirun -n P (issue 13; dyn(1) MPI: the driver and the state replicated on every process,"
-	echo "the step matrix's solve distributed: MPIAIJ rows partitioned by PT-Scotch, MUMPS; an explicit scheme's"
-	echo "diagonal step matrix solved on every process as by one).  bench/fe_block.dyn (newmark, tau = 1e-3) and"
-	echo "bench/fe_block_cd.dyn (lumped mass, central_difference, tau = 1e-5).  per step = (t($s2) - t($s1)) / $((s2 - s1))"
-	echo "steps, of the CPU time (all processes and mpirun) and of the wall time; MB: the peak resident set of the"
-	echo "largest process (no address-space limit here: Open MPI and MUMPS reserve large virtual areas)."
-	if ! command -v mpirun > /dev/null 2>&1 || ! "$DYN" --version | grep -q 'PETSc [0-9]'; then
-		echo "mpirun or dyn's PETSc backend missing: not run"
-		return
-	fi
-	N=$MPI_SIZE
-	ny=$(awk "BEGIN { printf \"%d\", sqrt($N / 4) + 0.5 }")
-	nx=$((2 * ny))
-	unk=$((2 * (nx + 1) * (ny + 1) - 2 * (ny + 1)))
-	sed 's/step 1e-3 {/step 1e-3, solver = direct {/' "$srcdir/bench/fe_block.dyn" > "$out/fe_block_direct.dyn"
-	echo "$unk unknowns (nx = $nx, ny = $ny)"
-	printf '%-18s %-22s %2s %9s %9s %10s %10s %8s %s\n' scheme solver P "cpu($s1)" "cpu($s2)" "cpu/step" \
-		"wall/step" MB status
-	for cfg in "newmark|auto (CHOLMOD)|1|$srcdir/bench/fe_block.dyn" \
-		"newmark|direct (MUMPS)|1|$out/fe_block_direct.dyn" \
-		"newmark|direct (MUMPS, MPIAIJ)|2|$srcdir/bench/fe_block.dyn" \
-		"central_difference|auto (diagonal)|1|$srcdir/bench/fe_block_cd.dyn" \
-		"central_difference|auto (diagonal)|2|$srcdir/bench/fe_block_cd.dyn"; do
+# Runs on several processes (issue 13): the 2-D and the 3-D block under
+# mpirun -n P, newmark (its step matrix's solve distributed) and central
+# differences with a lumped mass (replicated), time per step and memory
+# per process; then what 10^8 unknowns would take.
+mpi_rows() {  # LABEL SIZE-ARGS CONFIGS...: one table
+	label=$1 sizes=$2
+	shift 2
+	for cfg in "$@"; do
 		scheme=${cfg%%|*} rest=${cfg#*|}
 		solver=${rest%%|*} rest=${rest#*|}
 		np=${rest%%|*} script=${rest#*|}
-		set -- "$DYN" -q -o "$out/dyn" --set nx="$nx" --set ny="$ny"
+		set -- "$DYN" -q -o "$out/dyn" $sizes
 		[ "$np" -gt 1 ] && set -- mpirun --allow-run-as-root --oversubscribe -n "$np" "$@"
-		MEMORY_SAVED=$MEMORY
-		MEMORY=$((1 << 30))
-		measure "$scheme P=$np $s1 step" "$RUNS" "$@" --set steps="$s1" "$script"
+		MEMORY_SAVED=$MEMORY TIMEOUT_SAVED=$TIMEOUT
+		MEMORY=$((1 << 30)) TIMEOUT=$MPI_TIMEOUT
+		measure "$label $scheme P=$np $s1 step" "$RUNS" "$@" --set steps="$s1" "$script"
 		c1=$C w1=$W
-		[ -z "$STATUS" ] && measure "$scheme P=$np $s2 steps" "$RUNS" "$@" --set steps="$s2" "$script"
-		MEMORY=$MEMORY_SAVED
+		[ -z "$STATUS" ] && measure "$label $scheme P=$np $s2 steps" "$RUNS" "$@" --set steps="$s2" "$script"
+		MEMORY=$MEMORY_SAVED TIMEOUT=$TIMEOUT_SAVED
 		if [ -n "$STATUS" ]; then
 			printf '%-18s %-22s %2s %9s %9s %10s %10s %8s %s\n' "$scheme" "$solver" "$np" "$c1" - - - "$MB" \
 				"$STATUS"
 			continue
 		fi
+		LAST_MB=$MB
 		printf '%-18s %-22s %2s %9s %9s %10s %10s %8s\n' "$scheme" "$solver" "$np" "$c1" "$C" \
 			"$(awk "BEGIN { printf \"%.1f ms\", ($C - $c1) / ($s2 - $s1) * 1000 }")" \
 			"$(awk "BEGIN { printf \"%.1f ms\", ($W - $w1) / ($s2 - $s1) * 1000 }")" "$MB"
+	done
+}
+
+part_mpi() {
+	echo
+	echo "Blocks under mpirun -n P (issue 13; dyn(1) MPI: the driver and the state replicated on every process,"
+	echo "the step matrix's solve distributed: MPIAIJ rows partitioned by PT-Scotch, MUMPS; an explicit scheme's"
+	echo "diagonal step matrix solved on every process as by one).  2-D: bench/fe_block.dyn (newmark, tau = 1e-3)"
+	echo "and bench/fe_block_cd.dyn (lumped mass, central_difference, tau = 1e-5); 3-D: bench/fe_block3d.dyn and"
+	echo "bench/fe_block3d_cd.dyn (tau = 1e-3, 1e-4).  per step = (t(s2) - t(s1)) / (s2 - s1), the step counts in the"
+	echo "header (BENCH_MPI_STEPS, BENCH_MPI_STEPS_CD), of the CPU time (all processes and mpirun) and of the wall"
+	echo "time; MB: the peak resident set of the largest process"
+	echo "(no address-space limit here: Open MPI and MUMPS reserve large virtual areas)."
+	if ! command -v mpirun > /dev/null 2>&1 || ! "$DYN" --version | grep -q 'PETSc [0-9]'; then
+		echo "mpirun or dyn's PETSc backend missing: not run"
+		return
+	fi
+	hdr() { printf '%-18s %-22s %2s %9s %9s %10s %10s %8s %s\n' scheme solver P "cpu($s1)" "cpu($s2)" "cpu/step" \
+		"wall/step" MB status; }
+	N=$MPI_SIZE
+	ny=$(awk "BEGIN { printf \"%d\", sqrt($N / 4) + 0.5 }")
+	nx=$((2 * ny))
+	unk=$((2 * (nx + 1) * (ny + 1) - 2 * (ny + 1)))
+	sed 's/step 1e-3 {/step 1e-3, solver = direct {/' "$srcdir/bench/fe_block.dyn" > "$out/fe_block_direct.dyn"
+	echo
+	echo "2-D block: $unk unknowns (nx = $nx, ny = $ny)"
+	set -- $MPI_STEPS
+	s1=$1 s2=$2
+	hdr
+	mpi_rows 2-D "--set nx=$nx --set ny=$ny" \
+		"newmark|auto (CHOLMOD)|1|$srcdir/bench/fe_block.dyn" \
+		"newmark|direct (MUMPS)|1|$out/fe_block_direct.dyn" \
+		"newmark|direct (MUMPS, MPIAIJ)|2|$srcdir/bench/fe_block.dyn"
+	set -- $MPI_STEPS_CD
+	s1=$1 s2=$2
+	hdr
+	LAST_MB=
+	mpi_rows 2-D "--set nx=$nx --set ny=$ny" \
+		"central_difference|auto (diagonal)|1|$srcdir/bench/fe_block_cd.dyn" \
+		"central_difference|auto (diagonal)|2|$srcdir/bench/fe_block_cd.dyn"
+	mb2=$LAST_MB unk2=$unk
+	# 3-D: 6 n (n + 1)^2 unknowns, n the cells across (54: 980100)
+	n3=$(awk "BEGIN { n = 1; while (6 * (n + 1) * (n + 2)^2 <= $MPI_SIZE3) n++; print n }")
+	unk=$((6 * n3 * (n3 + 1) * (n3 + 1)))
+	sed 's/step 1e-3 {/step 1e-3, solver = direct {/' "$srcdir/bench/fe_block3d.dyn" > "$out/fe_block3d_direct.dyn"
+	echo
+	echo "3-D block: $unk unknowns (n = $n3 cells across, 2n along)"
+	set -- $MPI_STEPS
+	s1=$1 s2=$2
+	hdr
+	mpi_rows 3-D "--set n=$n3" \
+		"newmark|auto (CHOLMOD)|1|$srcdir/bench/fe_block3d.dyn" \
+		"newmark|direct (MUMPS)|1|$out/fe_block3d_direct.dyn" \
+		"newmark|direct (MUMPS, MPIAIJ)|2|$srcdir/bench/fe_block3d.dyn"
+	set -- $MPI_STEPS_CD
+	s1=$1 s2=$2
+	hdr
+	LAST_MB=
+	mpi_rows 3-D "--set n=$n3" \
+		"central_difference|auto (diagonal)|1|$srcdir/bench/fe_block3d_cd.dyn" \
+		"central_difference|auto (diagonal)|2|$srcdir/bench/fe_block3d_cd.dyn"
+	mb3=$LAST_MB unk3=$unk
+	# 10^8 unknowns: the explicit runs' memory per unknown, scaled (the
+	# model is lowered and held whole by every process: P does not divide
+	# it); a direct solve's factor grows faster (3-D: as n^(4/3) or more)
+	echo
+	for pair in "2-D|$mb2|$unk2" "3-D|$mb3|$unk3"; do
+		dim=${pair%%|*} rest=${pair#*|}
+		mb=${rest%%|*} u=${rest#*|}
+		[ -n "$mb" ] || continue
+		awk -v dim="$dim" -v mb="$mb" -v u="$u" 'BEGIN {
+			per = mb * 1e6 / u; gb = per * 1e8 / 1e9
+			printf "10^8 unknowns, %s explicit: %.0f bytes per unknown at %d unknowns -> %.0f GB per process;", dim, per, u, gb
+			printf " every process holds the whole model today, so no P brings it under this machine'\''s 24 GB\n"
+		}'
 	done
 }
 
