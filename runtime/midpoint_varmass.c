@@ -43,7 +43,7 @@ struct mpv {
 	ptrdiff_t *slot;
 	double tau, ag;
 	double *u0, *p0, *uh, *p, *dT, *gp, *gs, *fs, *f0, *f1, *fm, *zero, *ctau, *chalf, *one;
-	double *wd, *rp, *rm, *h, *vprev;
+	double *wd, *rp, *rm, *h, *vprev, *mw;
 };
 
 void mpv_free(struct mpv *s)
@@ -57,7 +57,7 @@ void mpv_free(struct mpv *s)
 	free(s->color); free(s->cptr); free(s->slot);
 	free(s->u0); free(s->p0); free(s->uh); free(s->p); free(s->dT); free(s->gp); free(s->gs); free(s->fs);
 	free(s->f0); free(s->f1); free(s->fm); free(s->zero); free(s->ctau); free(s->chalf); free(s->one);
-	free(s->wd); free(s->rp); free(s->rm); free(s->h); free(s->vprev);
+	free(s->wd); free(s->rp); free(s->rm); free(s->h); free(s->vprev); free(s->mw);
 	free(s);
 }
 
@@ -158,7 +158,7 @@ struct mpv *mpv_alloc(struct rt_problem *pb, const struct nl_options *opt)
 	s->opt = *opt;
 	size_t n = (size_t)pb->N;
 	if (nl_vectors(n, &s->u0, &s->p0, &s->uh, &s->p, &s->dT, &s->gp, &s->gs, &s->fs, &s->f0, &s->f1, &s->fm,
-	               &s->zero, &s->ctau, &s->chalf, &s->one, &s->wd, &s->rp, &s->rm, &s->h, &s->vprev,
+	               &s->zero, &s->ctau, &s->chalf, &s->one, &s->wd, &s->rp, &s->rm, &s->h, &s->vprev, &s->mw,
 	               (double **)NULL) ||
 	    !(s->nw = stage_newton_mat(pb, 0, 0, &s->J)) || colour(s)) {
 		mpv_free(s);
@@ -170,8 +170,12 @@ struct mpv *mpv_alloc(struct rt_problem *pb, const struct nl_options *opt)
 }
 
 /* u^½ = u⁰ + τw/2; the kinetic part 2M(u^½)w − τ(∂ᵤT(u^½, w) + f_s)
- * into r (the momentum p = M(u^½)w and ∂ᵤT kept in s). */
-static void kinetic_part(struct mpv *s, const double *w, double *r)
+ * into r (the momentum p = M(u^½)w and ∂ᵤT kept in s); with vary, less
+ * 2M̄w, M̄ the constant mass: what the differences estimate, on the
+ * pattern of the kinetic's entries (2M̄ enters the Jacobian exactly; a
+ * constant entry outside that pattern was lost, or leaked into another
+ * column of its colour). */
+static void kinetic_part(struct mpv *s, const double *w, double *r, int vary)
 {
 	struct rt_problem *pb = s->pb;
 	int n = pb->n;
@@ -182,6 +186,11 @@ static void kinetic_part(struct mpv *s, const double *w, double *r)
 	problem_support_load(pb, s->uh, s->ag, s->fs);
 	for (int i = 0; i < n; i++)
 		r[i] = 2 * s->p[i] - s->tau * (s->dT[i] + s->fs[i]);
+	if (vary && pb->Mm.x) {
+		la_mat_mul(&pb->Mm, w, s->mw);
+		for (int i = 0; i < n; i++)
+			r[i] -= 2 * s->mw[i];
+	}
 }
 
 static int residual(void *ctx, const double *w, double *r, double *Jx)
@@ -190,7 +199,7 @@ static int residual(void *ctx, const double *w, double *r, double *Jx)
 	struct rt_problem *pb = s->pb;
 	int n = pb->n;
 	double tau = s->tau;
-	kinetic_part(s, w, r);
+	kinetic_part(s, w, r, 0);
 	/* ∇Φ(u^½) and ∇Ψ(w): their Hessians stay for jacobian_add_* */
 	problem_phi(pb, s->uh, s->zero, s->gp);
 	problem_psi(pb, w, s->zero, s->gs);
@@ -201,6 +210,7 @@ static int residual(void *ctx, const double *w, double *r, double *Jx)
 	/* τ ∇²Φ(u^½) · ∂u^½/∂w = τ·τ/2 ∇²Φ, and τ ∇²Ψ(w) */
 	jacobian_add_phi(s->J, pb, s->ctau, s->chalf, Jx);
 	jacobian_add_psi(s->J, pb, s->ctau, s->one, Jx);
+	jacobian_add_mass(s->J, pb, 2, Jx);
 	/* the kinetic part by central differences, one colour at a time */
 	for (int j = 0; j < n; j++)
 		s->h[j] = 1e-7 * (1 + fabs(w[j]));
@@ -209,11 +219,11 @@ static int residual(void *ctx, const double *w, double *r, double *Jx)
 		for (int j = 0; j < n; j++)
 			if (s->color[j] == c)
 				s->wd[j] = w[j] + s->h[j];
-		kinetic_part(s, s->wd, s->rp);
+		kinetic_part(s, s->wd, s->rp, 1);
 		for (int j = 0; j < n; j++)
 			if (s->color[j] == c)
 				s->wd[j] = w[j] - s->h[j];
-		kinetic_part(s, s->wd, s->rm);
+		kinetic_part(s, s->wd, s->rm, 1);
 		for (size_t q = s->cptr[c]; q < s->cptr[c + 1]; q++) {
 			ptrdiff_t k = s->slot[q];
 			int i = s->J->row[k], j = s->J->col[k];
@@ -221,7 +231,7 @@ static int residual(void *ctx, const double *w, double *r, double *Jx)
 		}
 	}
 	/* r, p and ∂ᵤT at w again (the differences overwrote them) */
-	kinetic_part(s, w, s->rp);
+	kinetic_part(s, w, s->rp, 0);
 	return 0;
 }
 
@@ -253,6 +263,15 @@ int mpv_step(struct mpv *s, double t0, double t1, double tau, struct rt_state *x
 	memcpy(w, x->v, sizeof(double) * (size_t)n);
 	struct newton_report rep;
 	int rc = newton_solve(s->nw, residual, s, w, s->opt.tol, scale, s->opt.maxit, &rep);
+	if (rc == -1 && rep.worst >= 0 && rep.worst < n) {
+		/* as the stage's failures: the equation to look at */
+		char nm[IR_NAME_SIZE];
+		int it = rep.iterations;
+		snprintf(err->msg, sizeof err->msg, "Newton did not converge in %d iteration%s, residual %.2g (largest "
+		         "in the equation of %s)", it, it == 1 ? "" : "s", rep.residual / scale,
+		         ir_dof_name(pb->ir, rep.worst, nm, sizeof nm));
+		return -1;
+	}
 	if (rc)
 		return nl_fail(err, rep.iterations, rep.residual / scale, rc);
 	residual(s, w, s->rp, NULL);   /* p = M(u^½)w, ∇Ψ(w), f_s at the solution */
