@@ -989,13 +989,60 @@ static int equilibrium(struct rt_problem *pb, const struct ir_run *plan, struct 
 	st.maxit = plan->max_iterations;
 	int iters;
 	double res;
-	int rc = stage_solve(&st, scale > 0 ? scale : 1, &iters, &res);
-	if (rc == 0) {
-		memcpy(x->u, st.u, sizeof(double) * (size_t)pb->n);
-		memset(x->v, 0, sizeof(double) * (size_t)pb->n);
+	/* With a mass depending on u the support's load −M(u) d a(t0)
+	 * depends on the equilibrium sought (dyn(5), "support"): solved
+	 * for again at the last solution until u settles, at most
+	 * EQ_SUPPORT_MAX times (a contraction while that load varies slowly
+	 * with u against the stiffness); 0 solves otherwise. */
+	enum { EQ_SUPPORT_MAX = 100 };
+	double ag = pb->varmass ? problem_support(pb, plan->t0) : 0;
+	int rounds = ag != 0 ? EQ_SUPPORT_MAX : 1, settled = ag == 0, rc = 0;
+	double *f0 = ag != 0 ? calloc((size_t)pb->N + 1, sizeof(double)) : NULL;
+	if (ag != 0 && !f0)
+		rc = -4;
+	else if (f0)
+		memcpy(f0, st.e, sizeof(double) * (size_t)pb->N);
+	for (int q = 0; q < rounds && rc == 0 && !(q > 0 && settled); q++) {
+		if (ag != 0) {
+			/* e = −(f + f_s(u)), f_s = −M(u) d a */
+			memcpy(st.e, f0, sizeof(double) * (size_t)pb->N);
+			memset(zero, 0, sizeof(double) * (size_t)pb->N);
+			problem_support_load(pb, x->u, ag, zero);
+			for (int k = 0; k < pb->n; k++) {
+				st.e[k] -= zero[k];
+				scale = fmax(scale, fabs(st.e[k]));
+			}
+			memset(zero, 0, sizeof(double) * (size_t)pb->N);
+		}
+		rc = stage_solve(&st, scale > 0 ? scale : 1, &iters, &res);
+		if (rc != 0 && rc != -4 && q > 0) {
+			/* the load moved the equilibrium away: no fixed point */
+			rc = 0;
+			break;
+		}
+		if (rc == 0) {
+			double du = 0, un = 0;
+			for (int k = 0; k < pb->n; k++) {
+				du = fmax(du, fabs(st.u[k] - x->u[k]));
+				un = fmax(un, fabs(st.u[k]));
+			}
+			if (!isfinite(du + un))
+				break;
+			settled = settled || du <= 1e-13 * (1 + un);
+			memcpy(x->u, st.u, sizeof(double) * (size_t)pb->n);
+			memset(x->v, 0, sizeof(double) * (size_t)pb->n);
+		}
 	}
+	free(f0);
 	stage_free(&st);
 	free(zero);
+	if (rc == 0 && !settled)
+		return fail(err, 3, plan->model->init_loc,
+		            "init equilibrium: with a mass depending on u the support's load -M(u) d a(t0) moves the "
+		            "equilibrium it is solved at, and up to %d solves did not settle it (is there an equilibrium "
+		            "under that acceleration?)", (int)EQ_SUPPORT_MAX);
+	if (rc == -4)
+		return fail(err, 3, plan->model->init_loc, "out of memory");
 	if (rc == -2)
 		return fail(err, 3, plan->model->init_loc,
 		            "init equilibrium: the stiffness is singular at the start (after %d iteration%s)",
