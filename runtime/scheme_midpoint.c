@@ -228,7 +228,8 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 		return nl_refuse(err, "dry friction together with a mass depending on u is not supported");
 	}
 	if (pb->varmass && pb->nc > 0) {
-		return nl_refuse(err, "constraints together with a mass depending on u are not supported");
+		return nl_refuse(err, "constraints together with a mass depending on u are not supported by midpoint "
+		                 "and discrete_gradient: moreau_jean takes them");
 	}
 	if (pb->varmass && pb->m > 0) {
 		return nl_refuse(err, "internal variables together with a mass depending on u "
