@@ -207,7 +207,7 @@ static double fold(enum ir_op op, double x, double y, double z)
 	case IR_LOG10: return log10(x);
 	case IR_SQRT: return sqrt(x);
 	case IR_ABS: return fabs(x);
-	case IR_SIGN: return (x > 0) - (x < 0);
+	case IR_SIGN: return isnan(x) ? x : (x > 0) - (x < 0);   /* sign(NaN) is NaN, not 0 */
 	case IR_FLOOR: return floor(x);
 	case IR_CEIL: return ceil(x);
 	default: return NAN;

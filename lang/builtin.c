@@ -260,6 +260,14 @@ static int history_fn(struct eval *ev, struct ast_expr *call, const char *name, 
 			*out = value_num(ev, NAN, call->loc);
 			return 0;
 		}
+	/* an infinite sample has no crossing time between it and its
+	 * neighbours (the interpolation gave NaN) */
+	for (int i = 0; i < n && (is_cross || name[0] == 'p'); i++)
+		if (isinf(y[i])) {
+			char tb[32];
+			value_format_num(t[i], tb);
+			return eval_error(ev, call->loc, "%s(%s): the history is infinite at t = %s", name, h.ser.label, tb);
+		}
 	if (name[0] == 'a') {
 		int best = 0, hi = name[4] == 'a';
 		for (int i = 1; i < n; i++)
@@ -695,12 +703,19 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 		out->reg = ir_emit(ev->prog, scalar_fn[f].op, x[0].reg, n > 1 ? x[1].reg : 0, 0, loc);
 		double k;
 		if (ir_is_const(ev->prog, out->reg, &k) && !isfinite(k)) {
-			double a = 0;
+			double a = 0, b = 1;
 			ir_is_const(ev->prog, x[0].reg, &a);
-			char buf[32];
+			if (n == 2)
+				ir_is_const(ev->prog, x[1].reg, &b);
+			char buf[32], buf2[32];
 			value_format_num(a, buf);
-			if (n == 2 && scalar_fn[f].op == IR_FMOD)
+			value_format_num(b, buf2);
+			/* mod(x, 0) divides by zero; mod(nan | inf, y) and
+			 * mod(x, nan) have no value, said as for the others */
+			if (n == 2 && scalar_fn[f].op == IR_FMOD && b == 0 && isfinite(a))
 				eval_error(ev, call->loc, "mod(%s, 0): division by zero", buf);
+			else if (n == 2 && scalar_fn[f].op == IR_FMOD)
+				eval_error(ev, call->loc, "mod(%s, %s) is not a finite number", buf, buf2);
 			else
 				eval_error(ev, call->loc, "%s(%s%s) is not a finite number", name, buf, n == 2 ? ", ..." : "");
 			return 0;

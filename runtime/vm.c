@@ -83,7 +83,7 @@ static void exec(const struct ir_prog *p, double *r, const struct vm_input *in, 
 		case IR_LOG10: r[i] = log10(a); break;
 		case IR_SQRT: r[i] = sqrt(a); break;
 		case IR_ABS: r[i] = fabs(a); break;
-		case IR_SIGN: r[i] = (a > 0) - (a < 0); break;
+		case IR_SIGN: r[i] = isnan(a) ? a : (a > 0) - (a < 0); break;   /* NaN stays NaN */
 		case IR_FLOOR: r[i] = floor(a); break;
 		case IR_CEIL: r[i] = ceil(a); break;
 		default: r[i] = NAN; break;

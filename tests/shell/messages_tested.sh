@@ -109,10 +109,14 @@ done | sort -u -t "$(printf '\t')" -k2,2 > "$tmp/messages"
 
 # Everything the tests say: expected output, shell and unit tests.
 # In C, a message may be split into adjacent literals: join them.
-# (tests/out holds a build's outputs when it is made in the source tree.)
-find "$srcdir/tests" -path "$srcdir/tests/out" -prune -o -type f \( -name '*.test' -o -name '*.sh' \
-	-o -name '*.dyn' -o -name '*.inc' \) ! -name messages_tested.sh -exec cat {} + > "$tmp/corpus"
-find "$srcdir/tests" -path "$srcdir/tests/out" -prune -o -type f -name '*.c' -exec cat {} + |
+# (tests/out holds a build's outputs when it is made in the source tree,
+# tests/sanitize-build the copy of the whole tree that make
+# check-sanitize builds: its sources hold every message.)
+find "$srcdir/tests" \( -path "$srcdir/tests/out" -o -path "$srcdir/tests/sanitize-build" \) -prune -o -type f \
+	\( -name '*.test' -o -name '*.sh' -o -name '*.dyn' -o -name '*.inc' \) ! -name messages_tested.sh \
+	-exec cat {} + > "$tmp/corpus"
+find "$srcdir/tests" \( -path "$srcdir/tests/out" -o -path "$srcdir/tests/sanitize-build" \) -prune -o -type f \
+	-name '*.c' -exec cat {} + |
 	awk 'BEGIN { RS = "\001" } { gsub(/"[ \t]*\n[ \t]*"/, ""); printf "%s", $0 }' >> "$tmp/corpus"
 
 # The allowlist: its lines that are neither blank nor comments are keys.
