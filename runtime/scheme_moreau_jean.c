@@ -118,6 +118,8 @@ struct moreau {
 	const double *mu;             /* nk: Coulomb's μ, or NULL */
 	double ctol;                  /* frictional problem: relative change */
 	int cmaxit;                   /* and sweeps */
+	double vtol;                  /* the step's iteration: velocity change, relative */
+	int maxit;                    /* and iterations (tolerance, max_iterations) */
 	int *rkind;                   /* nr: ROW_* of each row of the step */
 	double *v1, *u1, *R, *F0, *gphi, *gpsi, *f0, *f1, *psi0, *du, *vold;   /* n */
 	double *uproj;                /* n: u before a projection's iteration */
@@ -211,6 +213,11 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	s->mu = pb->ir->contact.friction;
 	s->ctol = opt->contact_tol > 0 ? opt->contact_tol : 1e-12;
 	s->cmaxit = opt->contact_maxit > 0 ? opt->contact_maxit : 1000;
+	/* the run's tolerance and max_iterations (dyn(5)): the default
+	 * tolerance 1e-13 is the bound 1e3 ε on the velocity's change the
+	 * iteration was measured with, and the bound scales with it */
+	s->vtol = (opt->tol > 0 ? opt->tol / 1e-13 : 1) * 1e3 * DBL_EPSILON;
+	s->maxit = opt->maxit > 0 ? opt->maxit : 25;
 	s->theta = theta;
 	s->nk = nk;
 	s->nc = nc;
@@ -940,7 +947,7 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		if (!converged)
 			return nl_fail(err, 1, NAN, -1);
 	}
-	for (it = 0; it < 25 && !converged; it++) {
+	for (it = 0; it < s->maxit && !converged; it++) {
 		/* R(v₊) = M(v₊ − v) − τ[θF(u₊, v₊) + (1−θ)F] (without the
 		 * impulse); with M(u), p(u₊, v₊) − p(u, v) in place of M(v₊ − v)
 		 * and F counting ∂ᵤT (DESIGN.md, "Schemes") */
@@ -1056,7 +1063,7 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		}
 		if (!isfinite(change))
 			return nl_fail(err, it + 1, change, -1);
-		converged = change <= 1e3 * DBL_EPSILON * vscale;
+		converged = change <= s->vtol * vscale;
 	}
 	if (!converged)
 		return nl_fail(err, it, nl_maxabs(n, s->R) / vscale, -1);
