@@ -312,7 +312,16 @@ static void expr1(struct checker *c, struct ast_expr *e)
 					struct ast_expr *a = ((struct ast_arg *)e->args.v[i])->value;
 					if (i == e->args.n - 1 && a->kind == AST_NAME) {
 						struct cname *f = lookup(c->scope, a->name);
-						if (!f)
+						int builtin = 0;
+						for (int b = 0; !f && builtin_names[b]; b++)
+							builtin |= strcmp(builtin_names[b], a->name) == 0;
+						if (builtin) {
+							/* a built-in is no function of the script */
+							diag_error(c->d, a->loc, "%s needs the name of a function of the script "
+							           "(function f(i) = %s(i), then %s(..., f)), not the built-in %s",
+							           n, a->name, n, a->name);
+							c->errors++;
+						} else if (!f)
 							undefined(c, a->loc, "function", a->name);
 					} else {
 						expr(c, a);
@@ -689,6 +698,12 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 		for (int i = 0; i < st->params.n; i++) {
 			struct ast_arg *p = st->params.v[i];
 			define(c, p->name, B_VALUE, p->loc);
+			/* said at the definition, before anything runs (a call
+			 * said it, after the statements before it had run) */
+			if (i == 16 && st->kind == AST_STMT_FUNCTION) {
+				diag_error(c->d, p->loc, "%s has more than 16 parameters", st->name);
+				c->errors++;
+			}
 		}
 		if (st->kind == AST_STMT_FUNCTION) {
 			/* a function may be called inside a model, where t and the

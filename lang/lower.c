@@ -1779,7 +1779,7 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	run->last_dt = run->dt;
 	if (ratio < run->nstep - (1e-9 + 8 * 2.2e-16 * run->nstep)) {
 		run->last_dt = run->t1 - (run->t0 + (run->nstep - 1) * run->dt);
-		diag_warning(ev->d, ar->dt->loc, "the last step is shortened to %.6g: the run's length is not a multiple of the step %.6g",
+		diag_warning(ev->d, ar->dt->loc, "the last step is shortened to %.10g: the run's length is not a multiple of the step %.10g",
 		             run->last_dt, run->dt);
 	}
 	if (resolve_scheme(ev, ar->scheme, &run->scheme, 0))

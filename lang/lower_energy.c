@@ -1765,10 +1765,10 @@ static int contact_coeffs(struct eval *ev, struct ast_item *it, int row, int n, 
 		 * one point in the plane or in space (its mass is checked
 		 * with the mass, lower_model) */
 		if (mu[row] > 0 && !it->along && n != 2 && n != 3)
-			return eval_error(ev, it->friction->loc, "friction at a contact in a model of %d dofs needs "
+			return eval_error(ev, it->friction->loc, "friction at a contact in a model of %d dof%s needs "
 			                  "the slip of the contact point: contact ... friction MU along S (the "
 			                  "tangents follow from the gap alone for one point of 2 or 3 coordinates)",
-			                  n);
+			                  n, n == 1 ? "" : "s");
 		if (mu[row] > 0)
 			*anyfriction = 1;
 	}
