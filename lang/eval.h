@@ -63,6 +63,7 @@ struct session {
 	struct rt_stepper_run *pending;
 	struct run_value *pending_run;
 	struct run_value *last_run;
+	struct run_value *held;      /* a loop pass's run kept as last_run only */
 	/* continuum bodies (lang/fe.h): the meshes by name, and what the
 	 * runtime allocated for them, freed with the session */
 	struct fe_mesh *meshes;

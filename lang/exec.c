@@ -442,6 +442,39 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 
 /* ---- runs ---- */
 
+/* The results of the runs made since mark (the list's head before a
+ * loop's pass), freed: their values were bound in the pass's scope,
+ * which is gone.  The REPL's last and pending runs stay (:state,
+ * :energy, :step read them). */
+static void release_pass_runs(struct session *s, struct run_value *mark)
+{
+	struct run_value **p = &s->runs, *kept = NULL;
+	while (*p && *p != mark) {
+		struct run_value *r = *p;
+		if (r == s->last_run || r == s->pending_run) {
+			kept = r;
+			p = &r->next;
+			continue;
+		}
+		rt_result_free(r->res);
+		r->res = NULL;
+		*p = r->next;
+	}
+	/* the run an earlier pass kept as the last one, once another is */
+	if (s->held && s->held != s->last_run && s->held != s->pending_run) {
+		for (p = &s->runs; *p && *p != s->held; p = &(*p)->next)
+			;
+		if (*p) {
+			rt_result_free(s->held->res);
+			s->held->res = NULL;
+			*p = s->held->next;
+		}
+		s->held = NULL;
+	}
+	if (kept)
+		s->held = kept;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -730,6 +763,10 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 		struct scope *saved = ev->scope;
 		int rc = 0;
 		for (long i = lo; i <= hi && rc == 0; i++) {
+			/* what the body defines is gone after the pass: so are the
+			 * histories of its runs (a sweep of runs kept them all
+			 * until the script ended: 32 MB a pass) */
+			struct run_value *mark = ev->s->runs;
 			ev->scope = scope_new(ev->a, saved);
 			struct binding *b = scope_bind(ev, st->name, B_VALUE, st->name_loc);
 			if (!b) {
@@ -740,6 +777,7 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 			b->val.frozen = 1;
 			b->val.k = (double)i;
 			rc = exec_stmts(ev, &st->body);
+			release_pass_runs(ev->s, mark);
 		}
 		ev->scope = saved;
 		return rc;
