@@ -410,6 +410,23 @@ mpi_rows() {  # LABEL SIZE-ARGS CONFIGS...: one table
 	done
 }
 
+# mpi_block LABEL SIZE-ARGS NEWMARK DIRECT EXPLICIT: a block's two tables,
+# newmark over BENCH_MPI_STEPS and central differences over
+# BENCH_MPI_STEPS_CD; LAST_MB is the explicit run's on two processes.
+mpi_block() {
+	label=$1 sizes=$2 nm=$3 direct=$4 cd=$5
+	set -- $MPI_STEPS
+	s1=$1 s2=$2
+	hdr
+	mpi_rows "$label" "$sizes" "newmark|auto (CHOLMOD)|1|$nm" "newmark|direct (MUMPS)|1|$direct" \
+		"newmark|direct (MUMPS, MPIAIJ)|2|$nm"
+	set -- $MPI_STEPS_CD
+	s1=$1 s2=$2
+	hdr
+	LAST_MB=
+	mpi_rows "$label" "$sizes" "central_difference|auto (diagonal)|1|$cd" "central_difference|auto (diagonal)|2|$cd"
+}
+
 part_mpi() {
 	echo
 	echo "Blocks under mpirun -n P (issue 13; dyn(1) MPI: the driver and the state replicated on every process,"
@@ -433,20 +450,8 @@ part_mpi() {
 	sed 's/step 1e-3 {/step 1e-3, solver = direct {/' "$srcdir/bench/fe_block.dyn" > "$out/fe_block_direct.dyn"
 	echo
 	echo "2-D block: $unk unknowns (nx = $nx, ny = $ny)"
-	set -- $MPI_STEPS
-	s1=$1 s2=$2
-	hdr
-	mpi_rows 2-D "--set nx=$nx --set ny=$ny" \
-		"newmark|auto (CHOLMOD)|1|$srcdir/bench/fe_block.dyn" \
-		"newmark|direct (MUMPS)|1|$out/fe_block_direct.dyn" \
-		"newmark|direct (MUMPS, MPIAIJ)|2|$srcdir/bench/fe_block.dyn"
-	set -- $MPI_STEPS_CD
-	s1=$1 s2=$2
-	hdr
-	LAST_MB=
-	mpi_rows 2-D "--set nx=$nx --set ny=$ny" \
-		"central_difference|auto (diagonal)|1|$srcdir/bench/fe_block_cd.dyn" \
-		"central_difference|auto (diagonal)|2|$srcdir/bench/fe_block_cd.dyn"
+	mpi_block 2-D "--set nx=$nx --set ny=$ny" "$srcdir/bench/fe_block.dyn" "$out/fe_block_direct.dyn" \
+		"$srcdir/bench/fe_block_cd.dyn"
 	mb2=$LAST_MB unk2=$unk
 	# 3-D: 6 n (n + 1)^2 unknowns, n the cells across (54: 980100)
 	n3=$(awk "BEGIN { n = 1; while (6 * (n + 1) * (n + 2)^2 <= $MPI_SIZE3) n++; print n }")
@@ -454,20 +459,8 @@ part_mpi() {
 	sed 's/step 1e-3 {/step 1e-3, solver = direct {/' "$srcdir/bench/fe_block3d.dyn" > "$out/fe_block3d_direct.dyn"
 	echo
 	echo "3-D block: $unk unknowns (n = $n3 cells across, 2n along)"
-	set -- $MPI_STEPS
-	s1=$1 s2=$2
-	hdr
-	mpi_rows 3-D "--set n=$n3" \
-		"newmark|auto (CHOLMOD)|1|$srcdir/bench/fe_block3d.dyn" \
-		"newmark|direct (MUMPS)|1|$out/fe_block3d_direct.dyn" \
-		"newmark|direct (MUMPS, MPIAIJ)|2|$srcdir/bench/fe_block3d.dyn"
-	set -- $MPI_STEPS_CD
-	s1=$1 s2=$2
-	hdr
-	LAST_MB=
-	mpi_rows 3-D "--set n=$n3" \
-		"central_difference|auto (diagonal)|1|$srcdir/bench/fe_block3d_cd.dyn" \
-		"central_difference|auto (diagonal)|2|$srcdir/bench/fe_block3d_cd.dyn"
+	mpi_block 3-D "--set n=$n3" "$srcdir/bench/fe_block3d.dyn" "$out/fe_block3d_direct.dyn" \
+		"$srcdir/bench/fe_block3d_cd.dyn"
 	mb3=$LAST_MB unk3=$unk
 	# 10^8 unknowns: the explicit runs' memory per unknown, scaled (the
 	# model is lowered and held whole by every process: P does not divide

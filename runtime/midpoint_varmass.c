@@ -240,11 +240,14 @@ int mpv_step(struct mpv *s, double t0, double t1, double tau, struct rt_state *x
 {
 	struct rt_problem *pb = s->pb;
 	int n = pb->n;
+	/* the Hessians' row and column weights, τ and τ/2: refilled only
+	 * when the step changes (the last, shortened one) */
+	if (tau != s->tau)
+		for (int i = 0; i < n; i++) {
+			s->ctau[i] = tau;
+			s->chalf[i] = 0.5 * tau;
+		}
 	s->tau = tau;
-	for (int i = 0; i < n; i++) {
-		s->ctau[i] = tau;
-		s->chalf[i] = 0.5 * tau;
-	}
 	problem_load(pb, t0, s->f0);
 	problem_load(pb, t1, s->f1);
 	for (int k = 0; k < pb->N; k++)
