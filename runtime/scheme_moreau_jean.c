@@ -692,37 +692,52 @@ static int tangents(struct moreau *s, int k, int r)
 	return 2;
 }
 
+/* A frictional contact whose slip moves along its gap's gradient (`along
+ * S` with S moving the contact point off the obstacle): the block of
+ * its rows in D is singular, its tangential impulse acts as a normal
+ * one, and a "solution" of the local problem may exist (for mu <= 1)
+ * and split the normal impulse arbitrarily between the laws, so that
+ * the ledger's friction dissipation comes out negative.  Such a contact
+ * is refused whatever mu, as soon as it is active, by the Gram
+ * determinant of its block against its diagonal (1e-10: a slip at an
+ * angle of 1e-5 from the gap still runs).  The contact's number (from
+ * 1), or 0. */
+static int slip_along_gap(const struct moreau *s, int nr)
+{
+	int ld = s->nr;
+	for (int a = 0; a < nr; a++) {
+		if (s->rkind[a] != ROW_FRICTION)
+			continue;
+		int bs = 1;
+		while (a + bs < nr && s->rkind[a + bs] == ROW_TANGENT)
+			bs++;
+		double Dl[9], diag = 1;
+		for (int i = 0; i < bs; i++) {
+			for (int j = 0; j < bs; j++)
+				Dl[i + 3 * j] = s->D[a + i + (size_t)(a + j) * ld];
+			diag *= Dl[i + 3 * i];
+		}
+		double det = bs == 2 ? Dl[0] * Dl[4] - Dl[3] * Dl[1]
+		             : Dl[0] * (Dl[4] * Dl[8] - Dl[7] * Dl[5]) - Dl[3] * (Dl[1] * Dl[8] - Dl[7] * Dl[2]) +
+		               Dl[6] * (Dl[1] * Dl[5] - Dl[4] * Dl[2]);
+		if (bs > 1 && det <= 1e-10 * diag)
+			return s->idx[a] + 1;
+	}
+	return 0;
+}
+
 /* The failure of a frictional contact's local problem (s->badrow).  For
  * a positive definite block separation, sticking or sliding always
  * holds, whatever μ (in the plane the three cover the half-plane q_n < 0:
  * the rays −D(1, ±μ) bound the sticking cone and each sliding cone lies
  * between one of them and the axis q_n = 0; in space a random search
- * over positive definite blocks found no problem without a solution).
- * What is left is a singular block: the slip's gradient along the gap's
- * (`along S` with S moving the contact point off the obstacle), which a
- * smaller step does not cure (NL_UNSTABLE: no advice added). */
-static int no_local_solution(struct moreau *s, int nr, struct rt_error *err)
+ * over positive definite blocks found no problem without a solution);
+ * singular blocks are refused before (slip_along_gap), so this is a
+ * bug. */
+static int no_local_solution(struct moreau *s, struct rt_error *err)
 {
-	int a = s->badrow, ld = s->nr, k = s->idx[a], bs = 1;
-	while (a + bs < nr && s->rkind[a + bs] == ROW_TANGENT)
-		bs++;
-	/* the Gram determinant of the block against its diagonal */
-	double Dl[9], diag = 1;
-	for (int i = 0; i < bs; i++) {
-		for (int j = 0; j < bs; j++)
-			Dl[i + 3 * j] = s->D[a + i + (size_t)(a + j) * ld];
-		diag *= Dl[i + 3 * i];
-	}
-	double det = bs == 2 ? Dl[0] * Dl[4] - Dl[3] * Dl[1]
-	             : Dl[0] * (Dl[4] * Dl[8] - Dl[7] * Dl[5]) - Dl[3] * (Dl[1] * Dl[8] - Dl[7] * Dl[2]) +
-	               Dl[6] * (Dl[1] * Dl[5] - Dl[4] * Dl[2]);
+	int k = s->idx[s->badrow];
 	err->code = 4;
-	if (det <= 1e-10 * diag) {
-		snprintf(err->msg, sizeof err->msg, "the frictional contact problem has no solution at contact %d: "
-		         "its slip moves along its gap's gradient (friction MU along S needs a slip S along the "
-		         "obstacle)", k + 1);
-		return NL_UNSTABLE;
-	}
 	snprintf(err->msg, sizeof err->msg, "the frictional contact problem: no solution found at contact %d "
 	         "(mu = %g), although one exists; this is a bug of dyn, please report it", k + 1, s->mu[k]);
 	return -1;
@@ -808,11 +823,19 @@ static int row_impulses(struct moreau *s, int ne, int na, int nr, int friction, 
 		}
 	}
 	if (friction) {
-		int sweeps = 0;
+		int sweeps = 0, k = slip_along_gap(s, nr);
 		double chg = 0;
+		if (k) {
+			/* a smaller step does not cure it (NL_UNSTABLE: no advice) */
+			err->code = 4;
+			snprintf(err->msg, sizeof err->msg, "the frictional contact problem is singular at "
+			         "contact %d: its slip moves along its gap's gradient (friction MU along S needs "
+			         "a slip S along the obstacle)", k);
+			return NL_UNSTABLE;
+		}
 		if (pgs_solve(s, nr, &sweeps, &chg)) {
 			if (isnan(chg))
-				return no_local_solution(s, nr, err);
+				return no_local_solution(s, err);
 			else
 				snprintf(err->msg, sizeof err->msg, "the frictional contact problem did not "
 				         "converge in %d sweeps (relative change %.3g > contact_tolerance = "
