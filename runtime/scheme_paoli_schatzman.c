@@ -19,7 +19,9 @@
  * which the projection acted carries an impulse: its velocity is the
  * chord velocity Vᵐ⁺¹ and its recorded acceleration 0 (a body resting on
  * an obstacle has u' = u'' = 0).  The first step starts from
- * U⁻¹ = u₀ − τv₀ + τ²/2 a₀.
+ * U⁻¹ = u₀ − τv₀ + τ²/2 a₀, projected onto K when only the a₀ term
+ * leaves it (a body resting on an obstacle), and a body leaving an
+ * obstacle takes its first step with e = 0: see start_on_obstacle.
  *
  * The projection: minimise ½(w − y)ᵀM(w − y) subject to φ_i(w) ≥ 0, by
  * an active set whose KKT system M(w − y) = Σ_A μ_i ∇φ_i(w), φ_A(w) = 0
@@ -79,6 +81,8 @@ struct paoli {
 	 * holds contact 1, whose e is the scheme's e (alpha 1, beta 0) */
 	int ng, *grp;               /* groups, nk */
 	double *galpha, *gbeta;     /* ng */
+	int plain;                  /* projecting onto K itself (start_on_obstacle) */
+	int started;                /* a step has been taken */
 	double *wk, *phig, *Gg, *mug;   /* n, nk, nk × n, nk */
 	int *active;                /* nk */
 	struct la_factor *kkt;      /* n + nk */
@@ -114,8 +118,9 @@ static void ps_free(void *p)
 }
 
 /* G's rows for the Delassus projection: the entries of contact k at
- * grow[k] .. grow[k+1] − 1, alpha of its group included (gaps_at's
- * gradient).  G is constant (affine gaps): taken from one evaluation. */
+ * grow[k] .. grow[k+1] − 1, without the alpha of its group (applied by
+ * project_delassus).  G is constant (affine gaps): taken from one
+ * evaluation. */
 static int sparse_rows(struct paoli *s)
 {
 	struct rt_problem *pb = s->pb;
@@ -144,7 +149,7 @@ static int sparse_rows(struct paoli *s)
 	for (int q = 0; q < ng; q++) {
 		int k = gk[q], p = next[k]++;
 		s->gcol[p] = gi[q];
-		s->gval[p] = (s->ng > 1 ? s->galpha[s->grp[k]] : 1) * gv[q];
+		s->gval[p] = gv[q];
 	}
 	free(next);
 	return 0;
@@ -247,7 +252,7 @@ static void gaps_at(struct paoli *s, const double *w, int grad)
 {
 	struct rt_problem *pb = s->pb;
 	int n = pb->n, nk = s->nk;
-	if (s->ng <= 1) {
+	if (s->ng <= 1 || s->plain) {
 		problem_contacts(pb, w, s->phi, grad ? s->G : NULL);
 		return;
 	}
@@ -271,7 +276,7 @@ static void gaps_hess(struct paoli *s, const double *w, double *J, int ld)
 {
 	struct rt_problem *pb = s->pb;
 	int n = pb->n, nk = s->nk;
-	if (s->ng <= 1) {
+	if (s->ng <= 1 || s->plain) {
 		problem_add_contact_hess(pb, s->mu, -1, J, ld);
 		return;
 	}
@@ -388,6 +393,12 @@ static double row_dot(const struct paoli *s, int k, const double *x)
 	return d;
 }
 
+/* The alpha of contact k's group in K_e (1 when projecting onto K). */
+static double contact_alpha(const struct paoli *s, int k)
+{
+	return s->ng > 1 && !s->plain ? s->galpha[s->grp[k]] : 1;
+}
+
 /* X_k = M⁻¹G_kᵀ, made the first time contact k is active; -1 when out
  * of memory. */
 static int delassus_column(struct paoli *s, int k)
@@ -407,7 +418,8 @@ static int delassus_column(struct paoli *s, int k)
 
 /* w = P_K(y) for affine gaps, a constant mass and no constraints: the
  * active-set iteration of project() with each KKT solve by the Delassus
- * operator (see the top), S_A μ_A = −φ_A(y), w = y + Σ_A μ_k X_k. */
+ * operator (see the top), S_A μ_A = −φ_A(y), w = y + Σ_A μ_k X_k; with
+ * several restitution coefficients the rows are alpha_k G_k (K_e). */
 static int project_delassus(struct paoli *s, int *moved)
 {
 	int n = s->pb->n, nk = s->nk;
@@ -433,7 +445,9 @@ static int project_delassus(struct paoli *s, int *moved)
 			if (s->active[j] && delassus_column(s, j))
 				return -2;
 			for (int i = 0; i < nk; i++)
-				s->S[i + (size_t)j * nk] = s->active[i] && s->active[j] ? row_dot(s, i, s->X[j]) : i == j;
+				s->S[i + (size_t)j * nk] = s->active[i] && s->active[j]
+				                           ? contact_alpha(s, i) * contact_alpha(s, j) * row_dot(s, i, s->X[j])
+				                           : i == j;
 			s->rhs[j] = s->active[j] ? -s->phiy[j] : 0;
 		}
 		if (la_factor(s->kkt, s->S) != 0)
@@ -447,10 +461,12 @@ static int project_delassus(struct paoli *s, int *moved)
 		if (leave_set(s))
 			continue;
 		memcpy(s->w, s->y, sizeof(double) * (size_t)n);
-		for (int k = 0; k < nk; k++)
+		for (int k = 0; k < nk; k++) {
+			double mk = s->mu[k] * contact_alpha(s, k);
 			if (s->active[k])
 				for (int i = 0; i < n; i++)
-					s->w[i] += s->mu[k] * s->X[k][i];
+					s->w[i] += mk * s->X[k][i];
+		}
 		/* φ(w) = φ(y) + G(w − y), w − y in wk */
 		for (int i = 0; i < n; i++)
 			s->wk[i] = s->w[i] - s->y[i];
@@ -459,7 +475,7 @@ static int project_delassus(struct paoli *s, int *moved)
 		for (int k = 0; k < nk; k++) {
 			if (s->active[k])
 				continue;
-			s->phi[k] = s->phiy[k] + row_dot(s, k, s->wk);
+			s->phi[k] = s->phiy[k] + contact_alpha(s, k) * row_dot(s, k, s->wk);
 			if (s->phi[k] < -1e-12 * scale && (add < 0 || s->phi[k] < s->phi[add]))
 				add = k;
 		}
@@ -527,6 +543,71 @@ static void smooth_acceleration(struct paoli *s, double t, const double *u, cons
 	nl_acceleration(&s->c, t, &st);
 }
 
+/* The first step's Uᵐ⁻¹ = u₀ − τv₀ + τ²/2 a₀ (Taylor) is a history the
+ * scheme did not make, and two starts on an obstacle need another one.
+ *
+ * A body resting on an obstacle (a weight on a floor): u₀ − τv₀ is
+ * admissible, but the a₀ term takes the Taylor Uᵐ⁻¹ inside the obstacle
+ * by τ²/2 |a₀|, and the impact law then throws the body up by
+ * e τ²/2 |a₀| at the first step (with e = 1 it bounces for ever).  Uᵐ⁻¹
+ * is projected onto K (in the metric of the step): the obstacle's
+ * reaction removes the normal part of the acceleration, the tangential
+ * part stays (a block sliding under a constant force keeps central
+ * differences' exactness).
+ *
+ * A body leaving an obstacle (on it at t₀, normal velocity outwards):
+ * u₀ − τv₀ lies inside the obstacle, and with e > 0 the scheme reads
+ * that as an impact, the first step's velocity off by τ|a₀|.  The first
+ * step is then taken with e = 0, Uᵐ⁺¹ = P_K(u₀ + τv₀ + τ²/2 a₀) (the
+ * initialisation U¹ ∈ K of Paoli and Schatzman 2002, section 2): exact
+ * free flight for the leaving body; it is used only when no other
+ * contact is arriving at t₀, whose impact it would make plastic.
+ *
+ * *plastic is set to 1 for the second case.  0, -1 (projection failed),
+ * -2 (out of memory). */
+static int start_on_obstacle(struct paoli *s, double t0, const struct rt_state *x, double tau, int *plastic)
+{
+	struct rt_problem *pb = s->pb;
+	int n = pb->n, nk = s->nk, inside = 0, leaving = 0, arriving = 0;
+	double *phi0 = s->mu;   /* scratch until the projection */
+	double scale = nl_maxabs(n, x->u) + tau * nl_maxabs(n, x->v) + nl_maxabs(n, s->uprev) + 1e-300;
+	double tol = 1e-12 * scale;
+	*plastic = 0;
+	problem_contacts(pb, x->u, phi0, NULL);
+	for (int i = 0; i < n; i++)
+		s->y[i] = x->u[i] + tau * x->v[i];
+	problem_contacts(pb, s->y, s->phi, NULL);
+	for (int k = 0; k < nk; k++)
+		arriving |= s->phi[k] < phi0[k] - tol;
+	for (int i = 0; i < n; i++)
+		s->y[i] = x->u[i] - tau * x->v[i];
+	problem_contacts(pb, s->y, s->phi, NULL);
+	for (int k = 0; k < nk; k++) {
+		if (s->phi[k] < -tol && phi0[k] >= -tol)
+			leaving = 1;
+		else if (s->phi[k] < -tol)
+			return 0;   /* starting inside: the Taylor start */
+	}
+	if (leaving) {
+		*plastic = !arriving;
+		return 0;
+	}
+	problem_contacts(pb, s->uprev, s->phi, NULL);
+	for (int k = 0; k < nk; k++)
+		inside |= s->phi[k] < -tol;
+	if (!inside)
+		return 0;
+	memcpy(s->y, s->uprev, sizeof(double) * (size_t)n);
+	int moved;
+	s->plain = 1;
+	int rc = project(s, t0, 1, &moved);
+	s->plain = 0;
+	if (rc)
+		return rc;
+	memcpy(s->uprev, s->w, sizeof(double) * (size_t)n);
+	return 0;
+}
+
 static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
                    double *dterm, struct rt_error *err)
 {
@@ -534,6 +615,7 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	struct rt_problem *pb = s->pb;
 	int n = pb->n;
 	double e = s->e;
+	s->plain = 0;
 	/* Uᵐ⁻¹ from the chord velocity Vᵐ = vₘ − τ/2 aₘ */
 	for (int i = 0; i < n; i++)
 		s->uprev[i] = x->u[i] - tau * (x->v[i] - 0.5 * tau * x->a[i]);
@@ -546,23 +628,32 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		problem_mass(pb, x->u, s->Mu);
 		s->M = s->Mu;
 	}
+	int plastic = 0;
+	if (!s->started && s->nk) {
+		int rc = start_on_obstacle(s, t0, x, tau, &plastic);
+		if (rc == -2)
+			goto no_memory;
+		if (rc)
+			goto failed;
+		if (plastic) {
+			e = 0;
+			s->plain = 1;   /* K itself, every group's e taken as 0 */
+		}
+	}
 	problem_load_at(pb, t0, x->u, s->f0);
 	problem_psi(pb, x->v, NULL, s->psi0);
 	for (int i = 0; i < n; i++)
 		s->y[i] = (2 * x->u[i] - (1 - e) * s->uprev[i] + tau * tau * s->acc[i]) / (1 + e);
 	int moved, rc = project(s, t1, 1, &moved);
-	if (rc == -2) {
-		snprintf(err->msg, sizeof err->msg, "out of memory for the contacts' projection");
-		err->code = 4;
-		return -1;
-	}
+	if (rc == -2)
+		goto no_memory;
 	if (rc)
 		goto failed;
 	/* the contacts' normal impulses of the step, after the multipliers
 	 * (record impulse): M(Uᵐ⁺¹ − U_free) = (1+e) Σ μ_i alpha_i ∇φ_i, the
 	 * change of momentum τM(Vᵐ⁺¹ − V_free) over τ (see gaps_at) */
 	for (int k = 0; k < s->nk; k++)
-		x->lam[s->nc + k] = (1 + e) * s->mu[k] * (s->ng > 1 ? s->galpha[s->grp[k]] : 1) / tau;
+		x->lam[s->nc + k] = (1 + e) * s->mu[k] * contact_alpha(s, k) / tau;
 	if (s->nc) {
 		/* back onto C: P_C(2Uᵐ − Uᵐ⁻¹ + τ²aᵐ) without contact,
 		 * P_C(−eUᵐ⁻¹ + (1+e)w) with one */
@@ -603,10 +694,16 @@ static int ps_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	problem_dissipation_terms(pb, x->v, NULL, 0.5, 0, s->y, NULL, dterm);
 	*dW = w;
 	*dD = d;
+	s->started = 1;
+	s->plain = 0;
 	return 0;
 failed:
 	snprintf(err->msg, sizeof err->msg, "the projection onto the contacts failed (dependent contact "
 	         "gradients, or a point too far from the admissible set)");
+	err->code = 4;
+	return -1;
+no_memory:
+	snprintf(err->msg, sizeof err->msg, "out of memory for the contacts' projection");
 	err->code = 4;
 	return -1;
 }
