@@ -485,6 +485,24 @@ int ir_eval_instance(const struct ir_prog *p, double index, const double *data, 
 /* Dead-code elimination: keep the instructions the outputs need, in
  * order, renumbered.  Differentiation leaves unused adjoints behind, and
  * the VM runs every instruction it is given. */
+/* A program nothing will read again (an energy folded into operators,
+ * lower_energy.c): its arrays go back to the arena where they have chunks
+ * of their own (the outputs of a model-sized program, 4 bytes per dof)
+ * and it is left empty, as made by ir_prog_new, so that a caller still
+ * holding it emits into fresh arrays. */
+void ir_prog_release(struct ir_prog *p)
+{
+	struct ir_prog_ext *x = (struct ir_prog_ext *)p;
+	if (!p)
+		return;
+	arena_release(x->arena, p->out);
+	arena_release(x->arena, p->insn);
+	arena_release(x->arena, x->hash);
+	struct arena *a = x->arena;
+	memset(x, 0, sizeof *x);
+	x->arena = a;
+}
+
 void ir_prog_compact(struct ir_prog *p)
 {
 	struct ir_prog_ext *x = (struct ir_prog_ext *)p;

@@ -602,6 +602,9 @@ void ir_prog_add_output(struct ir_prog *p, int reg);
 int ir_is_const(const struct ir_prog *p, int reg, double *k);
 /* Drop the instructions no output needs (after the last output is added). */
 void ir_prog_compact(struct ir_prog *p);
+/* Give a program's arrays back to its arena and leave it empty (a program
+ * nothing will read again). */
+void ir_prog_release(struct ir_prog *p);
 /* Evaluate a program of the state at given inputs (NULL: zeros) with the
  * folding arithmetic, for decisions at lowering; -1 when it depends on t. */
 int ir_eval_const(const struct ir_prog *p, const double *u, const double *v, const double *z, const double *zd,

@@ -1612,9 +1612,12 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 		else
 			rc = quadratic_entries(ev, m->dissipation, n, &C);
 	}
+	/* the folded energies' programs are read no more: their outputs (a
+	 * gradient entry per dof, 4 bytes each) go back before the run */
 	if (rc > 0 && m->potential) {
 		add_operator(ev, &m->stiffness, n, &K);
 		m->stiffness.loc = m->potential->loc;
+		ir_prog_release(m->potential->prog);
 		m->potential = NULL;
 		mc->stiffness_declared = 1;
 	}
@@ -1625,6 +1628,8 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 		add_operator(ev, &m->damping, n, &C);
 		m->damping.loc = m->dissipation->loc;
 		m->damping_kind = IR_DAMP_MATRIX;
+		ir_prog_release(m->dissipation->prog);
+		ir_prog_release(m->dissipation_terms);
 		m->dissipation = NULL;
 		m->dissipation_terms = NULL;
 		m->ndissipation = 0;

@@ -266,7 +266,8 @@ void nl_common_trim(struct nl_common *c)
 	free(c->fm);
 	free(c->gu);
 	free(c->Ma);
-	c->f0 = c->f1 = c->fm = c->gu = c->Ma = NULL;
+	free(c->g);
+	c->f0 = c->f1 = c->fm = c->gu = c->Ma = c->g = NULL;
 }
 
 void nl_mass_solve(struct nl_common *c, double *b)

@@ -80,8 +80,8 @@ struct nl_common {
 enum { NL_DRY_COLUMNS = 256 };
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb);
 void nl_common_free(struct nl_common *c);
-/* Free what only nl_acceleration needs, keeping g (an N scratch): the
- * driver's common once the linear path has the initial acceleration. */
+/* Free what only nl_acceleration needs: the driver's common once the
+ * linear path has the initial acceleration. */
 void nl_common_trim(struct nl_common *c);
 /* b := M⁻¹ b: the constant mass's factor (problem_init's), or the last
  * M(u) that nl_acceleration factored. */

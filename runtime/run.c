@@ -1356,7 +1356,7 @@ static int interrupted(struct rt_stepper_run *r, struct rt_error *err)
 /* The initial acceleration: the equation of motion solved at t₀.
  * release: the linear path's step matrix does every solve from there
  * on, and the mass's factor and the acceleration's buffers are done
- * with (g stays: load_not_finite's scratch).  0, or 3 with err set. */
+ * with.  0, or 3 with err set. */
 static int initial_acceleration(struct rt_stepper_run *r, int release, struct rt_error *err)
 {
 	if (nl_common_alloc(&r->nc, &r->pb))
@@ -1509,7 +1509,7 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 static int load_not_finite(struct rt_stepper_run *r, double t0, double t1, int k, struct rt_error *err)
 {
 	const struct ir_model *m = r->plan->model;
-	double *f = r->nc.g;   /* N scratch */
+	double *f = r->pb.tmp;   /* N scratch: problem_load does not use it */
 	double ts[2] = { t0, t1 };
 	for (int q = 0; q < 2; q++) {
 		double t = ts[q];
