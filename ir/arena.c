@@ -18,6 +18,7 @@
 
 struct chunk {
 	struct chunk *next;
+	unsigned long serial;   /* the order of creation (arena_rewind) */
 	size_t size, used;
 	_Alignas(16) unsigned char data[];
 };
@@ -25,6 +26,7 @@ struct chunk {
 struct arena {
 	struct chunk *head;
 	size_t total;
+	unsigned long serial;   /* the next chunk's */
 };
 
 enum { CHUNK_MIN = 64 * 1024 };
@@ -67,6 +69,7 @@ struct arena *arena_new(void)
 	struct arena *a = xmalloc(sizeof *a);
 	a->head = NULL;
 	a->total = 0;
+	a->serial = 0;
 	return a;
 }
 
@@ -114,6 +117,7 @@ void *arena_alloc_uninit(struct arena *a, size_t size)
 		 * for the small allocations that follow */
 		c = xmalloc(sizeof *c + size);
 		mem_advise_huge(c, sizeof *c + size);
+		c->serial = a->serial++;
 		c->size = size;
 		c->used = 0;
 		struct chunk **at = a->head ? &a->head->next : &a->head;
@@ -121,6 +125,7 @@ void *arena_alloc_uninit(struct arena *a, size_t size)
 		*at = c;
 	} else if (!c || c->size - c->used < size) {
 		c = xmalloc(sizeof *c + CHUNK_MIN);
+		c->serial = a->serial++;
 		c->size = CHUNK_MIN;
 		c->used = 0;
 		c->next = a->head;
@@ -212,4 +217,28 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 size_t arena_used(const struct arena *a)
 {
 	return a->total;
+}
+
+struct arena_mark arena_mark(const struct arena *a)
+{
+	struct arena_mark m = { a->serial, a->head, a->head ? a->head->used : 0, a->total };
+	return m;
+}
+
+/* The chunks made after the mark go; the head of the mark takes its fill
+ * back (when it is still there: arena_release may have freed it). */
+void arena_rewind(struct arena *a, const struct arena_mark *m)
+{
+	for (struct chunk **at = &a->head; *at;) {
+		struct chunk *c = *at;
+		if (c->serial >= m->serial) {
+			*at = c->next;
+			free(c);
+			continue;
+		}
+		if (c == m->head)
+			c->used = m->used;
+		at = &c->next;
+	}
+	a->total = m->total;
 }

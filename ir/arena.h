@@ -42,6 +42,17 @@ void *arena_regrow(struct arena *a, void *old, size_t oldsize, size_t newsize);
  * are in use). */
 void *arena_regrow_uninit(struct arena *a, void *old, size_t oldsize, size_t newsize);
 char *arena_strdup(struct arena *a, const char *s);
+/* A point to come back to: arena_rewind gives back everything allocated
+ * after arena_mark, blocks of their own included, and the arena goes on
+ * from there.  For work whose allocations nothing made before the mark
+ * points to (a loop's pass that left nothing behind: lang/exec.c). */
+struct arena_mark {
+	unsigned long serial;
+	const void *head;
+	size_t used, total;
+};
+struct arena_mark arena_mark(const struct arena *a);
+void arena_rewind(struct arena *a, const struct arena_mark *m);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -40,11 +40,19 @@ struct ir_prog_ext {
 	int *hash;        /* open addressing, -1 empty */
 	int hcap;
 	int outcap;
-	/* the last constants emitted, by their bits: sums emit the same few
-	 * constants for every term, and a hit here skips the hash table */
-	unsigned long long cbits[64];
-	int creg[64];
+	struct const_cache *cc;
 };
+
+/* The last constants emitted, by their bits: sums emit the same few
+ * constants for every term, and a hit here skips the hash table.  Made
+ * when a program grows past a few instructions: a script statement's
+ * program (one per statement, a loop's pass included) stays small, and
+ * 768 bytes each made a loop of 10^6 passes take 1.5 GB. */
+struct const_cache {
+	unsigned long long bits[64];
+	int reg[64];
+};
+enum { CONST_CACHE_AFTER = 32 };
 
 struct ir_prog *ir_prog_new(struct arena *a)
 {
@@ -136,13 +144,18 @@ int ir_emit_const(struct ir_prog *p, double k, struct ir_loc loc)
 		in.k = 0;   /* one zero: -0 and +0 fold alike */
 	unsigned long long bits;
 	memcpy(&bits, &in.k, sizeof bits);
+	if (!x->cc) {
+		if (p->n < CONST_CACHE_AFTER)
+			return intern(x, &in);
+		x->cc = arena_alloc(x->arena, sizeof *x->cc);
+	}
 	int slot = (int)((bits * 0x9E3779B97F4A7C15ull) >> 58);
-	int r = x->creg[slot] - 1;
-	if (r >= 0 && x->cbits[slot] == bits && r < p->n && p->insn[r].op == IR_CONST)
+	int r = x->cc->reg[slot] - 1;
+	if (r >= 0 && x->cc->bits[slot] == bits && r < p->n && p->insn[r].op == IR_CONST)
 		return r;
 	r = intern(x, &in);
-	x->cbits[slot] = bits;
-	x->creg[slot] = r + 1;
+	x->cc->bits[slot] = bits;
+	x->cc->reg[slot] = r + 1;
 	return r;
 }
 
@@ -552,7 +565,8 @@ void ir_prog_compact(struct ir_prog *p)
 		p->out[j] = map[p->out[j]];
 	x->hcap = 0;   /* the CSE table is rebuilt if anything is emitted again */
 	x->hash = NULL;
-	memset(x->creg, 0, sizeof x->creg);
+	if (x->cc)
+		memset(x->cc->reg, 0, sizeof x->cc->reg);
 }
 
 struct ir_prog *ir_prog_copy(struct arena *a, const struct ir_prog *p)

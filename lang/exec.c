@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -442,14 +443,17 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 
 /* ---- runs ---- */
 
-/* The results of the runs made since mark (the list's head before a
- * loop's pass), freed: their values were bound in the pass's scope,
+/* The results of the runs made since mark (the serial of the newest run
+ * before a loop's pass), freed: their values were bound in the pass's scope,
  * which is gone.  The REPL's last and pending runs stay (:state,
  * :energy, :step read them). */
-static void release_pass_runs(struct session *s, struct run_value *mark)
+static void release_pass_runs(struct session *s, unsigned long mark)
 {
 	struct run_value **p = &s->runs, *kept = NULL;
-	while (*p && *p != mark) {
+	/* by serial, not by the pass's first run: a nested loop's pass may
+	 * have freed that one (the held run of the outer loop's last pass),
+	 * and the walk then went on into the runs made before the loop */
+	while (*p && (*p)->serial > mark) {
 		struct run_value *r = *p;
 		if (r == s->last_run || r == s->pending_run) {
 			kept = r;
@@ -597,6 +601,7 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 	rv->name = name;
 	rv->plan = plan;
 	rv->res = res;
+	rv->serial = ev->s->runs ? ev->s->runs->serial + 1 : 1;
 	rv->next = ev->s->runs;
 	ev->s->runs = rv;
 	int status = 0;
@@ -687,6 +692,48 @@ static int exec_import(struct eval *ev, struct ast_stmt *st)
 	return exec_stmts(ev, &st->module->stmts);
 }
 
+/* What a loop's pass may leave behind in the session's arena: a run
+ * kept as the last one, a mesh, a module read, the output folder's real
+ * path, the name index of a scope made before the pass (an outer scope
+ * of more than a few names, indexed by a lookup in the pass).  A pass
+ * that changed none of these left nothing that outlives it (its scope
+ * and bindings, its statements' programs and values are gone with it),
+ * and the arena is rewound to where the pass began: a loop of 10^6
+ * scalar passes took 1.5 GB before. */
+struct pass_marks {
+	struct arena_mark arena;
+	const void *runs, *held, *last_run, *pending, *pending_run, *meshes, *fe_owned, *input, *outdir_real;
+	int ninput;
+	unsigned long clock, touched;   /* names.h's, at the pass's start */
+};
+
+static struct pass_marks pass_marks_take(const struct eval *ev)
+{
+	const struct session *s = ev->s;
+	struct pass_marks pm = { arena_mark(ev->a), s->runs, s->held, s->last_run, s->pending, s->pending_run,
+	                         s->meshes, s->fe_owned, s->input, s->outdir_real, s->ninput,
+	                         name_index_clock, name_index_touched };
+	return pm;
+}
+
+static void pass_begin(struct eval *ev, struct pass_marks *pm)
+{
+	*pm = pass_marks_take(ev);
+	name_index_touched = ULONG_MAX;
+}
+
+static void pass_rewind(struct eval *ev, const struct pass_marks *pm, int ok)
+{
+	struct pass_marks now = pass_marks_take(ev);
+	/* what an enclosing pass must know of the indexes made in this one */
+	name_index_touched = now.touched < pm->touched ? now.touched : pm->touched;
+	if (now.runs == pm->runs && now.held == pm->held && now.last_run == pm->last_run &&
+	    now.pending == pm->pending && now.pending_run == pm->pending_run && now.meshes == pm->meshes &&
+	    now.fe_owned == pm->fe_owned && now.input == pm->input && now.outdir_real == pm->outdir_real &&
+	    now.ninput == pm->ninput && now.touched > pm->clock && ok)
+		arena_rewind(ev->a, &pm->arena);
+}
+
 static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 {
 	ev->prog = ir_prog_new(ev->a);
@@ -766,7 +813,9 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 			/* what the body defines is gone after the pass: so are the
 			 * histories of its runs (a sweep of runs kept them all
 			 * until the script ended: 32 MB a pass) */
-			struct run_value *mark = ev->s->runs;
+			unsigned long mark = ev->s->runs ? ev->s->runs->serial : 0;
+			struct pass_marks pm;
+			pass_begin(ev, &pm);
 			ev->scope = scope_new(ev->a, saved);
 			struct binding *b = scope_bind(ev, st->name, B_VALUE, st->name_loc);
 			if (!b) {
@@ -778,8 +827,11 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 			b->val.k = (double)i;
 			rc = exec_stmts(ev, &st->body);
 			release_pass_runs(ev->s, mark);
+			ev->scope = saved;
+			pass_rewind(ev, &pm, rc == 0);
 		}
 		ev->scope = saved;
+		ev->prog = ir_prog_new(ev->a);
 		return rc;
 	}
 	case AST_STMT_PRINT:

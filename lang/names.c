@@ -6,11 +6,14 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 /* Entries pushed since the last indexing that a lookup walks before it
  * indexes them: small scopes (a function's arguments) are never hashed. */
 enum { WALK_MAX = 16 };
+
+unsigned long name_index_clock, name_index_touched = ULONG_MAX;
 
 void name_index_init(struct name_index *ix, struct arena *a, size_t name_off, size_t next_off)
 {
@@ -18,6 +21,7 @@ void name_index_init(struct name_index *ix, struct arena *a, size_t name_off, si
 	ix->arena = a;
 	ix->name_off = name_off;
 	ix->next_off = next_off;
+	ix->born = ++name_index_clock;
 }
 
 static const char *name_of(const struct name_index *ix, void *e)
@@ -66,6 +70,8 @@ static void rebuild(struct name_index *ix, void *head, size_t n)
 	while (cap < 2 * n + 2)
 		cap *= 2;
 	ix->slot = arena_alloc(ix->arena, sizeof *ix->slot * cap);
+	if (ix->born < name_index_touched)
+		name_index_touched = ix->born;
 	ix->cap = cap;
 	ix->count = 0;
 	for (void *e = head; e; e = next_of(ix, e)) {

@@ -24,7 +24,15 @@ struct name_index {
 	size_t cap, count;
 	void *indexed_head;     /* the list's head when it was last indexed */
 	size_t name_off, next_off;   /* offsetof(T, name), offsetof(T, next) */
+	unsigned long born;     /* name_index_clock when made */
 };
+
+/* Each index is stamped when made (name_index_clock counts them), and
+ * name_index_touched is the oldest stamp of the indexes whose table was
+ * allocated since it was last set (ULONG_MAX: none): a caller about to
+ * give back the arena memory made since some point learns whether an
+ * older list's index now lives in it (lang/exec.c, a loop's pass). */
+extern unsigned long name_index_clock, name_index_touched;
 
 /* Set up the index of a list of T (fields `const char *name` and
  * `T *next`) whose entries live in arena a. */

@@ -48,6 +48,8 @@ struct run_value {
 	const struct ir_run *plan;
 	struct rt_result *res;
 	struct run_value *next;    /* all runs of the session, freed at exit */
+	unsigned long serial;      /* 1, 2, ... in the order made (the list
+	                              is newest first) */
 };
 
 /* Which series of a run a history or a value refers to. */
