@@ -116,6 +116,16 @@ static int dry_alloc(struct nl_common *c)
 		if (pb->sigma_u[i] > 0)
 			c->fdof[nf++] = i;
 	c->nf = nf;
+	if (pb->nc) {
+		/* the columns of [M Gᵀ; G 0]⁻¹ at the dofs at rest, made at
+		 * each call (G follows the configuration): dry_constrained */
+		size_t nt = (size_t)(n + pb->nc);
+		if (!(c->fcol = calloc(nt * (size_t)nf, sizeof(double))) ||
+		    !(c->fW = malloc(sizeof(double) * (size_t)nf * (size_t)nf)) ||
+		    !(c->flam = malloc(sizeof(double) * (size_t)nf)) || !(c->fb = malloc(sizeof(double) * (size_t)nf)))
+			return -1;
+		return 0;
+	}
 	if (pb->Mm.kind == LA_MAT_BAND || pb->Mm.kind == LA_MAT_DENSE)
 		diag = pb->Mm.kl == 0 && pb->Mm.ku == 0;
 	else if (pb->Mm.kind == LA_MAT_CSC)
@@ -138,6 +148,47 @@ static int dry_alloc(struct nl_common *c)
 			c->fW[l + (size_t)k * nf] = x[c->fdof[l]];
 	}
 	return 0;
+}
+
+/* The stick–slip problem of the dofs at rest, given x = the solution
+ * without their friction (stride: its length, n or n + nc) and the
+ * columns fcol of unit forces at the friction dofs with their block fW:
+ * a_i = 0 with |λ_i| ≤ μ_i, or |λ_i| = μ_i against a_i, by projected
+ * Gauss–Seidel (Moreau 1988, Jean 1999), to rounding; x gets the
+ * friction forces' response, and a dof that sticks a_i = 0 exactly. */
+static void dry_stick_slip(struct nl_common *c, const double *v, double *x, int stride)
+{
+	const double *mu = c->pb->sigma_u;
+	int nf = c->nf;
+	double scale = 0;
+	for (int k = 0; k < nf; k++) {
+		c->flam[k] = 0;
+		c->fb[k] = x[c->fdof[k]];
+		scale = fmax(scale, fabs(c->fb[k]));
+	}
+	for (int sweep = 0; sweep < 10000; sweep++) {
+		double change = 0;
+		for (int k = 0; k < nf; k++) {
+			int i = c->fdof[k];
+			if (v[i] != 0)
+				continue;
+			double b = c->fb[k], w = c->fW[k + (size_t)k * nf];
+			for (int l = 0; l < nf; l++)
+				if (l != k)
+					b += c->fW[k + (size_t)l * nf] * c->flam[l];
+			double lam = fmin(mu[i], fmax(-mu[i], -b / w));
+			change = fmax(change, fabs(lam - c->flam[k]) * w);
+			c->flam[k] = lam;
+		}
+		if (change <= 1e-15 * scale)
+			break;
+	}
+	for (int k = 0; k < nf; k++)
+		for (int i = 0; i < stride && c->flam[k] != 0; i++)
+			x[i] += c->fcol[i + (size_t)k * stride] * c->flam[k];
+	for (int k = 0; k < nf; k++)
+		if (v[c->fdof[k]] == 0 && fabs(c->flam[k]) < mu[c->fdof[k]])
+			x[c->fdof[k]] = 0;
 }
 
 /* Dry friction in the acceleration, a = M⁻¹r on entry's right-hand side
@@ -168,35 +219,36 @@ static void dry_acceleration(struct nl_common *c, const double *v, double *a)
 		return;
 	}
 	la_solver_solve(pb->Mf, a);
-	double scale = 0;
+	dry_stick_slip(c, v, a, n);
+}
+
+/* The same with constraints, on the saddle point [M Gᵀ; G 0] just
+ * factored (dense sf, or sx): x = [a; λ] is the solution with the
+ * sliding dofs' friction in it; the columns for unit forces at the dofs
+ * at rest are solved here (G follows the configuration), the stick–slip
+ * problem on their block as without constraints, and the friction
+ * forces move λ with a.  A dof that sticks has a = 0 exactly. */
+static void dry_constrained(struct nl_common *c, const double *v, double *x)
+{
+	int n = c->pb->n, nt = n + c->pb->nc, nf = c->nf, rest = 0;
 	for (int k = 0; k < nf; k++) {
-		c->flam[k] = 0;
-		c->fb[k] = a[c->fdof[k]];
-		scale = fmax(scale, fabs(c->fb[k]));
+		double *col = c->fcol + (size_t)k * nt;
+		memset(col, 0, sizeof(double) * (size_t)nt);
+		if (v[c->fdof[k]] != 0)
+			continue;   /* sliding: its column is not used */
+		rest = 1;
+		col[c->fdof[k]] = 1;
+		if (c->sx)
+			la_solver_solve(c->sx, col);
+		else
+			la_solve(c->sf, col);
 	}
-	for (int sweep = 0; sweep < 10000; sweep++) {
-		double change = 0;
-		for (int k = 0; k < nf; k++) {
-			int i = c->fdof[k];
-			if (v[i] != 0)
-				continue;
-			double b = c->fb[k], w = c->fW[k + (size_t)k * nf];
-			for (int l = 0; l < nf; l++)
-				if (l != k)
-					b += c->fW[k + (size_t)l * nf] * c->flam[l];
-			double lam = fmin(mu[i], fmax(-mu[i], -b / w));
-			change = fmax(change, fabs(lam - c->flam[k]) * w);
-			c->flam[k] = lam;
-		}
-		if (change <= 1e-15 * scale)
-			break;
-	}
+	if (!rest)
+		return;
 	for (int k = 0; k < nf; k++)
-		for (int i = 0; i < n && c->flam[k] != 0; i++)
-			a[i] += c->fcol[i + (size_t)k * n] * c->flam[k];
-	for (int k = 0; k < nf; k++)
-		if (v[c->fdof[k]] == 0 && fabs(c->flam[k]) < mu[c->fdof[k]])
-			a[c->fdof[k]] = 0;
+		for (int l = 0; l < nf; l++)
+			c->fW[l + (size_t)k * nf] = c->fcol[c->fdof[l] + (size_t)k * nt];
+	dry_stick_slip(c, v, x, nt);
 }
 
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
@@ -222,7 +274,7 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 		if (!c->Mu || !c->mf)
 			return -1;
 	}
-	if (pb->sigma_u && !pb->varmass && !pb->nc && dry_alloc(c))
+	if (pb->sigma_u && !pb->varmass && dry_alloc(c))
 		return -1;
 	if (pb->nc) {
 		size_t nt = (size_t)(pb->n + pb->nc);
@@ -339,6 +391,13 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		}
 		for (int i = 0; i < n; i++)
 			c->rhs[i] = s->a[i];
+		/* a sliding dof braked by −μ_i sign(v_i) (its dofs at rest:
+		 * dry_constrained, after the solve) */
+		for (int k = 0; k < c->nf; k++) {
+			int i = c->fdof[k];
+			if (s->v[i] != 0)
+				c->rhs[i] -= pb->sigma_u[i] * (s->v[i] > 0 ? 1 : -1);
+		}
 		/* vᵀ H_k v from the Hessian entries of the last evaluation */
 		for (int k = 0; k < nc; k++)
 			c->rhs[n + k] = 0;
@@ -370,6 +429,8 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		if (c->sx ? saddle_solve(c) == 0 : la_factor(c->sf, c->S) == 0) {
 			if (!c->sx)
 				la_solve(c->sf, c->rhs);
+			if (c->nf)
+				dry_constrained(c, s->v, c->rhs);
 			for (int i = 0; i < n; i++)
 				s->a[i] = c->rhs[i];
 			for (int k = 0; k < nc; k++)

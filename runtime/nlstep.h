@@ -70,10 +70,11 @@ struct nl_common {
 	struct la_solver *sx;
 	size_t *gslot;
 	double *ct, *ctt;          /* nc: ∂c/∂t, ∂²c/∂t² of moving constraints */
-	/* dry friction μ_i|u_i'| (constant mass, no constraints): the dofs
-	 * that have it (nf) and, when M is not diagonal, the columns M⁻¹e_i
-	 * of those dofs (nf ≤ NL_DRY_COLUMNS) and their Delassus block W
-	 * (nf × nf) for the stick–slip problem of nl_acceleration */
+	/* dry friction μ_i|u_i'| (constant mass): the dofs that have it
+	 * (nf) and, when M is not diagonal, the columns M⁻¹e_i of those dofs
+	 * (nf ≤ NL_DRY_COLUMNS) and their Delassus block W (nf × nf) for the
+	 * stick–slip problem of nl_acceleration; with constraints the columns
+	 * are of [M Gᵀ; G 0]⁻¹ (length n + nc), made at each call */
 	int nf, *fdof;
 	double *fcol, *fW, *flam, *fb;
 };
@@ -88,7 +89,7 @@ void nl_common_trim(struct nl_common *c);
 void nl_mass_solve(struct nl_common *c, double *b);
 /* The acceleration solving the equation of motion at (t, state):
  * M(u) a = f − ∇ᵤΦ − ∇ᵥΨ (constant mass), with dry friction μ_i|u_i'|
- * (constant mass, no constraints) Moreau's inclusion: a sliding dof
+ * (constant mass, constraints or not) Moreau's inclusion: a sliding dof
  * braked by μ_i sign(v_i), a dof at rest kept at rest while the friction
  * it needs stays within ±μ_i. */
 void nl_acceleration(struct nl_common *c, double t, struct rt_state *s);
