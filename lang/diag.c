@@ -134,7 +134,8 @@ static void report(struct diag *d, struct loc loc, const char *what, const char 
 void diag_error(struct diag *d, struct loc loc, const char *fmt, ...)
 {
 	d->errors++;
-	if (d->max_errors && d->errors > d->max_errors) {
+	d->muted = d->max_errors && d->errors > d->max_errors;
+	if (d->muted) {
 		if (d->errors == d->max_errors + 1)
 			fprintf(d->out, "dyn: too many errors, stopping\n");
 		return;
@@ -148,7 +149,8 @@ void diag_error(struct diag *d, struct loc loc, const char *fmt, ...)
 void diag_warning(struct diag *d, struct loc loc, const char *fmt, ...)
 {
 	d->warnings++;
-	if (d->warnings_off)
+	d->muted = d->warnings_off;
+	if (d->muted)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -158,6 +160,8 @@ void diag_warning(struct diag *d, struct loc loc, const char *fmt, ...)
 
 void diag_note(struct diag *d, struct loc loc, const char *fmt, ...)
 {
+	if (d->muted)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	report(d, loc, "note", fmt, ap);
@@ -167,6 +171,7 @@ void diag_note(struct diag *d, struct loc loc, const char *fmt, ...)
 void diag_plain(struct diag *d, const char *fmt, ...)
 {
 	d->errors++;
+	d->muted = 0;
 	va_list ap;
 	va_start(ap, fmt);
 	fputs("dyn: error: ", d->out);

@@ -26,6 +26,8 @@ struct diag {
 	int errors, warnings;
 	int max_errors;   /* stop reporting after this many (0: no limit) */
 	int warnings_off; /* --quiet */
+	int muted;        /* the last error or warning was not shown: nor are
+	                     its notes */
 	FILE *out;        /* stderr, or a capture for tests */
 };
 

@@ -277,7 +277,8 @@ const char *value_kind_name(const struct value *v)
 {
 	switch (v->kind) {
 	case VAL_NUM: return "a number";
-	case VAL_MAT: return v->rows == 1 || v->cols == 1 ? "a vector" : "a matrix";
+	case VAL_MAT: return v->rows == 1 && v->cols == 1 ? "a 1 x 1 matrix" : v->rows == 1 || v->cols == 1 ?
+	                     "a vector" : "a matrix";
 	case VAL_STR: return "a string";
 	case VAL_RUN: return "a run";
 	case VAL_HIST: return "a history";
@@ -1286,6 +1287,9 @@ int eval_number(struct eval *ev, struct ast_expr *e, double *out, const char *wh
 	struct value v;
 	if (eval_expr(ev, e, &v))
 		return -1;
+	if (v.kind == VAL_MAT && v.rows == 1 && v.cols == 1)
+		/* a row times a column: [1, 0, 0]*p */
+		return eval_error(ev, e->loc, "%s must be a number, not a 1 x 1 matrix: take its entry, X[1]", what);
 	if (v.kind != VAL_NUM)
 		return eval_error(ev, e->loc, "%s must be a number, not %s", what, value_kind_name(&v));
 	if (!ir_is_const(ev->prog, v.reg, out))

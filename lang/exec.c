@@ -291,8 +291,8 @@ static int exec_check(struct eval *ev, struct ast_stmt *st)
 		return -1;
 	if (ok == 0 || isnan(ok)) {
 		ev->s->failed_checks++;
-		fprintf(stderr, "%s:%d:%d: check failed%s\n", st->loc.file, st->loc.line, st->loc.col,
-		        isnan(ok) ? ": the value is NaN" : "");
+		fprintf(stderr, "%s:%d:%d: check failed: %s\n", st->loc.file, st->loc.line, st->loc.col,
+		        isnan(ok) ? "the value is NaN" : "the condition is false (0)");
 	}
 	return 0;
 }

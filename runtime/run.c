@@ -1353,15 +1353,61 @@ static int interrupted(struct rt_stepper_run *r, struct rt_error *err)
 	            r->s.t, r->k, r->plan->nstep);
 }
 
+/* An initial acceleration without a value, with finite loads (a load
+ * without one is named by the first step, load_not_finite): the energy
+ * derivative that has none at the initial state is named, rather than
+ * the first step's Newton failure at a NaN predictor.  4 with err set,
+ * or 0. */
+static int acceleration_not_finite(struct rt_stepper_run *r, struct rt_error *err)
+{
+	const struct rt_problem *pb = &r->pb;
+	const struct ir_model *m = r->plan->model;
+	const struct nl_common *c = &r->nc;
+	int n = pb->n;
+	/* a PETSc solve that failed is named by the first step, with its
+	 * reason (la_backend_failure) */
+	if (pb->backend == LA_PETSC_DIRECT || pb->backend == LA_PETSC_ITERATIVE || pb->backend_mpi)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (!isfinite(c->f1[i]))
+			return 0;
+	for (int i = 0; i < n; i++) {
+		if (isfinite(r->x.a[i]))
+			continue;
+		char nm[IR_NAME_SIZE];
+		const char *dof = ir_dof_name(m, i, nm, sizeof nm);
+		const char *what = isnan(r->x.a[i]) ? "NaN" : "infinite";
+		if (!pb->varmass && !isfinite(c->g[i]) && m->potential)
+			return fail(err, 4, m->potential->loc, "t = %.10g: the initial acceleration of %s is %s: the "
+			            "potential's derivative in %s has no value at the initial state (%s = %.10g)",
+			            r->plan->t0, dof, what, dof, dof, r->x.u[i]);
+		if (!pb->varmass && !isfinite(c->gu[i]) && m->dissipation)
+			return fail(err, 4, m->dissipation->loc, "t = %.10g: the initial acceleration of %s is %s: the "
+			            "dissipation's derivative in %s' has no value at the initial state (%s' = %.10g)%s",
+			            r->plan->t0, dof, what, dof, dof, r->x.v[i],
+			            r->x.v[i] == 0 ? "; a term like sqrt(u'^2) has no derivative at u' = 0 "
+			                             "(dry friction is c*abs(u'))" : "");
+		if (pb->varmass)
+			return fail(err, 4, m->kinetic_loc, "t = %.10g: the initial acceleration of %s is %s: the kinetic "
+			            "energy's derivatives have no value at the initial state (%s = %.10g, %s' = %.10g)",
+			            r->plan->t0, dof, what, dof, r->x.u[i], dof, r->x.v[i]);
+		return fail(err, 4, r->plan->loc, "t = %.10g: the initial acceleration of %s is %s: the equation "
+		            "of motion has no value at the initial state", r->plan->t0, dof, what);
+	}
+	return 0;
+}
+
 /* The initial acceleration: the equation of motion solved at t₀.
  * release: the linear path's step matrix does every solve from there
  * on, and the mass's factor and the acceleration's buffers are done
- * with.  0, or 3 with err set. */
+ * with.  0, 3 or 4 with err set. */
 static int initial_acceleration(struct rt_stepper_run *r, int release, struct rt_error *err)
 {
 	if (nl_common_alloc(&r->nc, &r->pb))
 		return fail(err, 3, r->plan->model->loc, "out of memory");
 	nl_acceleration(&r->nc, r->plan->t0, &r->x);
+	if (acceleration_not_finite(r, err))
+		return err->code;
 	if (release) {
 		la_solver_free(r->pb.Mf);
 		r->pb.Mf = NULL;
