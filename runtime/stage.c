@@ -499,7 +499,9 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 	if (s->solve_u) {
 		for (int i = 0; i < n; i++)
 			s->ue[i] = (s->in0 ? s->in0[i] : 0) + s->cm * y[i];
-		if (s->jac)
+		/* a mesh model has no dense mass even when its step is dense
+		 * (solver = dense): its matrix layer's mass serves */
+		if (s->jac || !pb->M)
 			la_mat_mul(&pb->Mm, s->ue, s->Mi);
 		else
 			la_gemv(n, pb->M, s->ue, s->Mi);
@@ -546,7 +548,7 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 		if (s->solve_u) {
 			for (int j = 0; j < n; j++)
 				for (int i = 0; i < n; i++)
-					J[i + (size_t)j * N] += s->cm * pb->M[i + (size_t)j * n];
+					J[i + (size_t)j * N] += s->cm * (pb->M ? pb->M[i + (size_t)j * n] : la_mat_get(&pb->Mm, i, j));
 		} else {
 			for (int i = 0; i < n; i++)
 				J[i + (size_t)i * N] = 1;
