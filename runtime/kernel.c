@@ -4,6 +4,7 @@
 
 #include "kernel.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,19 @@ double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const d
 	return val;
 }
 
+/* The row I and column J (f's numbering) of Hessian entry e of kernel k
+ * at instance i; 0 when one of them is not an unknown. */
+static int entry_at(const struct rt_kernels *ks, const struct ir_kernel *k, int e, long i, long *I, long *J)
+{
+	int r = k->row[e], c = k->col[e];
+	long gr = gather_index(k, r, i), gc = gather_index(k, c, i);
+	if (gr < 0 || gc < 0)
+		return 0;
+	*I = gr + (is_second(k->kind[r]) ? ks->n : 0);
+	*J = gc + (is_second(k->kind[c]) ? ks->n : 0);
+	return 1;
+}
+
 void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const double *cc, double *J, int ld)
 {
 	if (!ks->f)
@@ -120,13 +134,25 @@ void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const do
 		const double *h = ks->ws[q].hess;
 		for (long i = k->lo; i <= k->hi; i++, h += k->nnz)
 			for (int e = 0; e < k->nnz; e++) {
-				int r = k->row[e], c = k->col[e];
-				long gr = gather_index(k, r, i), gc = gather_index(k, c, i);
-				if (gr < 0 || gc < 0)
-					continue;
-				long I = gr + (is_second(k->kind[r]) ? ks->n : 0);
-				long Jc = gc + (is_second(k->kind[c]) ? ks->n : 0);
-				J[I + (size_t)Jc * (size_t)ld] += (cr ? cr[I] : 1) * (cc ? cc[Jc] : 1) * h[e];
+				long I, Jc;
+				if (entry_at(ks, k, e, i, &I, &Jc))
+					J[I + (size_t)Jc * (size_t)ld] += (cr ? cr[I] : 1) * (cc ? cc[Jc] : 1) * h[e];
+			}
+	}
+}
+
+void rt_kernels_terms(const struct rt_kernels *ks, const double *w, double *y)
+{
+	if (!ks->f)
+		return;
+	for (int q = 0; q < ks->f->nkernel; q++) {
+		const struct ir_kernel *k = &ks->f->kernel[q];
+		const double *h = ks->ws[q].hess;
+		for (long i = k->lo; i <= k->hi; i++, h += k->nnz)
+			for (int e = 0; e < k->nnz; e++) {
+				long I, Jc;
+				if (entry_at(ks, k, e, i, &I, &Jc))
+					y[I] += fabs(h[e]) * fabs(w[Jc]);
 			}
 	}
 }

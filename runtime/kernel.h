@@ -41,6 +41,8 @@ double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const d
                        double *g);
 /* J[I + J ld] += cr[I] cc[J] H_IJ of the last evaluation (weights NULL: 1). */
 void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const double *cc, double *J, int ld);
+/* y_I += Σ_J |H_IJ| |w_J| over the entries of the last evaluation. */
+void rt_kernels_terms(const struct rt_kernels *ks, const double *w, double *y);
 /* For a sparse Jacobian: the number of Hessian entries of all instances,
  * and those entries as triplets (rows I, columns J, numbered as f's
  * variables; values of the last evaluation into v unless NULL: the

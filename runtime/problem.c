@@ -606,6 +606,36 @@ void problem_add_hess_phi(struct rt_problem *pb, const double *cr, const double 
 	rt_kernels_add_hess(&pb->kphi, cr, cc, J, ld);
 }
 
+/* y_i += Σ_j |a_ij| |w_j| over the entries of A. */
+static void matrix_terms(const struct la_mat *A, const double *w, double *y)
+{
+	int n = A->n;
+	for (int j = 0; j < n; j++) {
+		double wj = fabs(w[j]);
+		if (A->kind == LA_MAT_CSC) {
+			for (int k = A->p[j]; k < A->p[j + 1]; k++)
+				y[A->i[k]] += fabs(A->x[k]) * wj;
+			continue;
+		}
+		int lo = j - A->ku < 0 ? 0 : j - A->ku, hi = j + A->kl >= n ? n - 1 : j + A->kl;
+		for (int i = lo; i <= hi; i++)
+			y[i] += fabs(la_mat_get(A, i, j)) * wj;
+	}
+}
+
+void problem_phi_terms(const struct rt_problem *pb, const double *w, double *y)
+{
+	if (pb->Km.x)
+		matrix_terms(&pb->Km, w, y);
+	const struct ir_func *f = pb->ir->potential;
+	if (f) {
+		const double *h = pb->out_phi + 1 + pb->N;
+		for (int k = 0; k < f->nnz; k++)
+			y[f->row[k]] += fabs(h[k]) * fabs(w[f->col[k]]);
+	}
+	rt_kernels_terms(&pb->kphi, w, y);
+}
+
 double problem_psi(struct rt_problem *pb, const double *v, const double *zd, double *g)
 {
 	const struct ir_model *m = pb->ir;

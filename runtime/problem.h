@@ -117,6 +117,12 @@ void problem_support_load(struct rt_problem *pb, const double *u, double ag, dou
 double problem_phi(struct rt_problem *pb, const double *u, const double *z, double *g);
 void problem_add_hess_phi(struct rt_problem *pb, const double *cr, const double *cc, double *J, int ld);
 
+/* y_i += Σ_j |H_ij| |w_j| for the Hessian H of the last problem_phi: the
+ * size of the terms whose sum is ∇Φ, which bounds the rounding of a
+ * residual in which they cancel (a body held in static equilibrium:
+ * Ku and the load, each large, leave a gradient near 0). */
+void problem_phi_terms(const struct rt_problem *pb, const double *w, double *y);
+
 /* Ψ(v, ż) (smooth part) + ½vᵀCv, likewise. */
 double problem_psi(struct rt_problem *pb, const double *v, const double *zd, double *g);
 void problem_add_hess_psi(struct rt_problem *pb, const double *cr, const double *cc, double *J, int ld);

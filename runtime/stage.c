@@ -90,6 +90,8 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->pc = calloc(N, sizeof(double));
 	s->rbuf = calloc(N, sizeof(double));
 	s->gq = calloc(N, sizeof(double));
+	s->tw = calloc(N, sizeof(double));
+	s->ty = calloc(N, sizeof(double));
 	s->xiu = calloc(N, sizeof(double));
 	s->pcu = calloc(N, sizeof(double));
 	s->nw = stage_newton(s);
@@ -114,7 +116,7 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->tol = 1e-13;
 	s->maxit = 25;
 	if (!s->e || !s->x || !s->u || !s->v || !s->z || !s->zd || !s->gphi || !s->gpsi || !s->xi ||
-	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->xiu || !s->pcu || !s->nw || !s->cval || !s->gs || !s->ge || !s->gtl || !s->uend || !s->cw || !s->cwe || !s->shift) {
+	    !s->Mi || !s->cr || !s->cc || !s->ccpsi || !s->ue || !s->ze || !s->pc || !s->rbuf || !s->gq || !s->tw || !s->ty || !s->xiu || !s->pcu || !s->nw || !s->cval || !s->gs || !s->ge || !s->gtl || !s->uend || !s->cw || !s->cwe || !s->shift) {
 		stage_free(s);
 		return -1;
 	}
@@ -125,7 +127,7 @@ void stage_free(struct stage *s)
 {
 	free(s->e); free(s->x); free(s->u); free(s->v); free(s->z); free(s->zd);
 	free(s->gphi); free(s->gpsi); free(s->xi); free(s->Mi); free(s->cr); free(s->cc);
-	free(s->ccpsi); free(s->ue); free(s->ze); free(s->pc); free(s->rbuf); free(s->gq); free(s->xiu); free(s->pcu);
+	free(s->ccpsi); free(s->ue); free(s->ze); free(s->pc); free(s->rbuf); free(s->gq); free(s->tw); free(s->ty); free(s->xiu); free(s->pcu);
 	free(s->cval); free(s->gs); free(s->ge); free(s->gtl); free(s->Ge); free(s->uend); free(s->cw); free(s->cwe); free(s->shift);
 	free(s->Gm); free(s->Pv); free(s->ct); free(s->ctt); free(s->Gt); free(s->cwv); free(s->vend); free(s->ve0); free(s->hu);
 	free(s->ccu); free(s->gmv); free(s->hux); free(s->wv);
@@ -395,6 +397,31 @@ static double rigid_direction(struct stage *s)
 	return dd;
 }
 
+/* The terms of ∇Φ bound the rounding of R as much as R's own terms do:
+ * a body held in equilibrium by a load (gravity in Φ, a preload) has
+ * Ku and the load each large and ∇Φ, the residual and s->mag near 0, so
+ * that a bound of tol·mag asks for a residual below the rounding of Ku
+ * and Newton stalls there (a cantilever under its weight: 5e-15 against a
+ * bound of 1e-25).  Σ_j |H_ij| |w_j|, w = (u, z), is the size of the
+ * terms of row i for a quadratic Φ (the componentwise measure of a
+ * backward error, Oettli & Prager 1964) and the linearised one for
+ * another; taken at the Jacobian's evaluations, whose Hessian is the
+ * current one. */
+static void terms_of_phi(struct stage *s)
+{
+	int n = s->n, m = s->m;
+	for (int i = 0; i < n; i++)
+		s->tw[i] = s->u[i];
+	for (int j = 0; j < m; j++)
+		s->tw[n + j] = s->z[j];
+	memset(s->ty, 0, sizeof(double) * (size_t)(n + m));
+	problem_phi_terms(s->pb, s->tw, s->ty);
+	for (int i = 0; i < n && s->solve_u; i++)
+		s->mag = fmax(s->mag, fabs(s->wu) * s->ty[i]);
+	for (int j = 0; j < m && s->solve_z; j++)
+		s->mag = fmax(s->mag, s->ty[n + j]);
+}
+
 static int residual(void *ctx, const double *x, double *R, double *J)
 {
 	struct stage *s = ctx;
@@ -557,6 +584,9 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 			for (int j = 0; j < m; j++)
 				J[n + j + (size_t)(n + j) * N] = 1;
 	}
+
+	if (J)
+		terms_of_phi(s);
 
 	/* the σ_j |ż_j| inclusions, as soft-thresholding fixed points */
 	/* bilateral constraints: forces Gᵀλ in the u rows, c(u_end) = 0 */

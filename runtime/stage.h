@@ -45,6 +45,7 @@ struct stage {
 	double *pc;           /* m: the scale c of each soft-thresholding row */
 	double *pcu;          /* n: the same for dry friction on dofs */
 	double *rbuf, *gq;    /* N */
+	double *tw, *ty;      /* N: the state and the size of ∇Φ's terms (stage.c, terms_of_phi) */
 	/* discrete_gradient on a free body (ir_rigid): the direction of
 	 * Gonzalez's correction and the rigid motions at x^½ (6 n at most) */
 	double *dgdir, *rig;
