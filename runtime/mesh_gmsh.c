@@ -826,7 +826,7 @@ static int group_of(struct gm *g, int d, long t, int *idx)
 static struct mesh *build(struct gm *g)
 {
 	struct mesh *m = NULL;
-	long *sorted = NULL, ncell = 0, first = -1;
+	long *sorted = NULL, *renum = NULL, ncell = 0, first = -1, nkept = 0;
 	int dim = 0, *used = NULL;
 	struct facet_map fm = { 0, 0, NULL, NULL, NULL };
 	static const char *const axis = "xyz";
@@ -879,22 +879,60 @@ static struct mesh *build(struct gm *g)
 			}
 			*t = ix;
 		}
+	/* Nodes of no cell carry no unknown: Gmsh writes the geometry's own
+	 * points, and with Mesh.SaveAll every node it made, in $Nodes.  Such
+	 * a node left in the mesh had a dof of zero mass, reported as a mass
+	 * matrix that is not positive definite; it is dropped, and the others
+	 * keep their order.  An element of a physical group that touches one
+	 * is an error: its region would reach outside the body. */
+	renum = malloc((size_t)(g->nnodes ? g->nnodes : 1) * sizeof *renum);
+	if (!renum)
+		goto oom;
+	for (long i = 0; i < g->nnodes; i++)
+		renum[i] = -1;
+	for (long p = 0; p < g->nelem; p++)
+		if (g->elem[p].dim == dim)
+			for (int k = 0; k < g->elem[p].nn; k++)
+				renum[g->pool[g->elem[p].nodes + k]] = 0;
+	for (long i = 0; i < g->nnodes; i++)
+		if (renum[i] == 0)
+			renum[i] = nkept++;
+	for (long p = 0; p < g->nelem; p++)
+		for (int k = 0; k < g->elem[p].nn; k++) {
+			long *t = &g->pool[g->elem[p].nodes + k];
+			if (renum[*t] < 0 && g->elem[p].nphys > 0) {
+				int gi;
+				if (group_of(g, g->elem[p].dim, g->phys[g->elem[p].phys], &gi))
+					goto oom;
+				fail_at(g, g->elem[p].line, "node %ld of this %s (physical group %s) belongs "
+				        "to no %s of the mesh", g->ntag[*t], type_name(g->elem[p].type),
+				        rt_escape(ename, sizeof ename, g->group[gi].name), type_name(g->elem[first].type));
+				goto out;
+			}
+			*t = renum[*t];
+		}
 	/* A mesh of dimension d < 3 lies in the plane (or on the line) where
 	 * the other coordinates are those of its first node. */
-	for (long i = 1; i < g->nnodes; i++)
+	long ref = -1;
+	for (long i = 0; i < g->nnodes; i++) {
+		if (renum[i] < 0)
+			continue;
+		if (ref < 0)
+			ref = i;
 		for (int k = dim; k < 3; k++)
-			if (g->nx[3 * i + k] != g->nx[k]) {
+			if (g->nx[3 * i + k] != g->nx[3 * ref + k]) {
 				fail_at(g, g->nline[i], "the mesh is %d-D (its cells are %ss) but its "
 				        "nodes do not share one %c: a %d-D mesh lies in a plane %c = constant",
 				        dim, type_name(g->elem[first].type), axis[k], dim, axis[k]);
 				goto out;
 			}
-	m = mesh_new(cell_type_of(g->elem[first].type), g->nnodes, ncell, g->r.err, g->r.errlen);
+	}
+	m = mesh_new(cell_type_of(g->elem[first].type), nkept, ncell, g->r.err, g->r.errlen);
 	if (!m)
 		goto out;
 	for (long i = 0; i < g->nnodes; i++)
-		for (int k = 0; k < dim; k++)
-			m->x[i * dim + k] = g->nx[3 * i + k];
+		for (int k = 0; k < dim && renum[i] >= 0; k++)
+			m->x[renum[i] * dim + k] = g->nx[3 * i + k];
 	ncell = 0;
 	for (long p = 0; p < g->nelem; p++)
 		if (g->elem[p].dim == dim) {
@@ -998,6 +1036,7 @@ static struct mesh *build(struct gm *g)
 	}
 	facet_map_free(&fm);
 	free(sorted);
+	free(renum);
 	free(used);
 	return m;
 oom:
@@ -1006,6 +1045,7 @@ out:
 	facet_map_free(&fm);
 	mesh_free(m);
 	free(sorted);
+	free(renum);
 	free(used);
 	return NULL;
 }

@@ -237,6 +237,28 @@ static void test_line(void)
 	mesh_free(m);
 }
 
+/* Nodes of no cell are dropped, the others kept in order: the unit
+ * square of orphan22.msh has its 4 corners, area 1, its left edge, and
+ * the node off the plane (of no cell) is not taken for a 3-D mesh. */
+static void test_orphans(void)
+{
+	struct mesh *m = read_ok("orphan22.msh");
+	static const double x[] = { 0, 0, 1, 0, 1, 1, 0, 1 };
+	static const long cells[] = { 0, 1, 2, 0, 2, 3 };
+
+	if (!m)
+		return;
+	CHECK(m->dim == 2 && m->nnodes == 4 && m->ncells == 2);
+	if (m->nnodes == 4 && m->ncells == 2) {
+		CHECK(memcmp(m->x, x, sizeof x) == 0);
+		for (int k = 0; k < 6; k++)
+			CHECK(m->cells[k] == cells[k]);
+	}
+	CHECK_NEAR(mesh_measure(m), 1, 1e-15);
+	CHECK_NEAR(region_measure(m, "left", MESH_REGION_FACETS, NULL), 1, 1e-15);
+	mesh_free(m);
+}
+
 /* Each bad file fails with its message at its line. */
 static void bad(const char *name, const char *want)
 {
@@ -272,6 +294,8 @@ static void test_errors(void)
 	    "triangles (line 13)");
 	bad("bad/nonplanar.msh", " line 8: the mesh is 2-D (its cells are triangles) but its "
 	    "nodes do not share one z: a 2-D mesh lies in a plane z = constant");
+	bad("bad/orphan_region.msh", " line 16: node 5 of this line (physical group 7) belongs to "
+	    "no triangle of the mesh");
 	bad("bad/dup_node.msh", " line 8: node tag 2 is defined twice (lines 7 and 8)");
 	bad("bad/degenerate.msh", " line 13: this triangle is degenerate (zero area)");
 	bad("bad/no_cells.msh", " line 14: no cells: the file has no lines, surfaces or volumes "
@@ -294,6 +318,7 @@ int main(void)
 	test_rect_quad();
 	test_boxes();
 	test_line();
+	test_orphans();
 	test_errors();
 	/* Not a file, or none. */
 	snprintf(path, sizeof path, "%s", data("bad"));
