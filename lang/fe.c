@@ -1987,13 +1987,30 @@ static int prescribe(struct eval *ev, int g, long md, struct loc loc)
 	return 0;
 }
 
+/* The obstacle's position EXPR of a contact on a region at a point of
+ * known coordinates xr: a number (of the component the contact holds). */
+static int point_value_scalar(struct eval *ev, struct ast_expr *e, const struct fe_field *f, const int *xr, int *g,
+                              const char *what)
+{
+	struct value v;
+	if (eval_at_point(ev, e, f, xr, &v))
+		return -1;
+	if (v.kind != VAL_NUM)
+		return eval_error(ev, e->loc, "%s is a number at each point, not %s", what, value_kind_name(&v));
+	g[0] = v.reg;
+	return 0;
+}
+
 int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 {
 	int primes;
 	const struct fe_field *fd = target_field(ev, it->target, &primes);
-	if (!fd)
+	if (!fd && it->target->kind == AST_NAME)
 		return eval_error(ev, it->target->loc, "constraint ... on REGION applies to a field: %s is not one",
 		                  it->target->name);
+	if (!fd || primes)
+		return eval_error(ev, it->target->loc, "constraint ... on REGION applies to a field (or a component of "
+		                  "one, u[2]), not this");
 	if (fd->internal)
 		return eval_error(ev, it->target->loc, "constraint ... on REGION prescribes a field of dofs: %s is an "
 		                  "internal variable", fd->name);
@@ -2001,6 +2018,18 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 	if (e->kind != AST_BINARY || e->op != AST_OP_EQ || e->lhs->kind != AST_NAME)
 		return eval_error(ev, e->loc, "a constraint on a field prescribes it on a region: constraint %s on "
 		                  "REGION == EXPR", fd->name);
+	/* u[i] on REGION: component i alone, EXPR a number */
+	long comp = 0;
+	if (it->dir) {
+		if (eval_int(ev, it->dir, &comp, "a component"))
+			return -1;
+		if (!fd->vector)
+			return eval_error(ev, it->dir->loc, "field %s is scalar: constraint %s on REGION, without a "
+			                  "component", fd->name, fd->name);
+		if (comp < 1 || comp > fd->ncomp)
+			return eval_error(ev, it->dir->loc, "field %s has components 1..%d, not %ld", fd->name, fd->ncomp,
+			                  comp);
+	}
 	const struct mesh_region *rg = find_region(ev, fd->mesh, e->lhs);
 	if (!rg)
 		return -1;
@@ -2008,7 +2037,7 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 	const struct mesh *m = fd->mesh->m;
 	char err[512];
 	long *d = NULL;
-	long nd = fe_space_region_dofs(sp, rg, -1, FE_NODE_VALUE, &d, err, sizeof err);
+	long nd = fe_space_region_dofs(sp, rg, (int)comp - 1, FE_NODE_VALUE, &d, err, sizeof err);
 	if (nd < 0)
 		return eval_error(ev, e->lhs->loc, "%s", err);
 	int n = 0, rc = 0;
@@ -2019,16 +2048,17 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 		if (c) {
 			/* u_d − g_comp(x_node, t) = 0 */
 			long node = d[q] / fd->ncomp;
-			int comp = (int)(d[q] % fd->ncomp), xr[3], g[3];
+			int dc = comp ? 0 : (int)(d[q] % fd->ncomp), xr[3], g[3];
 			for (int k = 0; k < m->dim; k++)
 				xr[k] = konst(ev, sp->node_x[node * m->dim + k], e->rhs->loc);
-			if (point_value(ev, e->rhs, fd, xr, g)) {
+			if (comp ? point_value_scalar(ev, e->rhs, fd, xr, g, "the value of a constraint on one component")
+			         : point_value(ev, e->rhs, fd, xr, g)) {
 				rc = -1;
 				break;
 			}
 			int u = ir_emit_input(ev->prog, IR_DOF, (int)md, ir_loc_of(it->target->loc));
-			c[n] = emit(ev, IR_SUB, u, g[comp], e->loc);
-			if (prescribe(ev, g[comp], md, e->loc)) {
+			c[n] = emit(ev, IR_SUB, u, g[dc], e->loc);
+			if (prescribe(ev, g[dc], md, e->loc)) {
 				rc = -1;
 				break;
 			}
@@ -2041,20 +2071,6 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 	if (n == 0)
 		return eval_error(ev, e->lhs->loc, "region %s holds no free dof of %s", e->lhs->name, fd->name);
 	return n;
-}
-
-/* The obstacle's position EXPR of a contact on a region at a point of
- * known coordinates xr: a number (of the component the contact holds). */
-static int point_value_scalar(struct eval *ev, struct ast_expr *e, const struct fe_field *f, const int *xr, int *g)
-{
-	struct value v;
-	if (eval_at_point(ev, e, f, xr, &v))
-		return -1;
-	if (v.kind != VAL_NUM)
-		return eval_error(ev, e->loc, "the obstacle of a contact on a field is a number at each point, not %s",
-		                  value_kind_name(&v));
-	g[0] = v.reg;
-	return 0;
 }
 
 int fe_contact(struct eval *ev, struct ast_item *it, int *c)
@@ -2106,7 +2122,7 @@ int fe_contact(struct eval *ev, struct ast_item *it, int *c)
 			int xr[3], g[1] = { -1 };
 			for (int k = 0; k < m->dim; k++)
 				xr[k] = konst(ev, sp->node_x[node * m->dim + k], e->rhs->loc);
-			if (point_value_scalar(ev, e->rhs, fd, xr, g)) {
+			if (point_value_scalar(ev, e->rhs, fd, xr, g, "the obstacle of a contact on a field")) {
 				rc = -1;
 				break;
 			}

@@ -127,17 +127,25 @@ static struct ast_expr *name_expr(struct parse_ctx *ctx, const char *name, struc
 	return e;
 }
 
-/* contact FIELD on REGION >= EXPR, or FIELD[i] on ... for a component:
- * the field (target) and the component (dir) from the expression before
- * `on`, whose form lowering checks; restitution and friction may be NULL */
+/* constraint FIELD on REGION == EXPR, contact FIELD on REGION >= EXPR, or
+ * FIELD[i] on ... for a component: the field (target) and the component
+ * (dir) from the expression before `on`, whose form lowering checks */
+static struct ast_item *region_item(struct parse_ctx *ctx, enum ast_item_kind kind, struct loc loc,
+                                    struct ast_expr *f, struct ast_expr *value)
+{
+	struct ast_item *it = ast_item_new(ctx->arena, kind, loc);
+	it->target = f->kind == AST_INDEX ? f->lhs : f;
+	it->dir = f->kind == AST_INDEX ? f->rhs : NULL;
+	it->value = value;
+	return it;
+}
+
+/* a contact on a region; restitution and friction may be NULL */
 static struct ast_item *region_contact(struct parse_ctx *ctx, struct loc loc, struct ast_expr *f,
                                        struct ast_expr *value, struct ast_expr *restitution,
                                        struct ast_expr *friction)
 {
-	struct ast_item *it = ast_item_new(ctx->arena, AST_ITEM_CONTACT, loc);
-	it->target = f->kind == AST_INDEX ? f->lhs : f;
-	it->dir = f->kind == AST_INDEX ? f->rhs : NULL;
-	it->value = value;
+	struct ast_item *it = region_item(ctx, AST_ITEM_CONTACT, loc, f, value);
 	it->restitution = restitution;
 	it->friction = friction;
 	return it;
@@ -343,9 +351,9 @@ item:
 	| POTENTIAL expr        { $$ = ast_item_new(A, AST_ITEM_POTENTIAL, L(@1)); $$->value = $2; }
 	| DISSIPATION expr      { $$ = ast_item_new(A, AST_ITEM_DISSIPATION, L(@1)); $$->value = $2; }
 	| CONSTRAINT expr       { $$ = ast_item_new(A, AST_ITEM_CONSTRAINT, L(@1)); $$->value = $2; }
-	| CONSTRAINT IDENT ON expr {
-		/* constraint u on REGION == EXPR: value is REGION == EXPR */
-		$$ = ast_item_new(A, AST_ITEM_CONSTRAINT, L(@1)); $$->target = name_expr(ctx, $2, L(@2)); $$->value = $4; }
+	| CONSTRAINT expr ON expr {
+		/* constraint u on REGION == EXPR (or u[i] on ...): value is REGION == EXPR */
+		$$ = region_item(ctx, AST_ITEM_CONSTRAINT, L(@1), $2, $4); }
 	| FIELD_KW IDENT ON IDENT ':' expr {
 		$$ = ast_item_new(A, AST_ITEM_FIELD, L(@1)); $$->target = name_expr(ctx, $2, L(@2));
 		$$->value = name_expr(ctx, $4, L(@4)); $$->dir = $6; }
@@ -371,8 +379,20 @@ item:
 		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $4;
 		$$->friction = $6;
 	}
+	| CONTACT expr FRICTION expr RESTITUTION expr {
+		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $6;
+		$$->friction = $4;
+	}
 	| CONTACT expr FRICTION expr ALONG expr {
 		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->friction = $4; $$->along = $6;
+	}
+	| CONTACT expr FRICTION expr RESTITUTION expr ALONG expr {
+		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $6;
+		$$->friction = $4; $$->along = $8;
+	}
+	| CONTACT expr FRICTION expr ALONG expr RESTITUTION expr {
+		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $8;
+		$$->friction = $4; $$->along = $6;
 	}
 	| CONTACT expr RESTITUTION expr FRICTION expr ALONG expr {
 		$$ = ast_item_new(A, AST_ITEM_CONTACT, L(@1)); $$->value = $2; $$->restitution = $4;
@@ -383,6 +403,9 @@ item:
 	| CONTACT expr ON expr FRICTION expr { $$ = region_contact(ctx, L(@1), $2, $4, NULL, $6); }
 	| CONTACT expr ON expr RESTITUTION expr FRICTION expr {
 		$$ = region_contact(ctx, L(@1), $2, $4, $6, $8);
+	}
+	| CONTACT expr ON expr FRICTION expr RESTITUTION expr {
+		$$ = region_contact(ctx, L(@1), $2, $4, $8, $6);
 	}
 	| INIT EQUILIBRIUM      { $$ = ast_item_new(A, AST_ITEM_INIT, L(@1)); $$->equilibrium = 1; }
 	| PARAM defs            { $$ = ast_item_new(A, AST_ITEM_PARAM, L(@1)); $$->defs = $2; }
