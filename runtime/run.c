@@ -997,6 +997,7 @@ static int equilibrium(struct rt_problem *pb, const struct ir_run *plan, struct 
 	enum { EQ_SUPPORT_MAX = 100 };
 	double ag = pb->varmass ? problem_support(pb, plan->t0) : 0;
 	int rounds = ag != 0 ? EQ_SUPPORT_MAX : 1, settled = ag == 0, rc = 0;
+	la_backend_failure();   /* an earlier run's is not this one's */
 	double *f0 = ag != 0 ? calloc((size_t)pb->N + 1, sizeof(double)) : NULL;
 	if (ag != 0 && !f0)
 		rc = -4;
@@ -1047,6 +1048,11 @@ static int equilibrium(struct rt_problem *pb, const struct ir_run *plan, struct 
 		return fail(err, 3, plan->model->init_loc,
 		            "init equilibrium: the stiffness is singular at the start (after %d iteration%s)",
 		            iters, iters == 1 ? "" : "s");
+	/* a backend's failed solve (PETSc's reason) left NaN: its reason
+	 * names the failure better than the NaN */
+	const char *why = rc ? la_backend_failure() : NULL;
+	if (why)
+		return fail(err, 3, plan->model->init_loc, "init equilibrium: %s", why);
 	if (rc)
 		return fail(err, 3, plan->model->init_loc,
 		            "init equilibrium: Newton %s after %d iteration%s, residual %.2g "

@@ -3,7 +3,8 @@
 # solver = direct | iterative), when it is built in:
 #
 #   - tests/petsc/*.dyn: a chain of 10⁴ masses and a 2-D elastic block
-#     under newmark, and Newton on a Fermi–Pasta–Ulam chain, give the
+#     under newmark, Newton on a Fermi–Pasta–Ulam chain, and a cantilever
+#     started in equilibrium under its weight, give the
 #     default path's answers to 1e-10 with solver = direct and to the
 #     solver's tolerance with solver = iterative (see each script);
 #   - a solver that does not solve (-ksp_type preonly -pc_type jacobi:
@@ -91,14 +92,14 @@ if ! "$DYN" --version | grep -q '^backends: .*PETSc [0-9]'; then
 	exit 77
 fi
 
-for f in chain block newton; do
+for f in chain block newton preload; do
 	run "$f" -o "$dir" "$srcdir/tests/petsc/$f.dyn"
 	want "$f" 0
 done
 
 run preonly it.dyn -ksp_type preonly -pc_type jacobi
 want preonly 4
-has_err preonly "it.dyn:8:9: error: t = 0.01 (step 1): PETSc's solve (ksp preonly, pc jacobi) left a relative residual "
+has_err preonly "it.dyn:8:9: error: t = 0.01 (step 1): PETSc's solve (ksp preonly, pc jacobi) left a residual "
 has_err preonly "above 1e-09 (100 times -ksp_rtol, at least 1e-9)"
 
 run before -ksp_type cg -pc_type none -ksp_max_it 2 it.dyn
@@ -111,7 +112,12 @@ has_err env "PETSc's solve (ksp richardson, pc none) failed: DIVERGED_ITS after 
 
 run newton fpu.dyn -pc_type jacobi
 want newton 4
-has_err newton "fpu.dyn:8:9: error: t = 0.05 (step 1): PETSc's solve (ksp preonly, pc jacobi) left a relative residual "
+has_err newton "fpu.dyn:8:9: error: t = 0.05 (step 1): PETSc's solve (ksp preonly, pc jacobi) left a residual "
+
+# init equilibrium names the solver's failure, not the NaN it left
+run eqfail "$srcdir/tests/petsc/preload.dyn" -pc_type jacobi
+want eqfail 3
+has_err eqfail "preload.dyn:19:3: error: init equilibrium: PETSc's solve (ksp preonly, pc jacobi) left a residual "
 
 # a consistent mass that the solver does not invert: the initial
 # acceleration is NaN, and the first step says its solve was given it
