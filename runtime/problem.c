@@ -544,13 +544,11 @@ double problem_phi(struct rt_problem *pb, const double *u, const double *z, doub
 {
 	const struct ir_model *m = pb->ir;
 	int N = pb->N;
-	double *Ku = g ? pb->tmp : NULL;
-	double val = quad(pb, &pb->Km, u, Ku);
-	if (g) {
-		memcpy(g, Ku, sizeof(double) * (size_t)pb->n);
+	/* Ku straight into g: no scratch of n touched (8 MB at 10⁶ dofs) */
+	double val = quad(pb, &pb->Km, u, g);
+	if (g)
 		for (int j = pb->n; j < N; j++)
 			g[j] = 0;
-	}
 	if (m->potential) {
 		struct vm_input in = { 0, u, NULL, NULL, z, NULL, m->table, pb->hint };
 		vm_eval(m->potential->prog, pb->reg_phi, &in, pb->out_phi);
@@ -643,12 +641,8 @@ double problem_psi(struct rt_problem *pb, const double *v, const double *zd, dou
 	double val = 0;
 	if (g)
 		memset(g, 0, sizeof(double) * (size_t)N);
-	if (pb->hasC) {
-		double *Cv = pb->tmp;
-		val = quad(pb, &pb->Cm, v, Cv);
-		if (g)
-			memcpy(g, Cv, sizeof(double) * (size_t)pb->n);
-	}
+	if (pb->hasC)
+		val = quad(pb, &pb->Cm, v, g);   /* Cv into g, as Ku in problem_phi */
 	if (m->dissipation) {
 		struct vm_input in = { 0, NULL, v, NULL, NULL, zd, m->table, pb->hint };
 		vm_eval(m->dissipation->prog, pb->reg_psi, &in, pb->out_psi);
