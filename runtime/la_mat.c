@@ -54,10 +54,16 @@ void la_mat_free(struct la_mat *A)
 	memset(A, 0, sizeof *A);
 }
 
-/* Index of a_ij in x for the dense and band kinds (no bound check). */
+/* The column stride of a band's x: kl + ku + 1, or 2 packed (la.h). */
+static size_t band_ld(const struct la_mat *A)
+{
+	return A->packed ? 2 : (size_t)(A->kl + A->ku + 1);
+}
+
+/* Index of a_ij in x for the band kind (no bound check). */
 static size_t band_at(const struct la_mat *A, int i, int j)
 {
-	return (size_t)(A->ku + i - j) + (size_t)j * (size_t)(A->kl + A->ku + 1);
+	return (size_t)(A->ku + i - j) + (size_t)j * band_ld(A);
 }
 
 /* Slot of a_ij in a CSC matrix, or -1 (binary search in column j). */
@@ -96,6 +102,8 @@ ptrdiff_t la_mat_slot(const struct la_mat *A, int i, int j)
 {
 	if (i < 0 || j < 0 || i >= A->n || j >= A->n)
 		return -1;
+	if (A->packed)
+		abort();   /* a slot is two entries: nothing assembles into it (la.h) */
 	switch (A->kind) {
 	case LA_MAT_DENSE:
 		return (ptrdiff_t)((size_t)i + (size_t)j * (size_t)A->n);
@@ -488,6 +496,9 @@ void la_mat_pattern(const struct la_mat *A, int *row, int *col)
 			}
 		break;
 	case LA_MAT_BAND:
+		/* packed: a slot is two entries, no pattern to give (la.h) */
+		if (A->packed)
+			abort();
 		for (int j = 0; j < n; j++)
 			for (int d = -A->ku; d <= A->kl; d++, k++) {
 				int i = j + d;
@@ -545,7 +556,7 @@ void la_mat_muladd(const struct la_mat *A, double alpha, const double *x, double
 		}
 		break;
 	case LA_MAT_BAND: {
-		int ld = A->kl + A->ku + 1;
+		size_t ld = band_ld(A);
 		for (int j = 0; j < n; j++) {
 			double xj = alpha * x[j];
 			const double *c = A->x + (size_t)j * ld + A->ku - j;
@@ -578,7 +589,7 @@ static void gather(const struct la_mat *A, const double *x, double *y, int sub, 
 	/* a_ij at x[off + i + j step]: step n − 1 for dense (i + j n), ld − 1
 	 * for band (ku + i − j + j ld) */
 	size_t off = A->kind == LA_MAT_DENSE ? 0 : (size_t)ku;
-	size_t step = A->kind == LA_MAT_DENSE ? (size_t)n + 1 : (size_t)(kl + ku + 1);
+	size_t step = A->kind == LA_MAT_DENSE ? (size_t)n + 1 : band_ld(A);
 	const double *a = A->x + off;
 	size_t sj = step - 1;
 	for (int i = i0; i < i1; i++) {
@@ -642,7 +653,7 @@ double la_mat_dot(const struct la_mat *A, const double *x, const double *y)
 		}
 		case LA_MAT_BAND: {
 			/* column j is contiguous: a_ij at x[ku + i − j + j ld] */
-			const double *col = A->x + (size_t)j * (size_t)(A->kl + A->ku + 1) + A->ku - j;
+			const double *col = A->x + (size_t)j * band_ld(A) + A->ku - j;
 			for (int i = imax(0, j - A->ku), hi = imin(n - 1, j + A->kl); i <= hi; i++)
 				c += x[i] * col[i];
 			break;
@@ -738,6 +749,8 @@ int la_mat_sum_init(struct la_mat *S, int nterm, const struct la_mat *const *ter
 		if (!row || !col || !S->slots)
 			goto oom;
 		for (int t = 0; t < S->nterm; t++) {
+			if (S->term[t]->packed)
+				goto oom;   /* not a term of a compressed sum (la.h) */
 			la_mat_pattern(S->term[t], row + off, col + off);
 			S->slot[t] = S->slots + off;
 			off += S->term[t]->nx;
@@ -778,10 +791,11 @@ static void sum_term(struct la_mat *S, const struct la_mat *T, double c)
 			break;
 		case LA_MAT_BAND:
 			/* a_ij at x[ku + i - j + j ld]: rows j - ku .. j + kl,
-			 * the padding outside the matrix skipped */
+			 * the padding outside the matrix skipped (packed: the
+			 * slots of a column are not its own alone) */
 			for (int i = j - T->ku; i <= j + T->kl; i++, e++)
 				if (i >= 0 && i < n)
-					s[i] += c * T->x[e];
+					s[i] += c * T->x[T->packed ? band_at(T, i, j) : e];
 			break;
 		case LA_MAT_CSC:
 			for (int k = T->p[j]; k < T->p[j + 1]; k++)
@@ -1093,5 +1107,30 @@ int la_mat_symmetrize(struct la_mat *A)
 			}
 		}
 	A->sym = 1;
+	return 1;
+}
+
+int la_mat_pack(struct la_mat *A)
+{
+	int n = A->n;
+	if (A->kind != LA_MAT_BAND || A->packed || A->kl != 1 || A->ku != 1 || !A->sym || n < 2)
+		return 0;
+	/* a_jj from x[1 + 3j] to x[1 + 2j], a_j+1,j from x[2 + 3j] to
+	 * x[2 + 2j]: each value moves down, into a slot already read, so the
+	 * moves in ascending j go in place; the upper triangle's a_j,j+1
+	 * (x[3j + 3]) equals a_j+1,j (A->sym) and is dropped */
+	double *x = A->x;
+	x[0] = 0;
+	for (int j = 0; j < n; j++) {
+		x[1 + 2 * (size_t)j] = x[1 + 3 * (size_t)j];
+		x[2 + 2 * (size_t)j] = j + 1 < n ? x[2 + 3 * (size_t)j] : 0;
+	}
+	A->nx = 2 * (size_t)n + 1;
+	A->packed = 1;
+	/* the freed tail goes back to the system (a large block is its own
+	 * mapping, which realloc shrinks) */
+	double *y = realloc(x, (A->nx + 1) * sizeof *x);
+	if (y)
+		A->x = y;
 	return 1;
 }

@@ -24,7 +24,7 @@ static inline struct la_rows la_rows_of(const struct la_mat *A)
 	struct la_rows r = { A->x, (size_t)A->n, A->kl, A->ku };
 	if (A->kind == LA_MAT_BAND) {
 		r.a = A->x + A->ku;
-		r.s = (size_t)(A->kl + A->ku);
+		r.s = A->packed ? 1 : (size_t)(A->kl + A->ku);   /* ld − 1 (la.h) */
 	}
 	return r;
 }

@@ -836,6 +836,16 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		e->tmp2 = calloc((size_t)n + 1, sizeof(double));
 		if (!e->f || !e->fprev || !e->tmp || !e->tmp2)
 			return fail(err, 3, plan->loc, "out of memory");
+		/* a run stepped by the Newmark family's one pass (below) reads
+		 * K and C each step and never assembles into them again: a
+		 * chain's are packed to one triangle (la_mat_pack), which the
+		 * products, the step matrix's sums and the pass's rows read */
+		if (e->fused && e->oop && !(e->caps & IR_SCHEME_ENDPOINT) && e->lin->step_pass && e->sys.nc == 0 &&
+		    pb->ir->contact.n == 0) {
+			la_mat_pack(&pb->Km);
+			if (pb->hasC)
+				la_mat_pack(&pb->Cm);
+		}
 		e->lst = e->lin->alloc(&e->sys, e->par, err);
 		if (!e->lst) {
 			if (!err->loc.file)

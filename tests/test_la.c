@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "la.h"
+#include "la_rows.h"
 
 static int nchecks, nfailed;
 
@@ -1026,8 +1027,97 @@ static void test_symmetrize(void)
 	}
 }
 
+/* la_mat_pack: a symmetric tridiagonal band in one triangle (2n + 1
+ * values) reads as the band it came from, to the bit: entries, products,
+ * the quadratic form, rows (la_rows.h), a dense and a banded sum with a
+ * diagonal term; another shape is left as it is. */
+static void test_pack(void)
+{
+	enum { N = 9 };
+	int row[3 * N], col[3 * N];
+	double val[3 * N];
+	int k = 0;
+	for (int i = 0; i < N; i++) {
+		row[k] = i, col[k] = i, val[k++] = 2 + 0.1 * i;
+		if (i + 1 < N) {
+			row[k] = i, col[k] = i + 1, val[k++] = -1 - 0.01 * i;
+			row[k] = i + 1, col[k] = i, val[k++] = -1 - 0.01 * i;
+		}
+	}
+	struct la_mat A, P, D, S1, S2;
+	CHECK(la_mat_triplets(&A, LA_MAT_BAND, N, (size_t)k, row, col, val) == 0);
+	CHECK(la_mat_triplets(&P, LA_MAT_BAND, N, (size_t)k, row, col, val) == 0);
+	CHECK(A.sym && P.sym);
+	CHECK(la_mat_pack(&P) == 1 && P.packed && P.nx == 2 * N + 1);
+	CHECK(la_mat_pack(&P) == 0);   /* once */
+	int same = 1;
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			same &= la_mat_get(&P, i, j) == la_mat_get(&A, i, j);
+	CHECK(same);
+	double x[N], ya[N], yp[N], da[N * N], dp[N * N];
+	for (int i = 0; i < N; i++)
+		x[i] = cos(0.7 * i) + 0.1;
+	la_mat_mul(&A, x, ya);
+	la_mat_mul(&P, x, yp);
+	CHECK(memcmp(ya, yp, sizeof ya) == 0);
+	for (int i = 0; i < N; i++)
+		ya[i] = yp[i] = 1;
+	la_mat_muladd(&A, 0.3, x, ya);
+	la_mat_muladd(&P, 0.3, x, yp);
+	CHECK(memcmp(ya, yp, sizeof ya) == 0);
+	la_mat_mulsub_rows(&A, x, ya, 2, 7);
+	la_mat_mulsub_rows(&P, x, yp, 2, 7);
+	CHECK(memcmp(ya, yp, sizeof ya) == 0);
+	CHECK(la_mat_dot(&A, x, ya) == la_mat_dot(&P, x, ya));
+	CHECK(la_mat_maxabs(&A) == la_mat_maxabs(&P));
+	la_mat_to_dense(&A, da);
+	la_mat_to_dense(&P, dp);
+	CHECK(memcmp(da, dp, sizeof da) == 0);
+	struct la_rows ra = la_rows_of(&A), rp = la_rows_of(&P);
+	same = 1;
+	for (int i = 0; i < N; i++) {
+		same &= la_row_dot(&ra, N, i, x) == la_row_dot(&rp, N, i, x);
+		same &= la_row_dot2(&ra, N, i, x, ya) == la_row_dot2(&rp, N, i, x, ya);
+	}
+	CHECK(same);
+	/* S = 2 D + 0.5 T, T the band or its packed form, S banded, then dense */
+	int dr[N];
+	double dv[N];
+	for (int i = 0; i < N; i++)
+		dr[i] = i, dv[i] = 1 + i;
+	for (int kind = LA_MAT_DENSE; kind <= LA_MAT_BAND; kind++) {
+		CHECK(la_mat_triplets(&D, kind, N, N, dr, dr, dv) == 0);
+		const struct la_mat *ta[2] = { &D, &A }, *tp[2] = { &D, &P };
+		const double coef[2] = { 2, 0.5 };
+		CHECK(la_mat_sum_init(&S1, 2, ta) == 0 && la_mat_sum_init(&S2, 2, tp) == 0);
+		la_mat_sum(&S1, coef);
+		la_mat_sum(&S2, coef);
+		CHECK(S1.kind == S2.kind && S1.nx == S2.nx && memcmp(S1.x, S2.x, sizeof *S1.x * S1.nx) == 0);
+		la_mat_free(&S1);
+		la_mat_free(&S2);
+		la_mat_free(&D);
+	}
+	/* a compressed sum cannot take a packed term */
+	CHECK(la_mat_triplets(&D, LA_MAT_CSC, N, N, dr, dr, dv) == 0);
+	const struct la_mat *tc[2] = { &D, &P };
+	CHECK(la_mat_sum_init(&S1, 2, tc) == -1);
+	la_mat_free(&D);
+	la_mat_free(&P);
+	/* not packed: asymmetric, a wider band, dense */
+	val[1] = -3;
+	CHECK(la_mat_triplets(&P, LA_MAT_BAND, N, (size_t)k, row, col, val) == 0);
+	CHECK(la_mat_pack(&P) == 0 && !P.packed && P.nx == 3 * N);
+	la_mat_free(&P);
+	CHECK(la_mat_triplets(&P, LA_MAT_DENSE, N, (size_t)k, row, col, val) == 0);
+	CHECK(la_mat_pack(&P) == 0);
+	la_mat_free(&P);
+	la_mat_free(&A);
+}
+
 int main(void)
 {
+	test_pack();
 	test_symmetrize();
 	test_mat_kinds();
 	test_small_band_choice();
