@@ -499,6 +499,16 @@ static int coulomb_cone(const double *Dl, const double *q, double mu, double *P)
 	for (int k = 0; k <= NPHI; k++) {
 		double phi = 2 * M_PI * k / NPHI, g, h;
 		int v = slide_at(Dl, q, mu, phi, &pn, yt, &g, &h);
+		/* a slip along a grid direction, y_t ∥ d to rounding: a body
+		 * sliding along an axis of a symmetric block has g(0) = 0
+		 * exactly, which no sign change brackets (the first angle's g
+		 * is not compared with anything) */
+		if (v && h > 0 && fabs(g) <= 1e-14 * h) {
+			P[0] = pn;
+			P[1] = -mu * pn * cos(phi);
+			P[2] = -mu * pn * sin(phi);
+			return 0;
+		}
 		if (k > 0 && v != va) {
 			/* an edge of the arc of sliding states in (prev, φ) */
 			double ge, e = v ? slide_edge(Dl, q, mu, phi, prev, &ge) : slide_edge(Dl, q, mu, prev, phi, &ge);
