@@ -287,7 +287,7 @@ int main(int argc, char **argv)
 static int petsc_args(int argc, char **argv)
 {
 	static const char *const prefix[] = { "ksp_", "pc_", "mat_", "vec_", "log_", "options_", "mg_", "snes_",
-		                              "malloc", "info", "on_error_" };
+		                              "fieldsplit_", "malloc", "info", "on_error_" };
 	static char *kept[256];
 	int nk = 0, out = 1;
 	for (int k = 1; k < argc; k++) {

@@ -204,6 +204,7 @@ struct pk {
 	Vec b, x, r;
 	int setup;              /* the KSP was set up for the current values */
 	PetscReal anorm;        /* ‖A‖_F of the current values (pk_solve's backward error) */
+	int split_checked;      /* saddle_split looked at the first values */
 	char what[96];          /* "ksp cg, pc hypre", for the messages */
 	/* on several processes (nproc > 1): the rows rstart..rend-1 of the
 	 * partitioned numbering are this process's; perm[i] is the
@@ -517,6 +518,42 @@ static void *pk_alloc_iterative(const struct la_mat *A, unsigned flags)
 	return pk_alloc(A, flags, 1);
 }
 
+/* An iterative solve of a saddle point [A Bᵀ; B 0] (constraints'
+ * multipliers, whose rows have a zero diagonal): algebraic multigrid or
+ * an incomplete factorization of the whole breaks down on the zero
+ * block (GMRES + hypre: DIVERGED_BREAKDOWN, or NaN), so the
+ * preconditioner is PETSc's field split on the saddle point it detects,
+ * the Schur complement S = −B diag(A)⁻¹Bᵀ preconditioned by itself
+ * (selfp), as PETSc's manual advises for Stokes-like systems.  Decided
+ * at the first values, and only when the user chose no -pc_type (the
+ * -fieldsplit_* options then apply). */
+static int saddle_split(struct pk *k)
+{
+	if (!k->iterative || k->spd || k->split_checked)
+		return 0;
+	k->split_checked = 1;
+	PetscBool set = PETSC_FALSE;
+	IS zeros = NULL;
+	PetscInt nz = 0;
+	if (PetscOptionsHasName(NULL, NULL, "-pc_type", &set) || set)
+		return 0;
+	if (MatFindZeroDiagonals(k->A, &zeros))
+		return -1;
+	ISGetSize(zeros, &nz);
+	ISDestroy(&zeros);
+	if (nz == 0)
+		return 0;
+	PC pc;
+	if (KSPGetPC(k->ksp, &pc) || PCSetType(pc, PCFIELDSPLIT) || PCFieldSplitSetDetectSaddlePoint(pc, PETSC_TRUE) ||
+	    PCFieldSplitSetType(pc, PC_COMPOSITE_SCHUR) ||
+	    PCFieldSplitSetSchurPre(pc, PC_FIELDSPLIT_SCHUR_PRE_SELFP, NULL) || PCSetFromOptions(pc))
+		return -1;
+	KSPType kt;
+	KSPGetType(k->ksp, &kt);
+	snprintf(k->what, sizeof k->what, "ksp %s, pc fieldsplit", kt ? kt : "?");
+	return 0;
+}
+
 /* The values of A into the Mat, then the factorization or the
  * preconditioner's setup.  A failure there (a zero pivot) is left for the
  * solve to report, with PETSc's reason: the layer's pivot number has no
@@ -542,6 +579,8 @@ static int pk_factor(void *p, const struct la_mat *A)
 		if (MatAssemblyBegin(k->A, MAT_FINAL_ASSEMBLY) || MatAssemblyEnd(k->A, MAT_FINAL_ASSEMBLY))
 			return -1;
 		MatNorm(k->A, NORM_FROBENIUS, &k->anorm);
+		if (saddle_split(k))
+			return -1;
 		KSPSetUp(k->ksp);
 		return 0;
 	}
@@ -554,6 +593,8 @@ static int pk_factor(void *p, const struct la_mat *A)
 	if (MatSeqAIJRestoreArray(k->A, &v))
 		return -1;
 	MatNorm(k->A, NORM_FROBENIUS, &k->anorm);
+	if (saddle_split(k))
+		return -1;
 	/* the restore raised the Mat's state: KSPSetUp redoes the numeric
 	 * factorization (or the AMG hierarchy) on the kept symbolic one */
 	KSPSetUp(k->ksp);
@@ -585,9 +626,12 @@ static void pk_solve(void *p, double *b)
 	VecNorm(k->b, NORM_2, &nb);
 	if (!isfinite(nb)) {
 		/* a NaN from an earlier failed solve (the initial
-		 * acceleration's, before the first step), or an infinite load */
-		set_failure("PETSc's solve (%s) was given a right-hand side that is not finite (an earlier solve "
-		            "failed, or a load is not finite)", k->what);
+		 * acceleration's, before the first step), or an infinite load;
+		 * an earlier failure not yet reported is the one to name (a
+		 * step of two solves, the first failing) */
+		if (!failure[0])
+			set_failure("PETSc's solve (%s) was given a right-hand side that is not finite (an earlier "
+			            "solve failed, or a load is not finite)", k->what);
 		nan_fill(b, k->n);
 		return;
 	}

@@ -3,8 +3,9 @@
 # solver = direct | iterative), when it is built in:
 #
 #   - tests/petsc/*.dyn: a chain of 10⁴ masses and a 2-D elastic block
-#     under newmark, Newton on a Fermi–Pasta–Ulam chain, and a cantilever
-#     started in equilibrium under its weight, give the
+#     under newmark, Newton on a Fermi–Pasta–Ulam chain, a cantilever
+#     started in equilibrium under its weight, and constrained models
+#     (a saddle point: field split under solver = iterative) give the
 #     default path's answers to 1e-10 with solver = direct and to the
 #     solver's tolerance with solver = iterative (see each script);
 #   - a solver that does not solve (-ksp_type preonly -pc_type jacobi:
@@ -92,7 +93,7 @@ if ! "$DYN" --version | grep -q '^backends: .*PETSc [0-9]'; then
 	exit 77
 fi
 
-for f in chain block newton preload; do
+for f in chain block newton preload saddle; do
 	run "$f" -o "$dir" "$srcdir/tests/petsc/$f.dyn"
 	want "$f" 0
 done
@@ -113,6 +114,23 @@ has_err env "PETSc's solve (ksp richardson, pc none) failed: DIVERGED_ITS after 
 run newton fpu.dyn -pc_type jacobi
 want newton 4
 has_err newton "fpu.dyn:8:9: error: t = 0.05 (step 1): PETSc's solve (ksp preonly, pc jacobi) left a residual "
+
+# a preconditioner chosen by the user is kept (-pc_type hypre breaks down
+# on the saddle point's zero block), and a step's first failed solve is
+# the one named, not the next solve's NaN right-hand side
+cat > twodof.dyn <<'EOS'
+model two {
+  dof x, y
+  kinetic 0.5*x'^2 + 0.5*y'^2
+  potential 0.5*x^2 + 2*y^2
+  constraint x + y == 0
+  init x = 0.1, y = -0.1
+}
+let r = run two with midpoint from 0 to 0.01 step 1e-3, solver = iterative
+EOS
+run userpc twodof.dyn -pc_type hypre
+want userpc 4
+has_err userpc "twodof.dyn:8:9: error: t = 0.001 (step 1): PETSc's solve (ksp gmres, pc hypre) failed: "
 
 # init equilibrium names the solver's failure, not the NaN it left
 run eqfail "$srcdir/tests/petsc/preload.dyn" -pc_type jacobi
