@@ -624,6 +624,24 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 				internal = pass;
 			}
 	}
+	if (first < 0 && strcmp(name, "energy") == 0)
+		return eval_error(ev, e->loc, "run %s has no quantity 'energy': the ledger's histories are %s.kinetic, "
+		                  "%s.stored, %s.dissipated, %s.work and %s.residual (record energy writes them as "
+		                  "columns)", run->name, run->name, run->name, run->name, run->name, run->name);
+	if (first < 0) {
+		/* a recorded vector's columns NAME_x, NAME_y, ... */
+		char cols[256] = "";
+		size_t n = 0, len = strlen(name);
+		for (int i = 0; i < run->res->ncol && n < sizeof cols - 64; i++) {
+			const char *cn = run->res->col_name[i];
+			if (strncmp(cn, name, len) == 0 && cn[len] == '_' && cn[len + 1] && strchr("xyz", cn[len + 1]) &&
+			    !cn[len + 2])
+				n += (size_t)snprintf(cols + n, sizeof cols - n, "%s%s.%s", n ? ", " : "", run->name, cn);
+		}
+		if (n)
+			return eval_error(ev, e->loc, "run %s has no quantity '%s': its components are %s", run->name, name,
+			                  cols);
+	}
 	if (first < 0) {
 		/* the dofs' names, each once (a vector, or a field whose fixed
 		 * dofs split it, has several groups) */
@@ -637,8 +655,8 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 			if (!seen)
 				n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", dg->name);
 		}
-		return eval_error(ev, e->loc, "run %s has no quantity '%s' (dofs: %s; also t, energies and recorded names)",
-		                  run->name, name, list);
+		return eval_error(ev, e->loc, "run %s has no quantity '%s' (dofs: %s; also t, kinetic, stored, "
+		                  "dissipated, work, residual and recorded names)", run->name, name, list);
 	}
 	out->ser.kind = internal ? SER_INT : SER_DOF;
 	out->ser.index = first;

@@ -2001,6 +2001,42 @@ static int point_value_scalar(struct eval *ev, struct ast_expr *e, const struct 
 	return 0;
 }
 
+/* Dof md (space dof sd of fd) of constraint item `it`, prescribed by an
+ * earlier item already: the same value (the same register, or equal
+ * constants) is dropped; another is an error, which would otherwise be
+ * a dependent constraint refused at the run.  Returns 1 (with *rc = -1)
+ * on error, else 0. */
+static int dup_prescribed(struct eval *ev, const struct ast_item *it, const struct fe_field *fd, long sd, long comp,
+                          long md, struct ast_expr *rhs, int *rc)
+{
+	struct model_ctx *mc = ev->mc;
+	const struct mesh *m = fd->mesh->m;
+	long node = sd / fd->ncomp;
+	int dc = comp ? 0 : (int)(sd % fd->ncomp), xr[3], g[3];
+	for (int k = 0; k < m->dim; k++)
+		xr[k] = konst(ev, fd->space->node_x[node * m->dim + k], rhs->loc);
+	if (comp ? point_value_scalar(ev, rhs, fd, xr, g, "the value of a constraint on one component")
+	         : point_value(ev, rhs, fd, xr, g)) {
+		*rc = -1;
+		return 1;
+	}
+	int r0 = mc->claim_reg[md];
+	double a, b;
+	if (r0 == g[dc] || (r0 >= 0 && ir_is_const(ev->prog, r0, &a) && ir_is_const(ev->prog, g[dc], &b) && a == b))
+		return 0;
+	char nm[IR_NAME_SIZE], where[96];
+	int len = snprintf(where, sizeof where, "(");
+	for (int k = 0; k < m->dim; k++)
+		len += snprintf(where + len, sizeof where - (size_t)len, "%s%.6g", k ? ", " : "",
+		                fd->space->node_x[node * m->dim + k]);
+	snprintf(where + len, sizeof where - (size_t)len, ")");
+	*rc = -1;
+	eval_error(ev, it->loc, "%s at the node %s is prescribed by the constraint at line %d too, with another "
+	           "value: each dof is prescribed once (leave the node out of one region, or give both the same "
+	           "value)", ir_unknown_name(mc->m, (int)md, nm, sizeof nm), where, mc->claim[md]->loc.line);
+	return 1;
+}
+
 int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 {
 	int primes;
@@ -2040,11 +2076,28 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 	long nd = fe_space_region_dofs(sp, rg, (int)comp - 1, FE_NODE_VALUE, &d, err, sizeof err);
 	if (nd < 0)
 		return eval_error(ev, e->lhs->loc, "%s", err);
+	struct model_ctx *mc = ev->mc;
+	if (!mc->claim) {
+		size_t N = (size_t)mc->m->ndof + 1;
+		mc->claim = arena_alloc(ev->a, sizeof *mc->claim * N);
+		mc->claim_reg = arena_alloc(ev->a, sizeof *mc->claim_reg * N);
+		for (size_t k = 0; k < N; k++)
+			mc->claim_reg[k] = -1;
+	}
 	int n = 0, rc = 0;
 	for (long q = 0; q < nd; q++) {
 		long md = fd->dof[d[q]];
 		if (md < 0)
 			continue;   /* fixed already */
+		if (!mc->claim[md])
+			mc->claim[md] = it;
+		if (mc->claim[md] != it) {
+			/* prescribed by an earlier item (two regions share the
+			 * node): once, if both say the same */
+			if (c && dup_prescribed(ev, it, fd, d[q], comp, md, e->rhs, &rc))
+				break;
+			continue;
+		}
 		if (c) {
 			/* u_d − g_comp(x_node, t) = 0 */
 			long node = d[q] / fd->ncomp;
@@ -2058,6 +2111,7 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 			}
 			int u = ir_emit_input(ev->prog, IR_DOF, (int)md, ir_loc_of(it->target->loc));
 			c[n] = emit(ev, IR_SUB, u, g[dc], e->loc);
+			mc->claim_reg[md] = g[dc];
 			if (prescribe(ev, g[dc], md, e->loc)) {
 				rc = -1;
 				break;

@@ -69,6 +69,11 @@ struct model_ctx {
 	double t0;
 	int nprescribed, prescribed_cap;
 	struct fe_prescribed { long dof; double u, v; } *prescribed;
+	/* constraint FIELD on REGION: the item that prescribes each dof
+	 * (NULL: none yet) and the register of its value, so that a dof two
+	 * regions share (a corner) is prescribed once (fe.c, fe_constraint) */
+	const struct ast_item **claim;
+	int *claim_reg;
 };
 
 /* A sum's body being lowered once as a kernel (ir.h, struct ir_kernel):
