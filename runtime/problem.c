@@ -263,7 +263,7 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 	int n = pb->n, N = pb->N;
 	/* Storage and factorization follow the run's solver option; auto
 	 * lets the layer decide from the structure (la_backend_choose). */
-	static const enum la_mat_kind kind_of[] = { LA_MAT_AUTO, LA_MAT_DENSE, LA_MAT_BAND, LA_MAT_CSC, LA_MAT_CSC,
+	static const enum la_mat_kind kind_of[] = { LA_MAT_AUTO, LA_MAT_DENSE, LA_MAT_AUTO, LA_MAT_CSC, LA_MAT_CSC,
 		                                    LA_MAT_CSC };
 	static const enum la_backend backend_of[] = { LA_AUTO, LA_LAPACK_DENSE, LA_LAPACK_BAND, LA_CHOLMOD,
 		                                      LA_PETSC_DIRECT, LA_PETSC_ITERATIVE };
