@@ -824,7 +824,9 @@ static void finish_pending(void)
 	struct rt_error err = { 0 };
 	rt_resume(S->pending);   /* its interruption was reported when it came */
 	int status = rt_end(S->pending, &err);
-	if (status) {
+	/* a run that failed while stepping was reported then (step): its end
+	 * has the status but nothing more to say */
+	if (status && err.msg[0]) {
 		struct loc loc = { err.loc.file, err.loc.line, err.loc.col, 1 };
 		diag_error(&S->diag, loc, "%s", err.msg);
 		S->diag.errors = 0;
@@ -1246,6 +1248,20 @@ int repl_main(struct session *s, const char *file)
 		}
 		if (rc == 1) {
 			putchar('\n');
+			/* the end of the input inside a statement (an open bracket,
+			 * a line ending in an operator): it was never run */
+			if (buffer && !exit_requested) {
+				char head[64];
+				size_t k = 0;
+				for (; k < sizeof head - 1 && k < blen && buffer[k]; k++)
+					head[k] = buffer[k] == '\n' || buffer[k] == '\t' ? ' ' : buffer[k];
+				while (k > 0 && head[k - 1] == ' ')
+					k--;
+				head[k] = '\0';
+				fflush(stdout);
+				diag_error(&S->diag, (struct loc){ 0 }, "the input ended inside a statement, which was not "
+				           "run: %s%s", head, blen >= sizeof head ? "..." : "");
+			}
 			break;
 		}
 		/* a paste (bracketed by the terminal) arrives as one line with

@@ -455,6 +455,12 @@ static void *pk_alloc(const struct la_mat *A, unsigned flags, int iterative)
 #ifdef PETSC_HAVE_MUMPS
 		if (PCFactorSetMatSolverType(pc, MATSOLVERMUMPS))
 			goto fail;
+		/* on several processes MUMPS counts the negative pivots (the
+		 * inertia, definite()) only without ScaLAPACK at the root */
+		Mat F;
+		if (k->spd && nproc > 1 &&
+		    (PCFactorSetUpMatSolverType(pc) || PCFactorGetMatrix(pc, &F) || MatMumpsSetIcntl(F, 13, 1)))
+			goto fail;
 #endif
 	} else {
 		/* the residual that KSP tests is the true one (unpreconditioned
@@ -554,6 +560,34 @@ static int saddle_split(struct pk *k)
 	return 0;
 }
 
+/* A direct factorization of a matrix declared positive definite
+ * (LA_SPD): MUMPS factors a symmetric matrix LDLᵀ with pivoting, which
+ * succeeds on an indefinite one, and a step matrix the other backends
+ * refuse (a negative stiffness) was integrated to 1e12.  Its inertia
+ * (MatGetInertia of the factor) says whether it is definite: n + 1 (no
+ * pivot has a number here) with the counts as the failure's reason when
+ * not, so that the caller refuses it as the others do, or takes LU
+ * (runtime/newton.c); 0 otherwise, and when the factor cannot tell. */
+static int definite(struct pk *k)
+{
+	if (!k->spd || k->iterative)
+		return 0;
+	PC pc;
+	Mat F;
+	PetscInt nneg = 0;
+	if (KSPGetPC(k->ksp, &pc) || PCFactorGetMatrix(pc, &F))
+		return 0;
+	PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
+	/* MUMPS gives the negative pivots (its INFOG(12)), not the others */
+	PetscErrorCode e = MatGetInertia(F, &nneg, NULL, NULL);
+	PetscPopErrorHandler();
+	if (e || nneg == 0)
+		return 0;
+	set_failure("PETSc's factorization (%s) found the matrix not positive definite: %d negative pivot%s",
+	            k->what, (int)nneg, nneg == 1 ? "" : "s");
+	return k->n + 1;
+}
+
 /* The values of A into the Mat, then the factorization or the
  * preconditioner's setup.  A failure there (a zero pivot) is left for the
  * solve to report, with PETSc's reason: the layer's pivot number has no
@@ -582,7 +616,7 @@ static int pk_factor(void *p, const struct la_mat *A)
 		if (saddle_split(k))
 			return -1;
 		KSPSetUp(k->ksp);
-		return 0;
+		return definite(k);
 	}
 	if (MatSeqAIJGetArray(k->A, &v))
 		return -1;
@@ -598,7 +632,7 @@ static int pk_factor(void *p, const struct la_mat *A)
 	/* the restore raised the Mat's state: KSPSetUp redoes the numeric
 	 * factorization (or the AMG hierarchy) on the kept symbolic one */
 	KSPSetUp(k->ksp);
-	return 0;
+	return definite(k);
 }
 
 static void nan_fill(double *b, int n)

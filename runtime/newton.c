@@ -165,7 +165,9 @@ static int factor(struct newton *nw)
 			}
 			/* not positive definite (an energy not convex there): LU
 			 * from now on, a failed Cholesky costing as much as one
-			 * that succeeds */
+			 * that succeeds; a backend's reason for it (PETSc's
+			 * inertia) is no failure of the step's */
+			la_backend_failure();
 			nw->spd = 0;
 		}
 	}

@@ -91,6 +91,10 @@ static int check_mass(struct rt_problem *pb, const struct la_mat *M, struct ir_l
 	if (info < 0)
 		return fail(err, loc, "out of memory for the mass matrix (%d dofs)", n);
 	char nm[IR_NAME_SIZE];
+	const char *why = info > n ? la_backend_failure() : NULL;
+	if (info > n)   /* a backend that numbers no pivot (PETSc's) */
+		return fail(err, loc, "the mass matrix is not positive definite (%s)%s", why ? why : "no pivot named",
+		            pb->varmass ? " at the initial state" : "");
 	if (info > 0)
 		return fail(err, loc, "the mass matrix is not positive definite: pivot %d (dof %s)%s", info,
 		            ir_unknown_name(pb->ir, info - 1, nm, sizeof nm), pb->varmass ? " at the initial state" : "");

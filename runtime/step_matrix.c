@@ -198,7 +198,11 @@ int step_factor_checked(struct step_matrix *sm, const struct rt_system *sys, dou
 		return 0;
 	if (info < 0)
 		snprintf(err->msg, sizeof err->msg, "out of memory for the step matrix (%d dofs)", sys->n);
-	else {
+	else if (info > sm->S.n) {
+		/* a backend that numbers no pivot (PETSc's): its reason */
+		const char *why = la_backend_failure();
+		snprintf(err->msg, sizeof err->msg, "%s (%s)", what, why ? why : "no pivot named");
+	} else {
 		char nm[IR_NAME_SIZE];
 		snprintf(err->msg, sizeof err->msg, "%s at pivot %d (dof %s)", what, info,
 		         step_pivot_name(sys, info, nm, sizeof nm));

@@ -150,6 +150,13 @@ static int read_file(FILE *f, const char *path, int col, int *n, double **x,
 			        "of table()", path, TABLE_MAX_BYTES >> 20);
 			goto fail;
 		}
+		/* a NUL would end the line's string early: the rest of the
+		 * row unread, silently */
+		if (memchr(line, '\0', (size_t)len)) {
+			set_err(err, errlen, "'%s' line %ld, column %ld: a NUL byte (is it a binary file?)", path, lineno,
+			        (long)((char *)memchr(line, '\0', (size_t)len) - line) + 1);
+			goto fail;
+		}
 		/* Windows files end lines with "\r\n". */
 		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';

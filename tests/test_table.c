@@ -54,6 +54,17 @@ static void write_file(const char *name, const char *text)
 	}
 }
 
+/* The same for text with NUL bytes (len bytes). */
+static void write_bytes(const char *name, const char *text, size_t len)
+{
+	FILE *f = fopen(name, "wb");
+
+	if (!f || fwrite(text, 1, len, f) != len || fclose(f) == EOF) {
+		fprintf(stderr, "cannot write %s: %s\n", name, strerror(errno));
+		exit(1);
+	}
+}
+
 /* Read and expect failure; the outputs must be left empty. */
 static int read_fails(const char *name, int col)
 {
@@ -252,6 +263,11 @@ static void test_errors(void)
 	write_file("test_table_tmp_bad.csv", "0,1\n1, \n");
 	CHECK(read_fails("test_table_tmp_bad.csv", 2));
 	CHECK_ERR("line 2, column 2: empty field, expected a number");
+
+	/* A NUL byte ended the row's string: "1\09" was read as 1 */
+	write_bytes("test_table_tmp_bad.csv", "t,f\n0,1\0009\n1,2\n", 14);
+	CHECK(read_fails("test_table_tmp_bad.csv", 2));
+	CHECK_ERR("line 2, column 4: a NUL byte (is it a binary file?)");
 
 	write_file("test_table_tmp_bad.csv", "0,1\n1,1e999\n");
 	CHECK(read_fails("test_table_tmp_bad.csv", 2));

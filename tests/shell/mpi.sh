@@ -264,6 +264,13 @@ mpi 2 p2 block.dyn -ksp_type preonly -pc_type jacobi
 	fail "mpirun -n 2 -pc_type jacobi: the solver's failure not said once: $(head -c 600 p2/err)"
 grep -q "block.dyn:11:1: error: t = 0.001 (step 1): PETSc's solve (ksp preonly, pc jacobi) was given a right-hand side" p2/err ||
 	fail "mpirun -n 2 -pc_type jacobi: not the serial message: $(head -3 p2/err)"
+# an indefinite step matrix: refused on every process as serially, once
+# (MUMPS counts the negative pivots there with ICNTL(13) = 1)
+cp "$srcdir/tests/petsc/negk.dyn" "$dir/negk.dyn"
+mpi 2 p2 negk.dyn
+[ "$rc" = 3 ] || fail "mpirun -n 2 negk.dyn: exit $rc, expected 3: $(head -3 p2/err)"
+[ "$(grep -c "found the matrix not positive definite: 14 negative pivots" p2/err)" = 1 ] ||
+	fail "mpirun -n 2 negk.dyn: the refusal not said once: $(head -c 600 p2/err)"
 # a script error: the serial status and message, once
 printf 'let a = 1\nprint b\n' > bad.dyn
 (cd s && "$DYN" ../bad.dyn > bout 2> berr < /dev/null)

@@ -132,6 +132,20 @@ run userpc twodof.dyn -pc_type hypre
 want userpc 4
 has_err userpc "twodof.dyn:8:9: error: t = 0.001 (step 1): PETSc's solve (ksp gmres, pc hypre) failed: "
 
+# an indefinite step matrix (a negative stiffness) is refused as by the
+# other backends, where MUMPS's LDL^T factored it and the run went on to
+# 1e12: the inertia of the factor (14 negative pivots, Sylvester's law)
+run negk "$srcdir/tests/petsc/negk.dyn"
+want negk 3
+has_err negk "negk.dyn:14:47: error: the step matrix M + gamma*tau*C + beta*tau^2*K is singular or not positive definite (PETSc's factorization (ksp preonly, pc cholesky) found the matrix not positive definite: 14 negative pivots)"
+
+# a mass that is not positive definite, likewise (20 negative pivots)
+sed "s/kinetic   integral(bar, 0.5\*u'\^2)/kinetic   integral(bar, -0.5*u'^2)/; s/-50\*grad/50*grad/" \
+	"$srcdir/tests/petsc/negk.dyn" > negm.dyn
+run negm negm.dyn
+want negm 3
+has_err negm "negm.dyn:9:3: error: the mass matrix is not positive definite (PETSc's factorization (ksp preonly, pc cholesky) found the matrix not positive definite: 20 negative pivots)"
+
 # init equilibrium names the solver's failure, not the NaN it left
 run eqfail "$srcdir/tests/petsc/preload.dyn" -pc_type jacobi
 want eqfail 3

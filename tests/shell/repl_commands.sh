@@ -10,7 +10,9 @@
 # - :load of a folder is refused (it said nothing);
 # - :show of a model whose operators are held as entries says so, as
 #   --dump-ir does (it said "stiffness: none"; entries stored, each
-#   spring's four counted before duplicates are summed).
+#   spring's four counted before duplicates are summed);
+# - a run failing under :run is reported once; an unfinished statement
+#   at the end of the input is named.
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -47,5 +49,17 @@ grep -q "^  stiffness: 5000 x 5000, 19997 entries stored (sparse)" "$dir/d.out" 
 grep -q "^  damping: 5000 x 5000, 24997 entries stored (sparse)" "$dir/d.out" ||
 	fail ":show of a large model's damping: $(grep damping "$dir/d.out")"
 grep -q "none" "$dir/d.out" && fail ":show says none: $(grep none "$dir/d.out")"
+# a run that fails while stepping (:run, :step) is reported once: its end
+# added an empty "dyn: error: " line
+printf '%s\n' 'model bad {' '  dof u' "  kinetic 0.5*u'^2" '  potential -u^4' '  init u = 1' '}' > "$dir/bad.dyn"
+printf ':start let z = run bad with midpoint from 0 to 10 step 0.01\n:run\nprint 7\n' |
+	"$DYN" -i "$dir/bad.dyn" > "$dir/e.out" 2>&1
+grep -q "error: t = 0.92 (step 92): Newton did not converge" "$dir/e.out" || fail ":run's failure: $(cat "$dir/e.out")"
+[ "$(grep -c "error:" "$dir/e.out")" = 1 ] || fail ":run's failure not said once: $(grep error "$dir/e.out")"
+grep -q '^7$' "$dir/e.out" || fail "the session did not go on after :run's failure"
+# the input ending inside a statement says so (it was dropped silently)
+printf 'print 1\nprint (2 +\n3 +\n' | "$DYN" -i "$dir/bad.dyn" > "$dir/f.out" 2>&1
+grep -q "dyn: error: the input ended inside a statement, which was not run: print (2 + 3 +$" "$dir/f.out" ||
+	fail "an unfinished statement at the end of the input: $(cat "$dir/f.out")"
 [ "$status" -eq 0 ] && echo "repl_commands: ok"
 exit "$status"
