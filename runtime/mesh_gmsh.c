@@ -823,11 +823,65 @@ static int group_of(struct gm *g, int d, long t, int *idx)
 	return 0;
 }
 
+/* Elements that repeat another (the same type and the same nodes): MSH
+ * 2.2 holds one physical tag per line, so Gmsh writes an element of two
+ * physical groups twice (a body and a part of it).  Each repeat is the
+ * first occurrence's, which alone becomes a cell or a facet; the repeat
+ * only adds its groups.  dup[p] is the first occurrence of element p, or
+ * -1 when p is one.  Found by sorting the elements on their sorted
+ * nodes: O(E log E). */
+static const struct gm *dup_g;
+static const long *dup_key;   /* each element's nodes, sorted, at elem[p].nodes */
+
+static int cmp_elem(const void *a, const void *b)
+{
+	long p = *(const long *)a, q = *(const long *)b;
+	const struct elem *e = &dup_g->elem[p], *f = &dup_g->elem[q];
+	if (e->type != f->type)
+		return e->type < f->type ? -1 : 1;
+	for (int k = 0; k < e->nn; k++) {
+		long x = dup_key[e->nodes + k], y = dup_key[f->nodes + k];
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return p < q ? -1 : p > q;   /* the first occurrence first */
+}
+
+static long *repeats(struct gm *g)
+{
+	long n = g->nelem;
+	long *dup = malloc((size_t)(n ? n : 1) * sizeof *dup), *order = malloc((size_t)(n ? n : 1) * sizeof *order);
+	long *key = malloc((size_t)(g->npool ? g->npool : 1) * sizeof *key);
+	if (!dup || !order || !key) {
+		free(dup);
+		free(order);
+		free(key);
+		return NULL;
+	}
+	memcpy(key, g->pool, (size_t)g->npool * sizeof *key);
+	for (long p = 0; p < n; p++) {
+		sort_small(key + g->elem[p].nodes, g->elem[p].nn);
+		order[p] = p;
+		dup[p] = -1;
+	}
+	dup_g = g;
+	dup_key = key;
+	qsort(order, (size_t)n, sizeof *order, cmp_elem);
+	for (long k = 1; k < n; k++) {
+		const struct elem *e = &g->elem[order[k]], *f = &g->elem[order[k - 1]];
+		if (e->type == f->type && memcmp(key + e->nodes, key + f->nodes, (size_t)e->nn * sizeof *key) == 0)
+			dup[order[k]] = dup[order[k - 1]] >= 0 ? dup[order[k - 1]] : order[k - 1];
+	}
+	free(order);
+	free(key);
+	return dup;
+}
+
 static struct mesh *build(struct gm *g)
 {
 	struct mesh *m = NULL;
-	long *sorted = NULL, *renum = NULL, ncell = 0, first = -1, nkept = 0;
-	int dim = 0, *used = NULL;
+	long *sorted = NULL, *renum = NULL, *dup = NULL, *cellidx = NULL, ncell = 0, first = -1, nkept = 0;
+	int dim = 0, *used = NULL, *mark = NULL;
 	struct facet_map fm = { 0, 0, NULL, NULL, NULL };
 	static const char *const axis = "xyz";
 	char ename[128];
@@ -927,25 +981,30 @@ static struct mesh *build(struct gm *g)
 				goto out;
 			}
 	}
+	dup = repeats(g);
+	cellidx = malloc((size_t)(g->nelem ? g->nelem : 1) * sizeof *cellidx);
+	if (!dup || !cellidx)
+		goto oom;
+	ncell = 0;
+	for (long p = 0; p < g->nelem; p++)
+		if (g->elem[p].dim == dim)
+			cellidx[p] = dup[p] < 0 ? ncell++ : cellidx[dup[p]];
 	m = mesh_new(cell_type_of(g->elem[first].type), nkept, ncell, g->r.err, g->r.errlen);
 	if (!m)
 		goto out;
 	for (long i = 0; i < g->nnodes; i++)
 		for (int k = 0; k < dim && renum[i] >= 0; k++)
 			m->x[renum[i] * dim + k] = g->nx[3 * i + k];
-	ncell = 0;
 	for (long p = 0; p < g->nelem; p++)
-		if (g->elem[p].dim == dim) {
-			memcpy(m->cells + ncell * m->nv, g->pool + g->elem[p].nodes,
+		if (g->elem[p].dim == dim && dup[p] < 0)
+			memcpy(m->cells + cellidx[p] * m->nv, g->pool + g->elem[p].nodes,
 			       (size_t)m->nv * sizeof *m->cells);
-			ncell++;
-		}
 	{
 		long bad = mesh_orient(m);
 		if (bad >= 0) {
 			long seen = -1;
 			for (long p = 0; p < g->nelem; p++)
-				if (g->elem[p].dim == dim && ++seen == bad) {
+				if (g->elem[p].dim == dim && dup[p] < 0 && ++seen == bad) {
 					static const char *const what[] = { "", "length", "area", "volume" };
 					fail_at(g, g->elem[p].line, "this %s is degenerate (zero %s)",
 					        type_name(g->elem[p].type), what[dim]);
@@ -963,7 +1022,8 @@ static struct mesh *build(struct gm *g)
 				goto oom;
 		}
 	used = calloc((size_t)(g->ngroup ? g->ngroup : 1), sizeof *used);
-	if (!used)
+	mark = calloc((size_t)(g->nelem ? g->nelem : 1), sizeof *mark);
+	if (!used || !mark)
 		goto oom;
 	for (long p = 0; p < g->nelem; p++)
 		for (long j = 0; j < g->elem[p].nphys; j++) {
@@ -976,7 +1036,7 @@ static struct mesh *build(struct gm *g)
 		struct mesh_region *reg;
 		enum mesh_region_kind kind = gr->dim == dim ? MESH_REGION_CELLS
 		                           : gr->dim == dim - 1 ? MESH_REGION_FACETS : MESH_REGION_NODES;
-		long nc = 0, k = 0;
+		long k = 0;
 		if (!used[gi])
 			continue;  /* a name of a group without elements */
 		if (gr->dim > dim) {
@@ -1004,14 +1064,16 @@ static struct mesh *build(struct gm *g)
 			int in = 0;
 			if (e->dim != gr->dim)
 				continue;
-			if (e->dim == dim)
-				nc++;
 			for (long j = 0; j < e->nphys; j++)
 				in |= g->phys[e->phys + j] == gr->tag;
-			if (!in)
+			/* a repeat already in this group (the same line twice)
+			 * adds nothing */
+			long canon = dup[p] < 0 ? p : dup[p];
+			if (!in || mark[canon] == gi + 1)
 				continue;
+			mark[canon] = gi + 1;
 			if (kind == MESH_REGION_CELLS) {
-				reg->cell[reg->n++] = nc - 1;
+				reg->cell[reg->n++] = cellidx[p];
 			} else if (kind == MESH_REGION_NODES) {
 				for (int j = 0; j < e->nn; j++)
 					reg->nodes[reg->nnodes++] = g->pool[e->nodes + j];
@@ -1037,6 +1099,9 @@ static struct mesh *build(struct gm *g)
 	facet_map_free(&fm);
 	free(sorted);
 	free(renum);
+	free(dup);
+	free(cellidx);
+	free(mark);
 	free(used);
 	return m;
 oom:
@@ -1046,6 +1111,9 @@ out:
 	mesh_free(m);
 	free(sorted);
 	free(renum);
+	free(dup);
+	free(cellidx);
+	free(mark);
 	free(used);
 	return NULL;
 }

@@ -259,6 +259,26 @@ static void test_orphans(void)
 	mesh_free(m);
 }
 
+/* An element written once per physical group (MSH 2.2) is one cell or
+ * facet in each of its regions: the square of groups22.msh has 2 cells,
+ * area 1 (it was 2: the repeated triangle counted twice), "part" is the
+ * first triangle (also written with its nodes rotated), and the right
+ * edge written twice in one group has length 1. */
+static void test_repeats(void)
+{
+	struct mesh *m = read_ok("groups22.msh");
+	if (!m)
+		return;
+	CHECK(m->ncells == 2);
+	CHECK_NEAR(mesh_measure(m), 1, 1e-15);
+	CHECK_NEAR(region_measure(m, "body", MESH_REGION_CELLS, NULL), 1, 1e-15);
+	CHECK_NEAR(region_measure(m, "part", MESH_REGION_CELLS, NULL), 0.5, 1e-15);
+	CHECK(mesh_region(m, "part")->n == 1);
+	CHECK_NEAR(region_measure(m, "right", MESH_REGION_FACETS, NULL), 1, 1e-15);
+	CHECK_NEAR(region_measure(m, "left", MESH_REGION_FACETS, NULL), 1, 1e-15);
+	mesh_free(m);
+}
+
 /* Each bad file fails with its message at its line. */
 static void bad(const char *name, const char *want)
 {
@@ -319,6 +339,7 @@ int main(void)
 	test_boxes();
 	test_line();
 	test_orphans();
+	test_repeats();
 	test_errors();
 	/* Not a file, or none. */
 	snprintf(path, sizeof path, "%s", data("bad"));
