@@ -65,6 +65,7 @@ struct fe_point {
 	 * value or partial derivative is one input; unsupported is set when
 	 * the density reads anything else of the point */
 	int features, unsupported;
+	unsigned long long feature_slots;   /* the slots interpolate made features */
 };
 
 static const char *const fe_functions[] = {
@@ -616,11 +617,12 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		fi->nfree = nfree;
 	}
 	/* one vector field, nothing fixed, values at the nodes only (P1,
-	 * Q1): a free body, whose rigid motions discrete_gradient keeps */
+	 * Q1): a free body, whose rigid motions discrete_gradient keeps (on
+	 * an interval its translation, the field scalar or P1^1) */
 	if (mc->nfield == 1) {
 		const struct fe_field *f = mc->field[0];
 		const struct mesh *me = f->mesh->m;
-		if (f->vector && f->ncomp == me->dim && me->dim >= 2 && f->nfree == f->space->ndofs &&
+		if ((f->vector || me->dim == 1) && f->ncomp == me->dim && !f->internal && f->nfree == f->space->ndofs &&
 		    f->space->ndofs == me->nnodes * f->ncomp && f->first == 0) {
 			struct ir_rigid *r = arena_alloc(ev->a, sizeof *r);
 			r->dim = me->dim;
@@ -699,9 +701,13 @@ static int interpolate(struct eval *ev, const struct fe_field *f, enum ir_op op,
 		enum fe_family fam = f->space->family;
 		if (deriv < -1 || f->internal || (fam != FE_P1 && fam != FE_P2 && fam != FE_Q1))
 			ev->fe->unsupported = 1;
-		int s = eval_model_input(ev, op, ((long)layout_field(ev->fe->lay, f) * 4 + comp) * 8 + deriv + 2, 0, loc);
+		long code = ((long)layout_field(ev->fe->lay, f) * 4 + comp) * 8 + deriv + 2;
+		int s = eval_model_input(ev, op, code, 0, loc);
 		if (s < 0)
 			ev->fe->unsupported = 1;
+		for (int k = 0; s >= 0 && ev->kern && k < ev->kern->nslot; k++)
+			if (ev->kern->kind[k] == op && ev->kern->base[k] == code && ev->kern->stride[k] == 0)
+				ev->fe->feature_slots |= 1ull << k;
 		return s < 0 ? konst(ev, 0, loc) : s;
 	}
 	if (f->space->family == FE_P0) {
@@ -1398,6 +1404,12 @@ int fe_integral_features(struct eval *ev, struct ast_expr *call, const struct fe
 	ev->kern = saved_kb;
 	if (bad || v.kind != VAL_NUM || pt.unsupported)
 		return 1;
+	/* every slot a feature of the fields: a dof of the model read in the
+	 * density (0.5*(u - w)^2, w a dof) took a slot whose code is no
+	 * feature, and was assembled as the field's value */
+	for (int s = 0; s < fkb->nslot; s++)
+		if (!(pt.feature_slots >> s & 1))
+			return 1;
 	*reg = v.reg;
 	return 0;
 }
@@ -2001,6 +2013,35 @@ static int point_value_scalar(struct eval *ev, struct ast_expr *e, const struct 
 	return 0;
 }
 
+/* Whether register reg of p reads the state (a dof, a rate, an
+ * acceleration, an internal variable): a prescribed motion must not,
+ * its value and rate at t0 are evaluated with no state (prescribe). */
+static int reads_state(const struct ir_prog *p, int reg)
+{
+	unsigned char *seen = calloc((size_t)reg + 1, 1);
+	int *stack = malloc(sizeof *stack * ((size_t)reg + 1) * 3 + sizeof *stack), top = 0, found = 0;
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return 0;
+	}
+	stack[top++] = reg;
+	seen[reg] = 1;
+	while (top > 0 && !found) {
+		const struct ir_insn *x = &p->insn[stack[--top]];
+		found = x->op == IR_DOF || x->op == IR_VEL || x->op == IR_ACC || x->op == IR_INT || x->op == IR_INTVEL;
+		int ops[3] = { x->a, x->b, x->c }, arity = ir_op_arity[x->op];
+		for (int k = 0; k < arity && k < 3; k++)
+			if (ops[k] >= 0 && ops[k] <= reg && !seen[ops[k]]) {
+				seen[ops[k]] = 1;
+				stack[top++] = ops[k];
+			}
+	}
+	free(seen);
+	free(stack);
+	return found;
+}
+
 /* Dof md (space dof sd of fd) of constraint item `it`, prescribed by an
  * earlier item already: the same value (the same register, or equal
  * constants) is dropped; another is an error, which would otherwise be
@@ -2112,7 +2153,10 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 			int u = ir_emit_input(ev->prog, IR_DOF, (int)md, ir_loc_of(it->target->loc));
 			c[n] = emit(ev, IR_SUB, u, g[dc], e->loc);
 			mc->claim_reg[md] = g[dc];
-			if (prescribe(ev, g[dc], md, e->loc)) {
+			/* a value that reads the state (a dof: a mass tied to the
+			 * region) ties the region to it rather than prescribing a
+			 * motion: the dofs start where init puts them */
+			if (!reads_state(ev->prog, g[dc]) && prescribe(ev, g[dc], md, e->loc)) {
 				rc = -1;
 				break;
 			}

@@ -342,7 +342,7 @@ static void jac_values(struct stage *s, double *J)
 static double rigid_direction(struct stage *s)
 {
 	const struct ir_rigid *rg = s->pb->ir->rigid;
-	int n = s->n, dim = rg->dim, nb = dim == 2 ? 3 : 6;
+	int n = s->n, dim = rg->dim, nb = dim == 1 ? 1 : dim == 2 ? 3 : 6;   /* translations, rotations */
 	double *b = s->rig, *d = s->dgdir;
 	memset(b, 0, sizeof(double) * (size_t)nb * (size_t)n);
 	for (long p = 0; p < rg->nnode; p++) {
@@ -355,7 +355,7 @@ static double rigid_direction(struct stage *s)
 		if (dim == 2) {
 			b[2 * (size_t)n + i0] = -q[1];
 			b[2 * (size_t)n + i0 + 1] = q[0];
-		} else {
+		} else if (dim == 3) {
 			/* e_k × q for k = x, y, z */
 			double *r0 = b + 3 * (size_t)n + i0, *r1 = b + 4 * (size_t)n + i0, *r2 = b + 5 * (size_t)n + i0;
 			r0[1] = -q[2], r0[2] = q[1];
