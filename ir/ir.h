@@ -549,13 +549,17 @@ struct ir_keep {
  * nodes written at every N-th step (and the first and last) as VTU files
  * "u_<step>.vtu" beside the PVD that indexes them by time (runtime/vtu.h).
  * The mesh is the runtime's (runtime/mesh.h), opaque here. */
+struct fe_space;
 struct ir_field_output {
 	const char *path;            /* the .pvd */
 	const char *name;            /* the field: the VTU array's name */
 	int every;
 	const struct mesh *mesh;
+	const struct fe_space *space;  /* P2: every node of the space written, on
+	                                  quadratic cells (vtu_write_space); NULL:
+	                                  the mesh's nodes */
 	int ncomp;
-	long nnode;                  /* the mesh's nodes */
+	long nnode;                  /* the nodes written (the mesh's, or the space's) */
 	const long *dof;             /* nnode × ncomp model dofs (-1: fixed, 0) */
 	struct ir_loc loc;
 };

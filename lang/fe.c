@@ -1948,9 +1948,14 @@ int fe_field_output(struct eval *ev, struct ast_record_item *it, struct ir_field
 	out->nnode = m->nnodes;
 	out->loc = ir_loc_of(it->loc);
 	/* the values at the mesh's nodes: P1, Q1 and P2 number them first,
-	 * hermite's values are its even nodes (fe_space.h) */
-	long *dof = arena_alloc(ev->a, sizeof(long) * ((size_t)m->nnodes * (size_t)fd->ncomp + 1));
-	for (long i = 0; i < m->nnodes; i++) {
+	 * hermite's values are its even nodes (fe_space.h); a P2 field's
+	 * every node, on quadratic cells (its mid-edge values are its own) */
+	if (sp->family == FE_P2) {
+		out->space = sp;
+		out->nnode = sp->nnode;
+	}
+	long *dof = arena_alloc(ev->a, sizeof(long) * ((size_t)out->nnode * (size_t)fd->ncomp + 1));
+	for (long i = 0; i < out->nnode; i++) {
 		long node = sp->family == FE_HERMITE3 ? 2 * i : i;
 		for (int c = 0; c < fd->ncomp; c++)
 			dof[i * fd->ncomp + c] = fd->dof[node * fd->ncomp + c];

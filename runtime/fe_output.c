@@ -90,7 +90,8 @@ int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, const 
 		if (vtu_write_piece(w->piece[r], o->mesh, nc * r / P, nc * (r + 1) / P, &f, 1, err, errlen) ||
 		    vtu_write_pvtu(p, &f, 1, P, w->pname, err, errlen))
 			return -1;
-	} else if (vtu_write(p, o->mesh, &f, 1, NULL, 0, err, errlen))
+	} else if (o->space ? vtu_write_space(p, o->space, &f, 1, NULL, 0, err, errlen)
+	                    : vtu_write(p, o->mesh, &f, 1, NULL, 0, err, errlen))
 		return -1;
 	w->t[w->nframe++] = t;
 	return vtu_write_pvd(o->path, w->nframe, (const char *const *)w->file, w->t, err, errlen);

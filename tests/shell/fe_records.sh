@@ -8,7 +8,9 @@
 #     VTU's base64 block: the 8-byte header of the first array, then its
 #     11 doubles);
 #   - point records are named u(X) (u_x(X Y), ... for vectors): no comma
-#     in a CSV column's name.
+#     in a CSV column's name;
+#   - a P2 field is written at every node of its space, on quadratic
+#     cells.
 set -u
 : "${DYN:?DYN is not set}" "${srcdir:?srcdir is not set}" "${OUT:?OUT is not set}"
 unset DYN_PATH DYN_STDLIB DYN_HISTORY_BUDGET
@@ -52,4 +54,24 @@ vals=$(sed -n '/<AppendedData/{n;p;}' "$dir/out/u_000000.vtu" | sed 's/^[[:space
 [ "$(head -1 "$dir/out/p.csv")" = "t,u(0.25)" ] || fail "p.csv header: $(head -1 "$dir/out/p.csv")"
 [ "$(sed -n 2p "$dir/out/p.csv")" = "0,0.25" ] || fail "p.csv first row: $(sed -n 2p "$dir/out/p.csv")"
 [ "$(head -1 "$dir/out/q.csv")" = "t,w_x(0.5 0.5),w_y(0.5 0.5)" ] || fail "q.csv header: $(head -1 "$dir/out/q.csv")"
+# a P2 field: every node of its space, the mid-edge ones included, on
+# quadratic cells (VTK_QUADRATIC_EDGE 21): u = x^2 exact at the 5 nodes
+# of two cells, vertices first (0, 0.5, 1), then the midpoints (0.25,
+# 0.75); it was written at the vertices alone, on linear cells
+cat > "$dir/p2.dyn" <<'END'
+mesh seg = interval(0, 1, cells = 2)
+model quad {
+  field u on seg : P2
+  kinetic   integral(seg, 0.5*u'^2)
+  potential integral(seg, 0.5*grad(u)^2)
+  init u = x^2
+}
+let r = run quad with newmark from 0 to 0.01 step 0.01 { record field u to "q2.pvd" }
+END
+"$DYN" -o "$dir/out" "$dir/p2.dyn" > "$dir/p2.out" 2>&1 || fail "p2.dyn: $(head -3 "$dir/p2.out")"
+grep -q 'NumberOfPoints="5" NumberOfCells="2"' "$dir/out/q2_000000.vtu" ||
+	fail "P2 VTU: $(grep -o 'NumberOfPoints="[0-9]*" NumberOfCells="[0-9]*"' "$dir/out/q2_000000.vtu")"
+vals=$(sed -n '/<AppendedData/{n;p;}' "$dir/out/q2_000000.vtu" | sed 's/^[[:space:]]*_//' | cut -c13-68 |
+       base64 -d | od -A n -t f8 -w8 | tr -s ' ' | tr '\n' ' ')
+[ "$vals" = " 0  0.25  1  0.0625  0.5625 " ] || fail "P2 u at t = 0: $vals"
 exit $status
