@@ -2130,7 +2130,7 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 		for (size_t k = 0; k < N; k++)
 			mc->claim_reg[k] = -1;
 	}
-	int n = 0, rc = 0;
+	int n = 0, rc = 0, ties = -1;
 	for (long q = 0; q < nd; q++) {
 		long md = fd->dof[d[q]];
 		if (md < 0)
@@ -2161,7 +2161,9 @@ int fe_constraint(struct eval *ev, struct ast_item *it, int *c)
 			/* a value that reads the state (a dof: a mass tied to the
 			 * region) ties the region to it rather than prescribing a
 			 * motion: the dofs start where init puts them */
-			if (!reads_state(ev->prog, g[dc]) && prescribe(ev, g[dc], md, e->loc)) {
+			if (ties < 0)   /* the expression's, not the node's: asked once */
+				ties = reads_state(ev->prog, g[dc]);
+			if (!ties && prescribe(ev, g[dc], md, e->loc)) {
 				rc = -1;
 				break;
 			}

@@ -125,36 +125,55 @@ static int entry_at(const struct rt_kernels *ks, const struct ir_kernel *k, int 
 	return 1;
 }
 
-void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const double *cc, double *J, int ld)
+/* Calls fn(ctx, I, J, h) for every Hessian entry of the last evaluation
+ * that falls on two unknowns (entry_at). */
+static void each_entry(const struct rt_kernels *ks, void (*fn)(void *ctx, long I, long J, double h), void *ctx)
 {
-	if (!ks->f)
-		return;
-	for (int q = 0; q < ks->f->nkernel; q++) {
+	for (int q = 0; ks->f && q < ks->f->nkernel; q++) {
 		const struct ir_kernel *k = &ks->f->kernel[q];
 		const double *h = ks->ws[q].hess;
 		for (long i = k->lo; i <= k->hi; i++, h += k->nnz)
 			for (int e = 0; e < k->nnz; e++) {
-				long I, Jc;
-				if (entry_at(ks, k, e, i, &I, &Jc))
-					J[I + (size_t)Jc * (size_t)ld] += (cr ? cr[I] : 1) * (cc ? cc[Jc] : 1) * h[e];
+				long I, J;
+				if (entry_at(ks, k, e, i, &I, &J))
+					fn(ctx, I, J, h[e]);
 			}
 	}
 }
 
+struct add_hess_ctx {
+	const double *cr, *cc;
+	double *J;
+	int ld;
+};
+
+static void add_hess_entry(void *ctx, long I, long J, double h)
+{
+	struct add_hess_ctx *a = ctx;
+	a->J[I + (size_t)J * (size_t)a->ld] += (a->cr ? a->cr[I] : 1) * (a->cc ? a->cc[J] : 1) * h;
+}
+
+void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const double *cc, double *J, int ld)
+{
+	struct add_hess_ctx a = { cr, cc, J, ld };
+	each_entry(ks, add_hess_entry, &a);
+}
+
+struct terms_ctx {
+	const double *w;
+	double *y;
+};
+
+static void terms_entry(void *ctx, long I, long J, double h)
+{
+	struct terms_ctx *t = ctx;
+	t->y[I] += fabs(h) * fabs(t->w[J]);
+}
+
 void rt_kernels_terms(const struct rt_kernels *ks, const double *w, double *y)
 {
-	if (!ks->f)
-		return;
-	for (int q = 0; q < ks->f->nkernel; q++) {
-		const struct ir_kernel *k = &ks->f->kernel[q];
-		const double *h = ks->ws[q].hess;
-		for (long i = k->lo; i <= k->hi; i++, h += k->nnz)
-			for (int e = 0; e < k->nnz; e++) {
-				long I, Jc;
-				if (entry_at(ks, k, e, i, &I, &Jc))
-					y[I] += fabs(h[e]) * fabs(w[Jc]);
-			}
-	}
+	struct terms_ctx t = { w, y };
+	each_entry(ks, terms_entry, &t);
 }
 
 size_t rt_kernels_nentries(const struct rt_kernels *ks)

@@ -444,6 +444,115 @@ void nl_acceleration(struct nl_common *c, double t, struct rt_state *s)
 		la_solver_solve(pb->Mf, s->a);
 }
 
+/* A body resting on an obstacle at t₀ (gap 0, gap rate 0) is held by it:
+ * its acceleration is the smooth one corrected by the contact forces,
+ * M a = F + Gᵀλ, λ ≥ 0, G a ≥ 0, λ·G a = 0 over those contacts (the
+ * acceleration-level complementarity of unilateral contact; Acary and
+ * Brogliato 2008, section 5.2), solved by projected Gauss–Seidel on
+ * W = G M⁻¹Gᵀ, exact for one contact.  Without it a weight resting on a
+ * floor recorded a(t₀) = −g.  Frictionless contacts on a constant mass
+ * without constraints only (the stepping does not read a(t₀) otherwise
+ * than paoli_schatzman's start, whose projection it makes exact); the
+ * others keep the smooth acceleration (dyn(5), "Contacts"). */
+void nl_resting_acceleration(struct nl_common *c, struct rt_state *s)
+{
+	struct rt_problem *pb = c->pb;
+	const struct ir_model *m = pb->ir;
+	int n = pb->n, nk = m->contact.n;
+	if (nk == 0 || m->contact.friction || pb->varmass || pb->nc || !pb->Mf)
+		return;
+	double *phi = calloc((size_t)nk + 1, sizeof *phi), *q = NULL, *W = NULL, *lam = NULL, *col = NULL;
+	int *act = calloc((size_t)nk + 1, sizeof *act), na = 0;
+	const int *gk, *gi;
+	const double *gv;
+	if (!phi || !act)
+		goto out;
+	problem_contacts(pb, s->u, phi, NULL);
+	int ng = problem_contact_grad(pb, &gk, &gi, &gv);
+	/* on the obstacle and not leaving it, to rounding of the gap's and
+	 * its rate's terms */
+	double *size = calloc((size_t)nk + 1, sizeof *size), *rate = calloc((size_t)nk + 1, sizeof *rate),
+	       *rsize = calloc((size_t)nk + 1, sizeof *rsize), *ga = calloc((size_t)nk + 1, sizeof *ga);
+	if (!size || !rate || !rsize || !ga) {
+		free(size), free(rate), free(rsize), free(ga);
+		goto out;
+	}
+	for (int e = 0; e < ng; e++) {
+		size[gk[e]] += fabs(gv[e] * s->u[gi[e]]);
+		rate[gk[e]] += gv[e] * s->v[gi[e]];
+		rsize[gk[e]] += fabs(gv[e] * s->v[gi[e]]);
+		ga[gk[e]] += gv[e] * s->a[gi[e]];
+	}
+	int any_in = 0;
+	for (int k = 0; k < nk; k++) {
+		act[k] = -1;
+		if (phi[k] <= 1e-12 * (size[k] + fabs(phi[k])) && fabs(rate[k]) <= 1e-12 * rsize[k]) {
+			act[k] = na++;
+			any_in |= ga[k] < 0;
+		}
+	}
+	free(size), free(rate), free(rsize);
+	if (na == 0 || !any_in || na > 512) {
+		free(ga);
+		goto out;
+	}
+	q = calloc((size_t)na, sizeof *q);
+	W = calloc((size_t)na * (size_t)na, sizeof *W);
+	lam = calloc((size_t)na, sizeof *lam);
+	col = calloc((size_t)n + 1, sizeof *col);
+	if (!q || !W || !lam || !col) {
+		free(ga);
+		goto out;
+	}
+	for (int k = 0; k < nk; k++)
+		if (act[k] >= 0)
+			q[act[k]] = ga[k];
+	free(ga);
+	/* W's column l: G M⁻¹ G_lᵀ */
+	for (int l = 0; l < nk; l++) {
+		if (act[l] < 0)
+			continue;
+		memset(col, 0, sizeof *col * (size_t)n);
+		for (int e = 0; e < ng; e++)
+			if (gk[e] == l)
+				col[gi[e]] += gv[e];
+		la_solver_solve(pb->Mf, col);
+		for (int e = 0; e < ng; e++)
+			if (act[gk[e]] >= 0)
+				W[act[gk[e]] + (size_t)act[l] * (size_t)na] += gv[e] * col[gi[e]];
+	}
+	for (int sweep = 0; sweep < 10000; sweep++) {
+		double change = 0, big = 0;
+		for (int k = 0; k < na; k++) {
+			double y = q[k];
+			for (int l = 0; l < na; l++)
+				y += W[k + (size_t)l * (size_t)na] * lam[l];
+			double w = W[k + (size_t)k * (size_t)na];
+			double nl = w > 0 ? fmax(0, lam[k] - y / w) : 0;
+			change = fmax(change, fabs(nl - lam[k]));
+			big = fmax(big, fabs(nl));
+			lam[k] = nl;
+		}
+		if (change <= 1e-15 * big)
+			break;
+	}
+	/* a += M⁻¹ Gᵀλ */
+	memset(col, 0, sizeof *col * (size_t)n);
+	for (int e = 0; e < ng; e++)
+		if (act[gk[e]] >= 0)
+			col[gi[e]] += gv[e] * lam[act[gk[e]]];
+	la_solver_solve(pb->Mf, col);
+	for (int i = 0; i < n; i++)
+		s->a[i] += col[i];
+out:
+	free(phi);
+	free(act);
+	free(q);
+	free(W);
+	free(lam);
+	free(col);
+}
+
 double nl_sigma_dissipation(const struct rt_problem *pb, const double *z0, const double *z1)
 {
 	double d = 0;

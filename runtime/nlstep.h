@@ -81,6 +81,10 @@ struct nl_common {
 enum { NL_DRY_COLUMNS = 256 };
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb);
 void nl_common_free(struct nl_common *c);
+/* s->a of a body resting on frictionless obstacles at t₀: the smooth
+ * acceleration of nl_acceleration with the contact forces that keep it
+ * out (nlstep.c); nothing otherwise.  Needs pb->Mf. */
+void nl_resting_acceleration(struct nl_common *c, struct rt_state *s);
 /* Free what only nl_acceleration needs: the driver's common once the
  * linear path has the initial acceleration. */
 void nl_common_trim(struct nl_common *c);
