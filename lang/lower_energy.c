@@ -936,6 +936,12 @@ static int energy_terms(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 			return energy_terms(ev, w, right ? e->rhs : e->lhs, e->op == AST_OP_DIV ? scale / k : scale * k, ek,
 			                    term, what, kl, acc);
 	}
+	/* an integral as a constraint's side would be one row over a region's
+	 * dofs: not supported (its kernel has no constraint row to go to) */
+	if (fe_is_integral(e) && ek == EN_CONSTRAINT)
+		return eval_error(ev, e->loc, "integral(...) is a term of a kinetic energy, a potential or a dissipation, "
+		                  "or a recorded value, not a side of a constraint (a field is prescribed on a region "
+		                  "by constraint U on REGION == EXPR)");
 	if (fe_is_integral(e))
 		return try_integral(ev, w, e, scale, ek, term, kl);
 	if (e->kind == AST_SUM) {
@@ -2019,6 +2025,12 @@ static int gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, str
 					                  mu0);
 				anyfriction |= mu0 > 0;
 			}
+			/* the value is one expression at every node: its reading of
+			 * rates is decided at the first (as constraint_row does) */
+			if (nf > 0 && ir_depends(p, w, c[k], OPBIT(IR_VEL) | OPBIT(IR_ACC) | OPBIT(IR_INT) |
+			                                     OPBIT(IR_INTVEL)))
+				return eval_error(ev, it->value->rhs->loc, "a %s relates the dofs only, not their rates or "
+				                  "internal variables", contact ? "contact" : "constraint");
 			for (int q = k; q < k + nf; q++) {
 				locs[q] = ir_loc_of(it->loc);
 				rest[q] = e0;
