@@ -245,6 +245,64 @@ double la_asymmetry(int n, const double *a)
 	return big > 0.0 ? diff / big : 0.0;
 }
 
+/* An orthonormal basis Z (n × (n − nc), columns) of the null space of G
+ * (nc × n, column-major), by Gram–Schmidt: the rows of G first, then the
+ * unit vectors, keeping what is left of each.  Returns its dimension, or
+ * −1 when the rows of G are dependent. */
+int la_null_space(int n, int nc, const double *G, double *Z, double *Q, double *v)
+{
+	int nq = 0, nz = 0;
+	for (int k = 0; k < nc + n; k++) {
+		for (int i = 0; i < n; i++)
+			v[i] = k < nc ? G[k + (size_t)i * nc] : (i == k - nc);
+		double n0 = 0, nn = 0;
+		for (int i = 0; i < n; i++)
+			n0 += v[i] * v[i];
+		for (int pass = 0; pass < 2; pass++)   /* twice is enough (Kahan) */
+			for (int q = 0; q < nq + nz; q++) {
+				const double *e = q < nq ? Q + (size_t)q * n : Z + (size_t)(q - nq) * n;
+				double d = 0;
+				for (int i = 0; i < n; i++)
+					d += e[i] * v[i];
+				for (int i = 0; i < n; i++)
+					v[i] -= d * e[i];
+			}
+		for (int i = 0; i < n; i++)
+			nn += v[i] * v[i];
+		if (k < nc && !(nn > 1e-20 * n0))
+			return -1;
+		if (k >= nc && !(nn > 1e-2))
+			continue;
+		double *dst = k < nc ? Q + (size_t)nq++ * n : Z + (size_t)nz++ * n;
+		for (int i = 0; i < n; i++)
+			dst[i] = v[i] / sqrt(nn);
+		if (nz == n - nc)
+			break;
+	}
+	return nz;
+}
+
+/* B = Zᵀ A Z (r × r, leading dimension r) for a dense n × n A and the r
+ * columns of Z (n × r); T is n × r room.  B may be A (T holds A Z before
+ * B is written). */
+void la_congruence(int n, int r, const double *Z, const double *A, double *T, double *B)
+{
+	for (int j = 0; j < r; j++)
+		for (int i = 0; i < n; i++) {
+			double s = 0;
+			for (int l = 0; l < n; l++)
+				s += A[i + (size_t)l * n] * Z[l + (size_t)j * n];
+			T[i + (size_t)j * n] = s;
+		}
+	for (int j = 0; j < r; j++)
+		for (int i = 0; i < r; i++) {
+			double s = 0;
+			for (int l = 0; l < n; l++)
+				s += Z[l + (size_t)i * n] * T[l + (size_t)j * n];
+			B[i + (size_t)j * r] = s;
+		}
+}
+
 /* dsygvd overwrites both matrices, so it works on copies: k and m are the
  * caller's model matrices.  This runs once per analysis, so allocating the
  * copies here is fine. */

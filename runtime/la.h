@@ -50,6 +50,15 @@ void la_bandwidth(int n, const double *a, int *kl, int *ku);
  * matrix. */
 double la_asymmetry(int n, const double *a);
 
+/* An orthonormal basis Z (n × (n − nc), columns) of the null space of G
+ * (nc × n, column-major), by Gram–Schmidt; Q is nc × n room, v n.
+ * Returns its dimension, or −1 when the rows of G are dependent. */
+int la_null_space(int n, int nc, const double *G, double *Z, double *Q, double *v);
+
+/* B = Zᵀ A Z (r × r, leading dimension r) for a dense n × n A and the r
+ * columns of Z (n × r); T is n × r room; B may be A. */
+void la_congruence(int n, int r, const double *Z, const double *A, double *T, double *B);
+
 /* Generalized symmetric-definite eigenproblem K φ = λ M φ (dsygvd).
  * w receives the n eigenvalues in ascending order, phi (n×n, may be NULL)
  * the M-normalised eigenvectors as columns.  Returns 0, or k > 0 when M is

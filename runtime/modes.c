@@ -20,43 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An orthonormal basis Z (n × (n − nc), columns) of the null space of G
- * (nc × n, column-major), by Gram–Schmidt: the rows of G first, then the
- * unit vectors, keeping what is left of each.  Returns its dimension, or
- * −1 when the rows of G are dependent. */
-static int null_space(int n, int nc, const double *G, double *Z, double *Q, double *v)
-{
-	int nq = 0, nz = 0;
-	for (int k = 0; k < nc + n; k++) {
-		for (int i = 0; i < n; i++)
-			v[i] = k < nc ? G[k + (size_t)i * nc] : (i == k - nc);
-		double n0 = 0, nn = 0;
-		for (int i = 0; i < n; i++)
-			n0 += v[i] * v[i];
-		for (int pass = 0; pass < 2; pass++)   /* twice is enough (Kahan) */
-			for (int q = 0; q < nq + nz; q++) {
-				const double *e = q < nq ? Q + (size_t)q * n : Z + (size_t)(q - nq) * n;
-				double d = 0;
-				for (int i = 0; i < n; i++)
-					d += e[i] * v[i];
-				for (int i = 0; i < n; i++)
-					v[i] -= d * e[i];
-			}
-		for (int i = 0; i < n; i++)
-			nn += v[i] * v[i];
-		if (k < nc && !(nn > 1e-20 * n0))
-			return -1;
-		if (k >= nc && !(nn > 1e-2))
-			continue;
-		double *dst = k < nc ? Q + (size_t)nq++ * n : Z + (size_t)nz++ * n;
-		for (int i = 0; i < n; i++)
-			dst[i] = v[i] / sqrt(nn);
-		if (nz == n - nc)
-			break;
-	}
-	return nz;
-}
-
 /* K and M projected on the null space of the constraints' gradient (its
  * basis into Z, n × n room), the geometric stiffness of their forces
  * added to K; returns the dimension, or −1. */
@@ -81,29 +44,13 @@ static int project_constraints(struct rt_problem *pb, const struct ir_model *m, 
 	nl_acceleration(&c, 0, &x);
 	problem_constraints(pb, 0, m->u0, NULL, G);
 	problem_add_constraint_hess(pb, lam, 1, K, n);
-	int r = null_space(n, nc, G, Z, Q, v);
+	int r = la_null_space(n, nc, G, Z, Q, v);
 	if (r < 0) {
 		snprintf(err->msg, sizeof err->msg, "the constraints of model %s are not independent at the "
 		         "initial state", m->name);
 	} else {
-		/* K ← Zᵀ K Z, M ← Zᵀ M Z (r × r, leading dimension r) */
-		for (int pass = 0; pass < 2; pass++) {
-			double *A = pass ? M : K;
-			for (int j = 0; j < r; j++)
-				for (int i = 0; i < n; i++) {
-					double s = 0;
-					for (int l = 0; l < n; l++)
-						s += A[i + (size_t)l * n] * Z[l + (size_t)j * n];
-					T[i + (size_t)j * n] = s;
-				}
-			for (int j = 0; j < r; j++)
-				for (int i = 0; i < r; i++) {
-					double s = 0;
-					for (int l = 0; l < n; l++)
-						s += Z[l + (size_t)i * n] * T[l + (size_t)j * n];
-					A[i + (size_t)j * r] = s;
-				}
-		}
+		la_congruence(n, r, Z, K, T, K);
+		la_congruence(n, r, Z, M, T, M);
 	}
 	nl_common_free(&c);
 	free(buf);

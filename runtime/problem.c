@@ -161,38 +161,87 @@ int problem_dense(struct rt_problem *pb)
 }
 
 /* C = M Φ diag(2ξωᵢ) Φᵀ M with M-normalised modes (DESIGN.md, "More
- * statements": code_aster's AMOR_MODAL). */
+ * statements": code_aster's AMOR_MODAL).  With constraints the modes are
+ * the constrained ones, as code_aster's modes with dualised boundary
+ * conditions: Φ = Z Ψ with Z a basis of the null space of the
+ * constraints' gradient B and Zᵀ K Z ψ = ω² Zᵀ M Z ψ, so that on the
+ * motions the constraints allow, u' = Z q', every mode gets ξ
+ * (Zᵀ C Z = M_r Ψ diag(2ξω) Ψᵀ M_r, diagonal in the modal coordinates).
+ * B must be constant (c = B u − g(t)): the modes of a nonlinear
+ * constraint change with the configuration. */
 static int modal_damping(struct rt_problem *pb, struct rt_error *err)
 {
 	const struct ir_model *m = pb->ir;
-	int n = pb->n;
-	size_t nn = (size_t)n * (size_t)n;
+	int n = pb->n, nc = pb->nc, r = n;
+	if (nc > 0 && !m->constraint_linear)
+		return fail(err, m->damping.loc, "modal damping with constraints needs them linear (c = B u - g(t), B "
+		            "constant): the modes of model %s would change with its configuration (use rayleigh(a0, a1) "
+		            "or a dissipation)", m->name);
+	size_t nn = (size_t)n * (size_t)n, ncn = (size_t)nc * (size_t)n;
 	double *w = malloc(sizeof(double) * (size_t)n), *phi = malloc(sizeof(double) * nn);
 	double *mp = malloc(sizeof(double) * nn), *C = calloc(nn, sizeof(double));
+	double *Z = NULL, *Kr = NULL, *Mr = NULL, *work = NULL;
 	int rc = 0;
 	if (!w || !phi || !mp || !C) {
 		rc = fail(err, m->loc, "out of memory");
-	} else if (la_sygv(n, pb->K, pb->M, w, phi) != 0) {
-		rc = fail(err, m->damping.loc, "modal damping: the eigenproblem K φ = ω² M φ failed");
-	} else {
-		for (int k = 0; k < n; k++)
-			la_gemv(n, pb->M, phi + (size_t)k * n, mp + (size_t)k * n);
-		for (int k = 0; k < n; k++) {
-			double c = 2 * m->modal_xi * sqrt(w[k] > 0 ? w[k] : 0);
-			const double *x = mp + (size_t)k * n;
-			for (int j = 0; j < n; j++)
-				for (int i = 0; i < n; i++)
-					C[i + (size_t)j * n] += c * x[i] * x[j];
-		}
-		for (int j = 0; j < n; j++)   /* symmetrise against round-off */
-			for (int i = j + 1; i < n; i++) {
-				double s = 0.5 * (C[i + (size_t)j * n] + C[j + (size_t)i * n]);
-				C[i + (size_t)j * n] = C[j + (size_t)i * n] = s;
-			}
-		pb->Cbuf = C;
-		pb->C = C;
-		C = NULL;
+		goto out;
 	}
+	if (nc > 0) {
+		Z = malloc(sizeof(double) * nn);
+		Kr = malloc(sizeof(double) * nn);
+		Mr = malloc(sizeof(double) * nn);
+		work = malloc(sizeof(double) * (nn + 2 * ncn + (size_t)n));
+		if (!Z || !Kr || !Mr || !work) {
+			rc = fail(err, m->loc, "out of memory");
+			goto out;
+		}
+		double *G = work + nn, *Q = G + ncn, *v = Q + ncn;
+		problem_constraints(pb, 0, m->u0, NULL, G);   /* B: any t */
+		if ((r = la_null_space(n, nc, G, Z, Q, v)) < 0) {
+			rc = fail(err, m->damping.loc, "modal damping: the constraints of model %s are not independent",
+			          m->name);
+			goto out;
+		}
+		la_congruence(n, r, Z, pb->K, work, Kr);
+		la_congruence(n, r, Z, pb->M, work, Mr);
+	}
+	if (la_sygv(r, Kr ? Kr : pb->K, Mr ? Mr : pb->M, w, phi) != 0) {
+		rc = fail(err, m->damping.loc, "modal damping: the eigenproblem K φ = ω² M φ failed");
+		goto out;
+	}
+	if (Z)   /* φ_k = Z ψ_k, ψ_k the k-th column (length r) */
+		for (int k = 0; k < r; k++) {
+			const double *psi = phi + (size_t)k * r;
+			double *x = mp + (size_t)k * n;
+			for (int i = 0; i < n; i++) {
+				double s = 0;
+				for (int l = 0; l < r; l++)
+					s += Z[i + (size_t)l * n] * psi[l];
+				x[i] = s;
+			}
+		}
+	else
+		memcpy(mp, phi, sizeof(double) * nn);
+	for (int k = 0; k < r; k++) {
+		la_gemv(n, pb->M, mp + (size_t)k * n, phi);
+		double c = 2 * m->modal_xi * sqrt(w[k] > 0 ? w[k] : 0);
+		for (int j = 0; j < n; j++)
+			for (int i = 0; i < n; i++)
+				C[i + (size_t)j * n] += c * phi[i] * phi[j];
+	}
+	for (int j = 0; j < n; j++)   /* symmetrise against round-off */
+		for (int i = j + 1; i < n; i++) {
+			double s = 0.5 * (C[i + (size_t)j * n] + C[j + (size_t)i * n]);
+			C[i + (size_t)j * n] = C[j + (size_t)i * n] = s;
+		}
+	pb->Cbuf = C;
+	pb->C = C;
+	C = NULL;
+out:
+	free(Z);
+	free(Kr);
+	free(Mr);
+	free(work);
 	free(w);
 	free(phi);
 	free(mp);
