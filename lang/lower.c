@@ -841,14 +841,38 @@ static int force_family(struct eval *ev, struct model_ctx *mc, struct ast_item *
  * neighbours would be lost (a bar held at one end under a ground
  * acceleration: 0.3 % off at the tip, 8 % on a 2-D block).  A lumped
  * mass has no such coupling; `constraint ... == 0` keeps the nodes. */
+/* Whether expression e holds an integral(...) anywhere. */
+static int has_integral(const struct ast_expr *e)
+{
+	if (!e)
+		return 0;
+	if (fe_is_integral(e))
+		return 1;
+	if (has_integral(e->lhs) || has_integral(e->rhs) || has_integral(e->cond) || has_integral(e->lo) ||
+	    has_integral(e->hi))
+		return 1;
+	for (int i = 0; i < e->args.n; i++)
+		if (has_integral(((const struct ast_arg *)e->args.v[i])->value))
+			return 1;
+	for (int i = 0; i < e->rows.n; i++) {
+		const struct ast_vec *row = e->rows.v[i];
+		for (int j = 0; j < row->n; j++)
+			if (has_integral(row->v[j]))
+				return 1;
+	}
+	return 0;
+}
+
 static int support_fixed_coupling(const struct model_ctx *mc, const struct ast_model *am)
 {
 	int fixed = 0, consistent = 0;
 	for (int f = 0; f < mc->nfield; f++)
 		fixed |= !mc->field[f]->internal && fe_field_fixed(mc->field[f]);
+	/* a kinetic energy of dofs alone (an end mass, ½ X'²) couples no
+	 * node: only an integral's consistent mass does */
 	for (int i = 0; i < am->items.n; i++) {
 		const struct ast_item *it = am->items.v[i];
-		consistent |= it->kind == AST_ITEM_KINETIC && !it->lumped;
+		consistent |= it->kind == AST_ITEM_KINETIC && !it->lumped && has_integral(it->value);
 	}
 	return fixed && consistent;
 }
