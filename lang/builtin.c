@@ -209,7 +209,8 @@ static double time_mean(const double *t, const double *y, int n, int square)
 /* The times where the piecewise linear interpolant of the samples crosses
  * level: between samples i and i+1 when one is below the level and the
  * other is not (a sample exactly at the level counts as above it), at the
- * linearly interpolated time.  up: +1 only upward, -1 only downward, 0
+ * linearly interpolated time; not at the first or last sample when it is
+ * at the level (nothing before or after it to cross from or to).  up: +1 only upward, -1 only downward, 0
  * both.  Returns their number; t_out (NULL: count only) has room for n. */
 static int level_crossings(const double *t, const double *y, int n, double level, int up, double *t_out)
 {
@@ -217,6 +218,10 @@ static int level_crossings(const double *t, const double *y, int n, double level
 	for (int i = 0; i + 1 < n; i++) {
 		int a = y[i] >= level, b = y[i + 1] >= level;
 		if (a == b || (up > 0 && a) || (up < 0 && b))
+			continue;
+		/* at an end sample exactly at the level the history has no
+		 * other side there: it starts (or ends) on the level */
+		if ((i == 0 && y[0] == level) || (i + 2 == n && y[n - 1] == level))
 			continue;
 		double f = (level - y[i]) / (y[i + 1] - y[i]);
 		if (t_out)
