@@ -952,6 +952,35 @@ void session_eval_init(struct session *s, struct eval *ev)
 	ev->prog = ir_prog_new(s->arena);
 }
 
+/* --check: lower the script's models that no run, modes() or spectrum()
+ * lowered, so that their errors are reported too (a run would never
+ * meet them); in the order they are declared.  Non-zero when one failed. */
+static int check_unused_models(struct eval *ev)
+{
+	int n = 0, failed = 0;
+	for (struct binding *b = ev->s->globals->head; b; b = b->next)
+		n += b->kind == B_MODEL && !b->lowered;
+	if (n == 0)
+		return 0;
+	struct binding **v = arena_alloc(ev->a, sizeof *v * (size_t)n);
+	int k = n;
+	for (struct binding *b = ev->s->globals->head; b; b = b->next)
+		if (b->kind == B_MODEL && !b->lowered)
+			v[--k] = b;
+	for (int i = 0; i < n; i++) {
+		struct ir_model *m;
+		ev->scope = ev->s->globals;
+		if (lower_model_named(ev, v[i]->name, v[i]->loc, &m) == 0)
+			continue;
+		if (ev->s->dry_hit)   /* it reads a run's results: skipped */
+			ev->s->dry_hit = 0;
+		else
+			failed = 1;
+	}
+	ev->scope = ev->s->globals;
+	return failed;
+}
+
 int session_exec_program(struct session *s, struct ast_program *prog)
 {
 	const char *file = prog->stmts.n ? ((struct ast_stmt *)prog->stmts.v[0])->loc.file : NULL;
@@ -968,6 +997,8 @@ int session_exec_program(struct session *s, struct ast_program *prog)
 	arena_purpose("running", file);
 	ev.script_dir = file ? path_dir(s->arena, file) : NULL;
 	int rc = exec_stmts(&ev, &prog->stmts);
+	if (s->check_only && s->status != 130 && check_unused_models(&ev))
+		rc = -1;
 	if (rc < 0) {
 		if (!s->status)
 			s->status = 3;

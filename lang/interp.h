@@ -37,6 +37,8 @@ struct binding {
 	struct fe_mesh *mesh;   /* B_MESH */
 	struct loc loc;
 	int is_param;
+	int lowered;            /* B_MODEL: lowered at least once (--check
+	                           lowers the others at the end) */
 	struct binding *next;
 };
 

@@ -882,6 +882,7 @@ static int support_fixed_coupling(const struct model_ctx *mc, const struct ast_m
 static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out, struct model_ctx *mc)
 {
 	struct ast_model *am = b->stmt->model;
+	b->lowered = 1;
 	struct ir_model *m = arena_alloc(ev->a, sizeof *m);
 	m->name = am->name;
 	m->loc = ir_loc_of(am->loc);
