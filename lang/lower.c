@@ -1528,6 +1528,9 @@ static int run_options(struct eval *ev, struct ast_run *ar, struct ir_run *run)
 {
 	for (int i = 0; i < ar->options.n; i++) {
 		struct ast_arg *o = ar->options.v[i];
+		for (int j = 0; j < i; j++)
+			if (strcmp(((struct ast_arg *)ar->options.v[j])->name, o->name) == 0)
+				return eval_error(ev, o->loc, "run option %s is given twice", o->name);
 		if (strcmp(o->name, "solver") == 0) {
 			struct ast_expr *v = o->value;
 			const char *s = v->kind == AST_NAME ? v->name : NULL;

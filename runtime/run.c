@@ -746,6 +746,18 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	 * (problem_kinetic, problem_phi): lin_ledger forms them */
 	e->plain_phi = e->lin && pb->nc == 0 && !pb->varmass && !pb->ir->potential;
 	e->fused = e->plain_phi && fusable(&pb->Mm) && fusable(&pb->Km) && (!pb->hasC || fusable(&pb->Cm));
+	/* formulation = ggl enters the implicit steppers through their stage
+	 * (stage_ggl, capability IR_SCHEME_GGL); the explicit and the impact
+	 * schemes have none that holds both c and G v + ∂c/∂t (refused
+	 * with constraints or without: the option asks for what the scheme
+	 * cannot do) */
+	if (plan->ggl && !(e->caps & IR_SCHEME_GGL))
+		return fail(err, 3, plan->scheme.loc, "formulation = ggl is not available for %s: use "
+		            "backward_euler, midpoint, discrete_gradient, staggered_midpoint, newmark or "
+		            "generalized_alpha (trapezoidal, chung_hulbert, hht, wbz)", plan->scheme.name);
+	if (plan->regularized && !(e->caps & IR_SCHEME_REGULARIZED))
+		return fail(err, 3, plan->scheme.loc, "formulation = regularized is implemented for "
+		            "backward_euler (rothe) only; %s enforces constraints as index3", plan->scheme.name);
 	/* A linear model whose constraints are linear, B u = G(t) enforced as
 	 * index3, takes the linear path of the families that can
 	 * (IR_SCHEME_LINEAR_CONSTRAINTS: backward_euler, the Newmark family
@@ -912,18 +924,8 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	if (pb->ncontact > 0 && !(e->caps & IR_SCHEME_CONTACTS))
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "
 		            "use paoli_schatzman or moreau_jean", plan->model->name, plan->scheme.name);
-	/* formulation = ggl enters the implicit steppers through their stage
-	 * (stage_ggl, capability IR_SCHEME_GGL); the explicit and the impact
-	 * schemes have none that holds both c and G v + ∂c/∂t */
-	if (plan->ggl && pb->nc > 0 && !(e->caps & IR_SCHEME_GGL))
-		return fail(err, 3, plan->scheme.loc, "formulation = ggl is not available for %s: use "
-		            "backward_euler, midpoint, discrete_gradient, staggered_midpoint, newmark or "
-		            "generalized_alpha (trapezoidal, chung_hulbert, hht, wbz)", plan->scheme.name);
 	if ((e->caps & IR_SCHEME_CRITICAL_STEP) && critical_step(pb, plan, x->u, x->z, err))
 		return 3;
-	if (plan->regularized && pb->nc > 0 && !(e->caps & IR_SCHEME_REGULARIZED))
-		return fail(err, 3, plan->scheme.loc, "formulation = regularized is implemented for "
-		            "backward_euler (rothe) only; %s enforces constraints as index3", plan->scheme.name);
 	if (scheme_refuse_model(e->type, e->caps, pb, err)) {
 		err->loc = plan->scheme.loc;
 		return 3;
