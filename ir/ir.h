@@ -462,8 +462,11 @@ enum {
 	IR_SCHEME_CONSTRAINTS = 1u << 11,   /* enforces bilateral constraints */
 	IR_SCHEME_FRICTION = 1u << 12,      /* takes dry friction */
 	IR_SCHEME_LINEAR_CONSTRAINTS = 1u << 13, /* linear path with B u = G(t) */
-	IR_SCHEME_EXACT_BALANCE = 1u << 14  /* ledger exact for any potential: a step
+	IR_SCHEME_EXACT_BALANCE = 1u << 14, /* ledger exact for any potential: a step
 	                                       off balance is refused */
+	IR_SCHEME_EXPLICIT_DAMPING = 1u << 15 /* takes ∇Ψ at a known velocity: with
+	                                       CRITICAL_STEP also refuses a step
+	                                       above 2/μ_max (C φ = μ M φ) */
 };
 
 /* The scheme of a run, after the language's scheme definitions have been

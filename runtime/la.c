@@ -25,6 +25,7 @@
 struct la_factor {
 	enum la_kind kind;
 	int n;
+	int cap;                /* the order allocated (dense kinds: n <= cap) */
 	int kl, ku;             /* band widths; kl = ku = kd for LA_BAND_SPD */
 	int ldab;               /* leading dimension of ab */
 	double *ab;             /* the factor, in LAPACK's dense or band layout */
@@ -59,7 +60,7 @@ struct la_factor *la_factor_alloc(int n, enum la_kind kind, int kl, int ku)
 	if (!f)
 		return NULL;
 	f->kind = kind;
-	f->n = n;
+	f->n = f->cap = n;
 	switch (kind) {
 	case LA_DENSE_SPD:
 	case LA_DENSE_GENERAL:
@@ -95,6 +96,17 @@ struct la_factor *la_factor_alloc(int n, enum la_kind kind, int kl, int ku)
 		return NULL;
 	}
 	return f;
+}
+
+int la_factor_order(struct la_factor *f, int n)
+{
+	if ((f->kind != LA_DENSE_SPD && f->kind != LA_DENSE_GENERAL) || n < 0 || n > f->cap)
+		return -1;
+	f->n = n;
+	f->ldab = n > 0 ? n : 1;
+	f->kl = f->ku = n > 0 ? n - 1 : 0;
+	f->ok = 0;
+	return 0;
 }
 
 void la_factor_free(struct la_factor *f)

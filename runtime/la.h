@@ -33,6 +33,10 @@ struct la_factor;
 
 struct la_factor *la_factor_alloc(int n, enum la_kind kind, int kl, int ku);
 void la_factor_free(struct la_factor *f);
+/* A dense factor's order made n, at most the order allocated: a smaller
+ * system in the same storage (the basic set of an LCP).  0, or -1 for a
+ * band kind or n out of range. */
+int la_factor_order(struct la_factor *f, int n);
 
 /* Factor the dense column-major n×n matrix a (not modified).  Returns 0, or
  * k > 0 when pivot k (1-based) is not positive (SPD kinds) or is zero

@@ -69,6 +69,13 @@ void omega_stiffness(struct omega *o, const double *u, const double *z)
 	jacobian_add_phi(&o->J, o->pb, NULL, NULL, o->J.A.x);
 }
 
+void omega_damping(struct omega *o, const double *v, const double *zd)
+{
+	memset(o->J.A.x, 0, sizeof(double) * o->J.A.nx);
+	problem_psi(o->pb, v, zd, NULL);
+	jacobian_add_psi(&o->J, o->pb, NULL, NULL, o->J.A.x);
+}
+
 /* y := K x on the dofs (x's z entries are 0; y's are cleared). */
 static void kmul(struct omega *o, const double *x, double *y)
 {

@@ -16,6 +16,9 @@ struct omega *omega_alloc(struct rt_problem *pb);
 void omega_free(struct omega *o);
 /* K(u) at (u, z), for the estimates that follow. */
 void omega_stiffness(struct omega *o, const double *u, const double *z);
+/* ∇²Ψ(v, ż) in place of K(u): omega_max2 then estimates μ_max, the
+ * largest eigenvalue of C φ = μ M φ (C the damping's Hessian). */
+void omega_damping(struct omega *o, const double *v, const double *zd);
 /* An estimate of ω_max² for the current K(u), from below, with at most
  * it power iterations per iterate (500 the first time), warm-started from
  * the last call's vectors. */

@@ -650,52 +650,80 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 	return 0;
 }
 
-/* ω_max of the linearisation at (u, z): K + ∂²Φ/∂u² against M(u)
- * (paoli_schatzman accepts M(u)), dense, LAPACK dsygv.  0 with *wmax
- * set (0 when no eigenvalue is positive), -1 out of memory, -2 when the
- * eigensolve fails. */
-static int linearised_omega_max(struct rt_problem *pb, const double *u, const double *z, double *wmax)
+/* The largest eigenvalue of H φ = λ M(u) φ at a state, H the Hessian of
+ * the linearisation: of Φ (K + ∂²Φ/∂u² at (u, z): λ_max = ω_max²) or,
+ * with damping, of Ψ (C + ∂²Ψ/∂v² at (v, ż): λ_max = μ_max); M(u) as
+ * paoli_schatzman accepts it.  Dense (LAPACK dsygv) where the dense
+ * operators exist, else power iterations on the matrix layer
+ * (runtime/omega.c: from below, converged to 1e-10 or after 500
+ * iterations).  0 with *lmax (0 when no eigenvalue is positive), -1 out
+ * of memory, -2 when the eigensolve fails. */
+static int linearised_max(struct rt_problem *pb, const double *u, const double *z, const double *v, const double *zd,
+                          int damping, double *lmax)
 {
 	int n = pb->n, N = pb->N;
 	if (!pb->M && !pb->varmass) {
-		/* beyond the dense operators: power iterations on the matrix
-		 * layer (runtime/omega.c), an estimate from below converged to
-		 * 1e-10 or after 500 iterations */
 		struct omega *o = omega_alloc(pb);
 		if (!o)
 			return -1;
-		omega_stiffness(o, u, z);
-		double w2 = omega_max2(o, 500);
+		if (damping)
+			omega_damping(o, v, zd);
+		else
+			omega_stiffness(o, u, z);
+		double l = omega_max2(o, 500);
 		omega_free(o);
-		*wmax = w2 > 0 ? sqrt(w2) : 0;
+		*lmax = l > 0 ? l : 0;
 		return 0;
 	}
-	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double)), *Ku = calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double)), *H = calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	double *w = calloc((size_t)n + 1, sizeof(double)), *Mu = calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	int rc = -1;
-	if (J && Ku && w && Mu) {
+	if (J && H && w && Mu) {
 		problem_mass(pb, u, Mu);
-		problem_phi(pb, u, z, NULL);
-		problem_add_hess_phi(pb, NULL, NULL, J, N);
+		if (damping) {
+			problem_psi(pb, v, zd, NULL);
+			problem_add_hess_psi(pb, NULL, NULL, J, N);
+		} else {
+			problem_phi(pb, u, z, NULL);
+			problem_add_hess_phi(pb, NULL, NULL, J, N);
+		}
 		for (int j = 0; j < n; j++)
 			for (int i = 0; i < n; i++)
-				Ku[i + (size_t)j * n] = J[i + (size_t)j * N];
-		rc = la_sygv(n, Ku, Mu, w, NULL) == 0 ? 0 : -2;
+				H[i + (size_t)j * n] = J[i + (size_t)j * N];
+		rc = la_sygv(n, H, Mu, w, NULL) == 0 ? 0 : -2;
 		if (rc == 0)
-			*wmax = w[n - 1] > 0 ? sqrt(w[n - 1]) : 0;
+			*lmax = w[n - 1] > 0 ? w[n - 1] : 0;
 	}
-	free(J); free(Ku); free(w); free(Mu);
+	free(J); free(H); free(w); free(Mu);
+	return rc;
+}
+
+/* ω_max of the linearisation at (u, z) (linearised_max). */
+static int linearised_omega_max(struct rt_problem *pb, const double *u, const double *z, double *wmax)
+{
+	double l = 0;
+	int rc = linearised_max(pb, u, z, NULL, NULL, 0, &l);
+	*wmax = sqrt(l);
 	return rc;
 }
 
 /* Central differences on a nonlinear model: the critical step of the
  * linearisation at the initial state, K + ∂²Φ/∂u², refuses larger steps
- * as for linear models. */
-static int critical_step(struct rt_problem *pb, const struct ir_run *plan, const double *u, const double *z,
+ * as for linear models.  A scheme that takes the damping force at a
+ * velocity already known (IR_SCHEME_EXPLICIT_DAMPING: paoli_schatzman's
+ * M⁻¹F(Uᵐ, vₘ)) is stable on a mode only while also ζωτ < 1: on
+ * ü + 2ζωu̇ + ω²u = 0 its recurrence is Uᵐ⁺¹ = 2Uᵐ − Uᵐ⁻¹ − τ²(1 − ζωτ)
+ * (ω²Uᵐ + 2ζω(Uᵐ − Uᵐ⁻¹)/τ), whose characteristic polynomial
+ * λ² − bλ + 1 − 2cs (s = ζωτ, c = 1 − s) has its roots in the unit disc
+ * (Schur–Cohn) iff s < 1 and c(ω²τ² + 4s) < 4, which ωτ < 2 and s < 1
+ * give.  With μ = 2ζω, the eigenvalues of C φ = μ M φ, the step must
+ * stay below 2/μ_max too (a bar with Kelvin–Voigt damping: μ grows as
+ * ω², and a step of a tenth of 2/ω_max blew up to 1e83). */
+static int critical_step(struct rt_problem *pb, const struct ir_run *plan, unsigned caps, const struct rt_state *x,
                          struct rt_error *err)
 {
 	double wmax;
-	int s = linearised_omega_max(pb, u, z, &wmax);
+	int s = linearised_omega_max(pb, x->u, x->z, &wmax);
 	if (s == -1)
 		return fail(err, 3, plan->loc, "out of memory");
 	double tc = s == 0 && wmax > 0 ? 2 / wmax : INFINITY;
@@ -705,6 +733,19 @@ static int critical_step(struct rt_problem *pb, const struct ir_run *plan, const
 		            "(omega_max = %.6g rad/s at the initial state): take a step below %.6g%s",
 		            plan->dt, tc, ir_family_info[plan->scheme.family].name, wmax, tc,
 		            ir_family_info[plan->scheme.family].caps & IR_SCHEME_CONTACTS ? "" : " or an implicit scheme");
+	if (!(caps & IR_SCHEME_EXPLICIT_DAMPING) || (!pb->ir->dissipation && !pb->hasC))
+		return 0;
+	double mumax = 0;
+	s = linearised_max(pb, x->u, NULL, x->v, x->zd, 1, &mumax);
+	if (s == -1)
+		return fail(err, 3, plan->loc, "out of memory");
+	double td = s == 0 && mumax > 0 ? 2 / mumax : INFINITY;
+	if (plan->dt > td)
+		return fail(err, 3, plan->step_loc,
+		            "step %.6g exceeds the critical step 2/mu_max = %.6g of %s, which takes the damping "
+		            "explicitly (mu_max = %.6g 1/s, the largest eigenvalue of C phi = mu M phi at the initial "
+		            "state): take a step below %.6g or moreau_jean", plan->dt, td,
+		            ir_family_info[plan->scheme.family].name, mumax, td);
 	return 0;
 }
 
@@ -924,7 +965,7 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	if (pb->ncontact > 0 && !(e->caps & IR_SCHEME_CONTACTS))
 		return fail(err, 3, plan->scheme.loc, "model %s has contacts, which %s does not enforce: "
 		            "use paoli_schatzman or moreau_jean", plan->model->name, plan->scheme.name);
-	if ((e->caps & IR_SCHEME_CRITICAL_STEP) && critical_step(pb, plan, x->u, x->z, err))
+	if ((e->caps & IR_SCHEME_CRITICAL_STEP) && critical_step(pb, plan, e->caps, x, err))
 		return 3;
 	if (scheme_refuse_model(e->type, e->caps, pb, err)) {
 		err->loc = plan->scheme.loc;

@@ -142,6 +142,8 @@ struct moreau {
 	double *phi;                  /* nk */
 	double *q, *P, *y;            /* nr */
 	int *active, *basic, *idx;    /* nk, nr, nr: the contact of each row */
+	int *bidx;                    /* nr: the basic rows of lcp_solve */
+	int *pushed;                  /* nk: in the basic set of the last LCP */
 	int badrow;                   /* the first row of a frictional contact
 	                                 whose local problem had no solution */
 	double *D;                    /* nr × nr */
@@ -175,7 +177,7 @@ static void mj_free(void *p)
 	free(s->v1); free(s->u1); free(s->R); free(s->F0); free(s->gphi); free(s->gpsi); free(s->f0);
 	free(s->f1); free(s->psi0); free(s->du); free(s->vold); free(s->wpsi); free(s->wphi); free(s->W);
 	free(s->uproj); free(s->tw); free(s->ty);
-	free(s->G); free(s->H); free(s->WG); free(s->phi); free(s->q); free(s->P); free(s->y); free(s->active);
+	free(s->G); free(s->H); free(s->WG); free(s->phi); free(s->q); free(s->P); free(s->y); free(s->active); free(s->bidx); free(s->pushed);
 	free(s->basic); free(s->idx); free(s->D); free(s->Dsub); free(s->rhs);
 	free(s->cval); free(s->Gc); free(s->X); free(s->A); free(s->rkind); free(s->T);
 	free(s->p0); free(s->p1); free(s->dT0); free(s->dT1);
@@ -254,7 +256,8 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	    nl_vectors((size_t)nc * (size_t)n, &s->Gc, &s->X, (double **)NULL) ||
 	    nl_vectors((size_t)nc * (size_t)nc, &s->A, (double **)NULL) ||
 	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) || !(s->rkind = calloc((size_t)nr + 1, sizeof(int))) || !(s->basic = calloc((size_t)nr + 1, sizeof(int))) ||
-	    !(s->idx = calloc((size_t)nr + 1, sizeof(int))) ||
+	    !(s->idx = calloc((size_t)nr + 1, sizeof(int))) || !(s->bidx = calloc((size_t)nr + 1, sizeof(int))) ||
+	    !(s->pushed = calloc((size_t)nk + 1, sizeof(int))) ||
 	    (!s->lin && !sp && !(s->wf = la_factor_alloc(n, LA_DENSE_GENERAL, 0, 0))) ||
 	    (nr > 0 && !(s->df = la_factor_alloc(nr, LA_DENSE_GENERAL, 0, 0))) ||
 	    (nc > 0 && !(s->af = la_factor_alloc(nc, LA_DENSE_GENERAL, 0, 0))) ||
@@ -307,31 +310,39 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
  * (the constraints, always basic), 0 ≤ y_r ⊥ P_r ≥ 0 for the others (the
  * active contacts).  The basic set B has y_B = 0, P_B = −D_BB⁻¹ q_B; the
  * first contact row violating P ≥ 0 (in B) or y ≥ 0 (out of B) changes
- * side.  Finite for a P-matrix (Murty 1974); with the equality rows
- * eliminated D's Schur complement is again positive definite when the
- * rows are independent. */
+ * side.  Finite for a P-matrix from any starting set (Murty 1974); with
+ * the equality rows eliminated D's Schur complement is again positive
+ * definite when the rows are independent, so the solution is unique.
+ * The set starts from the contacts that pushed at the last solve
+ * (s->pushed): bodies resting on obstacles keep theirs from step to step,
+ * and one factorization of D_BB finds it, where a start from no contact
+ * flips them in one at a time (n contacts landing together: n
+ * factorizations of order up to n a step). */
 static int lcp_solve(struct moreau *s, int ne, int nr)
 {
-	int ld = s->nr;
+	int ld = s->nr, *bi = s->bidx;
 	for (int a = 0; a < nr; a++)
-		s->basic[a] = a < ne;
+		s->basic[a] = a < ne || s->pushed[s->idx[a]];
 	int na = nr - ne;
 	for (int iter = 0; iter < 1 << (na < 20 ? na : 20); iter++) {
-		/* P_B from D_BB P_B = −q_B, solved in an ld × ld frame with the
-		 * identity outside B */
-		memset(s->Dsub, 0, sizeof(double) * (size_t)ld * (size_t)ld);
-		for (int a = 0; a < ld; a++) {
-			int in = a < nr && s->basic[a];
-			s->rhs[a] = in ? -s->q[a] : 0;
-			for (int b = 0; b < ld; b++)
-				s->Dsub[a + (size_t)b * ld] = in ? (b < nr && s->basic[b] ? s->D[a + (size_t)b * ld] : 0)
-				                                 : (a == b);
-		}
-		if (la_factor(s->df, s->Dsub) != 0)
-			return -1;
-		la_solve(s->df, s->rhs);
+		/* P_B from D_BB P_B = −q_B, B's rows gathered in order */
+		int nb = 0;
 		for (int a = 0; a < nr; a++)
-			s->P[a] = s->basic[a] ? s->rhs[a] : 0;
+			if (s->basic[a])
+				bi[nb++] = a;
+		for (int p = 0; p < nb; p++) {
+			s->rhs[p] = -s->q[bi[p]];
+			for (int q = 0; q < nb; q++)
+				s->Dsub[p + (size_t)q * nb] = s->D[bi[p] + (size_t)bi[q] * ld];
+		}
+		if (nb > 0 && (la_factor_order(s->df, nb) || la_factor(s->df, s->Dsub) != 0))
+			return -1;
+		if (nb > 0)
+			la_solve(s->df, s->rhs);
+		for (int a = 0; a < nr; a++)
+			s->P[a] = 0;
+		for (int p = 0; p < nb; p++)
+			s->P[bi[p]] = s->rhs[p];
 		int flip = -1;
 		for (int a = ne; a < nr && flip < 0; a++) {
 			double ya = s->q[a];
@@ -342,8 +353,13 @@ static int lcp_solve(struct moreau *s, int ne, int nr)
 			if ((s->basic[a] && s->P[a] < 0) || (!s->basic[a] && ya < -tol))
 				flip = a;
 		}
-		if (flip < 0)
+		if (flip < 0) {
+			for (int k = 0; k < s->nk; k++)
+				s->pushed[k] = 0;
+			for (int a = ne; a < nr; a++)
+				s->pushed[s->idx[a]] = s->basic[a];
 			return 0;
+		}
 		s->basic[flip] = !s->basic[flip];
 	}
 	return -1;

@@ -1115,6 +1115,42 @@ static void test_pack(void)
 	la_mat_free(&A);
 }
 
+/* --- a dense factor used at a smaller order (la_factor_order) ------- */
+
+/* The LCP of moreau_jean factors the basic block of its Delassus matrix in
+ * a factor allocated for all the rows: order 2 of a 4 × 4 factor solves
+ * [4 1; 1 3] x = [1; 2] exactly (x = [1/11, 7/11]), back to order 4
+ * solves the identity, and the orders beyond the allocation or of a band
+ * kind are refused. */
+static void test_factor_order(void)
+{
+	struct la_factor *f = la_factor_alloc(4, LA_DENSE_GENERAL, 0, 0);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	double a2[4] = { 4, 1, 1, 3 }, b2[2] = { 1, 2 };
+	CHECK_INT(la_factor_order(f, 2), 0);
+	CHECK_INT(la_factor(f, a2), 0);
+	la_solve(f, b2);
+	CHECK(fabs(b2[0] - 1.0 / 11) < 1e-15 && fabs(b2[1] - 7.0 / 11) < 1e-15);
+	double id[16] = { 0 }, b4[4] = { 1, 2, 3, 4 };
+	for (int i = 0; i < 4; i++)
+		id[i + 4 * i] = 1;
+	CHECK_INT(la_factor_order(f, 4), 0);
+	CHECK_INT(la_factor(f, id), 0);
+	la_solve(f, b4);
+	CHECK(b4[0] == 1 && b4[1] == 2 && b4[2] == 3 && b4[3] == 4);
+	CHECK_INT(la_factor_order(f, 5), -1);
+	CHECK_INT(la_factor_order(f, -1), -1);
+	la_factor_free(f);
+	struct la_factor *g = la_factor_alloc(4, LA_BAND_GENERAL, 1, 1);
+	CHECK(g != NULL);
+	if (g) {
+		CHECK_INT(la_factor_order(g, 2), -1);
+		la_factor_free(g);
+	}
+}
+
 int main(void)
 {
 	test_pack();
@@ -1134,6 +1170,7 @@ int main(void)
 	test_band_spd_unequal();
 	test_pivots();
 	test_refactor();
+	test_factor_order();
 	test_sygv_2x2();
 	test_sygv_chain();
 	test_sygv_indefinite();
