@@ -350,6 +350,9 @@ out:
 	return rc;
 }
 
+/* the largest coordinate of a generated mesh (check_bounds) */
+#define MESH_MAX_COORD 1e100
+
 static int check_bounds(const char *what, const char *lo_name, double lo,
                         const char *hi_name, double hi, char *err, size_t errlen)
 {
@@ -360,6 +363,14 @@ static int check_bounds(const char *what, const char *lo_name, double lo,
 	if (!(lo < hi)) {
 		mesh_errf(err, errlen, "%s: %s = %g must be less than %s = %g",
 		          what, lo_name, lo, hi_name, hi);
+		return -1;
+	}
+	/* beyond, the nodes' coordinates (hi − lo)·i/n and the cells' maps
+	 * (a determinant is a product of dim lengths) overflow: interval(0,
+	 * 1e308) had infinite nodes */
+	if (fabs(lo) > MESH_MAX_COORD || fabs(hi) > MESH_MAX_COORD) {
+		mesh_errf(err, errlen, "%s: the bounds %s = %g and %s = %g must lie within +-%g (state the lengths in "
+		          "other units)", what, lo_name, lo, hi_name, hi, MESH_MAX_COORD);
 		return -1;
 	}
 	return 0;
