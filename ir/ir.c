@@ -885,8 +885,11 @@ static void dump_model(FILE *f, const struct ir_model *m, const struct ir_run *r
 	else
 		fprintf(f, "  mass: %d x %d, %ld entries stored (sparse)\n", m->ndof, m->ndof, ir_matrix_count(&m->mass));
 	if (m->damping_kind == IR_DAMP_MODAL) {
-		fputs("  damping: modal xi = ", f);
-		print_num(f, m->modal_xi);
+		fputs("  damping: modal xi =", f);
+		for (int k = 0; k < m->nmodal_xi; k++) {
+			fputc(' ', f);
+			print_num(f, m->modal_xi[k]);
+		}
 		fputc('\n', f);
 	} else {
 		dump_operator(f, "damping", m->ndof, &m->damping);

@@ -331,7 +331,10 @@ struct ir_model {
 	struct ir_dof_list dofs;      /* their names, by group */
 	struct ir_matrix mass, damping, stiffness;
 	enum ir_damping damping_kind;
-	double modal_xi;              /* IR_DAMP_MODAL: damping ratio of every mode */
+	const double *modal_xi;       /* IR_DAMP_MODAL: the damping ratios of the
+	                                 modes from the lowest, nmodal_xi of them;
+	                                 the last for the modes beyond */
+	int nmodal_xi;
 	int kl, ku;                   /* bandwidths of the pattern of M, C, K */
 	struct ir_prog *force;        /* nout == ndof, or NULL */
 	struct ir_loc force_loc;

@@ -686,11 +686,30 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 			/* C = M Φ diag(2 ξ ω) Φᵀ M, computed by the runtime from the
 			 * eigenproblem K φ = ω² M φ (code_aster's AMOR_MODAL). */
 			if (e->args.n != 1)
-				return eval_error(ev, e->loc, "modal takes 1 argument, the damping ratio of every mode");
-			if (eval_number(ev, ((struct ast_arg *)e->args.v[0])->value, &m->modal_xi, "the damping ratio"))
+				return eval_error(ev, e->loc, "modal takes 1 argument, the damping ratio of every mode (or "
+				                  "a vector of them, from the lowest mode)");
+			/* one ratio, or one per mode from the lowest, the last for
+			 * the modes beyond (code_aster's AMOR_REDUIT list) */
+			struct ast_expr *xe = ((struct ast_arg *)e->args.v[0])->value;
+			struct value xv;
+			if (eval_expr(ev, xe, &xv))
 				return -1;
-			if (m->modal_xi < 0)
-				return eval_error(ev, e->loc, "the modal damping ratio must be non-negative");
+			if (xv.kind == VAL_MAT && xv.rows > 1 && xv.cols > 1)
+				return eval_error(ev, xe->loc, "the modal damping ratios are a number or a vector (one per "
+				                  "mode), not a %dx%d matrix", xv.rows, xv.cols);
+			int nx = xv.kind == VAL_MAT ? xv.rows * xv.cols : 1;
+			int *regs;
+			if (to_vector(ev, &xv, nx, xe->loc, "the damping ratios", &regs))
+				return -1;
+			double *xi = arena_alloc(ev->a, sizeof(double) * (size_t)nx);
+			for (int j = 0; j < nx; j++) {
+				if (!ir_is_const(ev->prog, regs[j], &xi[j]))
+					return eval_error(ev, xe->loc, "the damping ratio must be constant");
+				if (!(xi[j] >= 0 && isfinite(xi[j])))
+					return eval_error(ev, e->loc, "the modal damping ratio must be non-negative");
+			}
+			m->modal_xi = xi;
+			m->nmodal_xi = nx;
 			if (!mc->stiffness_declared)
 				return eval_error(ev, e->loc, "modal damping needs a stiffness matrix (its modes come from "
 				                  "K phi = w^2 M phi)");

@@ -612,7 +612,14 @@ static void show(const char *name)
 	if (m->kinetic)
 		puts("  mass: depends on the configuration (kinetic energy)");
 	if (m->damping_kind == IR_DAMP_MODAL)
-		printf("  damping: modal, %g of critical in every mode\n", m->modal_xi);
+		if (m->nmodal_xi == 1) {
+			printf("  damping: modal, %g of critical in every mode\n", m->modal_xi[0]);
+		} else {
+			printf("  damping: modal, of critical");
+			for (int k = 0; k < m->nmodal_xi; k++)
+				printf(" %g", m->modal_xi[k]);
+			printf(" from the lowest mode (the last beyond)\n");
+		}
 	else if (!m->dissipation)
 		print_matrix("damping", m->ndof, &m->damping);
 	if (!m->potential)

@@ -224,7 +224,8 @@ static int modal_damping(struct rt_problem *pb, struct rt_error *err)
 		memcpy(mp, phi, sizeof(double) * nn);
 	for (int k = 0; k < r; k++) {
 		la_gemv(n, pb->M, mp + (size_t)k * n, phi);
-		double c = 2 * m->modal_xi * sqrt(w[k] > 0 ? w[k] : 0);
+		double xi = m->modal_xi[k < m->nmodal_xi ? k : m->nmodal_xi - 1];
+		double c = 2 * xi * sqrt(w[k] > 0 ? w[k] : 0);
 		for (int j = 0; j < n; j++)
 			for (int i = 0; i < n; i++)
 				C[i + (size_t)j * n] += c * phi[i] * phi[j];
