@@ -384,6 +384,10 @@ static int dyn_main(int argc, char **argv)
 	/* A file beyond the size limit (ulimit -f) is a write error (EFBIG)
 	 * that stops the run with its message, not a silent kill. */
 	signal(SIGXFSZ, SIG_IGN);
+	/* Likewise a reader that stops reading (dyn script | head): the
+	 * write fails with EPIPE and dyn exits 3 with its message, or 4 for
+	 * a record, instead of dying of the signal (status 141). */
+	signal(SIGPIPE, SIG_IGN);
 
 	arena_on_oom(out_of_memory);
 	struct session s;

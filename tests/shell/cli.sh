@@ -255,6 +255,15 @@ if [ -w /dev/full ]; then
 	want_rc full 3
 fi
 
+# a reader that closes the pipe early: exit 3 and the message, not death
+# by SIGPIPE (status 141)
+printf 'for i in 1..200000 {\n  print i\n}\n' > many.dyn
+{ "$DYN" many.dyn 2> pipe.err < /dev/null; echo $? > pipe.rc; } | head -n 1 > pipe.out
+rc=$(cat pipe.rc)
+want_rc pipe 3
+[ "$(cat pipe.out)" = 1 ] || fail "dyn many.dyn | head -n 1 printed $(cat pipe.out)"
+has pipe.err "dyn: error writing the standard output" "dyn many.dyn | head -n 1"
+
 # standard input: "dyn < FILE" and "dyn - < FILE" give the same output,
 # exit status and files as "dyn FILE" (examples/seismic.dyn, with -o)
 seismic=$srcdir/examples/seismic.dyn
