@@ -345,6 +345,43 @@ static int plot_vectors(struct eval *ev, struct ast_expr *e, struct value *y, st
 	return 0;
 }
 
+/* A plot's file name and options (title, xlabel, ylabel: strings; logx,
+ * logy: true/false) into spec and *path, checked: an SVG file or the
+ * REPL's $terminal.  A run's block checks its plots with it before the
+ * run steps (check_block_plots), so that a misspelt option is not found
+ * after an hour of stepping. */
+static int plot_setup(struct eval *ev, struct ast_stmt *st, struct plot_spec *spec, const char **path)
+{
+	if (eval_string(ev, st->path, path, "the file name"))
+		return -1;
+	for (int i = 0; i < st->defs.n; i++) {
+		struct ast_arg *o = st->defs.v[i];
+		double flag;
+		if (strcmp(o->name, "title") == 0 || strcmp(o->name, "xlabel") == 0 || strcmp(o->name, "ylabel") == 0) {
+			const char *text;
+			if (eval_string(ev, o->value, &text, o->name))
+				return -1;
+			*(o->name[0] == 't' ? &spec->title : o->name[0] == 'x' ? &spec->xlabel : &spec->ylabel) = text;
+		} else if (strcmp(o->name, "logx") == 0 || strcmp(o->name, "logy") == 0) {
+			if (eval_number(ev, o->value, &flag, o->name))
+				return -1;
+			*(o->name[3] == 'x' ? &spec->logx : &spec->logy) = flag != 0;
+		} else {
+			return eval_error(ev, o->loc, "unknown plot option '%s' (options: title, xlabel, ylabel, logx, logy)",
+			                  o->name);
+		}
+	}
+	if (strcmp(*path, "$terminal") == 0)
+		return 0;
+	size_t len = strlen(*path);
+	if (len < 4 || strcmp(*path + len - 4, ".svg") != 0) {
+		if (len >= 4 && strcmp(*path + len - 4, ".png") == 0)
+			return eval_error(ev, st->path->loc, "PNG output is not available: write an .svg file");
+		return eval_error(ev, st->path->loc, "plots are written as SVG: the file name must end in .svg");
+	}
+	return 0;
+}
+
 static int exec_plot(struct eval *ev, struct ast_stmt *st)
 {
 	int n = st->exprs.n;
@@ -379,41 +416,17 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 		if (((struct ast_expr *)st->exprs.v[i])->label)
 			ser[i].label = ((struct ast_expr *)st->exprs.v[i])->label;
 	const char *path;
-	if (eval_string(ev, st->path, &path, "the file name"))
-		return -1;
-	/* options: title, xlabel, ylabel (strings), logx, logy (true/false) */
 	struct plot_spec spec = { 0 };
 	spec.xlabel = xlabel;
 	spec.ylabel = n == 1 ? ser[0].label : "";
 	spec.nseries = n;
 	spec.series = ser;
-	for (int i = 0; i < st->defs.n; i++) {
-		struct ast_arg *o = st->defs.v[i];
-		double flag;
-		if (strcmp(o->name, "title") == 0 || strcmp(o->name, "xlabel") == 0 || strcmp(o->name, "ylabel") == 0) {
-			const char *text;
-			if (eval_string(ev, o->value, &text, o->name))
-				return -1;
-			*(o->name[0] == 't' ? &spec.title : o->name[0] == 'x' ? &spec.xlabel : &spec.ylabel) = text;
-		} else if (strcmp(o->name, "logx") == 0 || strcmp(o->name, "logy") == 0) {
-			if (eval_number(ev, o->value, &flag, o->name))
-				return -1;
-			*(o->name[3] == 'x' ? &spec.logx : &spec.logy) = flag != 0;
-		} else {
-			return eval_error(ev, o->loc, "unknown plot option '%s' (options: title, xlabel, ylabel, logx, logy)",
-			                  o->name);
-		}
-	}
+	if (plot_setup(ev, st, &spec, &path))
+		return -1;
 	if (strcmp(path, "$terminal") == 0) {
 		/* the REPL's :plot */
 		plot_term_write(stdout, &spec, ev->s->term_width > 0 ? ev->s->term_width : 80, 16, ev->s->term_color);
 		return 0;
-	}
-	size_t len = strlen(path);
-	if (len < 4 || strcmp(path + len - 4, ".svg") != 0) {
-		if (len >= 4 && strcmp(path + len - 4, ".png") == 0)
-			return eval_error(ev, st->path->loc, "PNG output is not available: write an .svg file");
-		return eval_error(ev, st->path->loc, "plots are written as SVG: the file name must end in .svg");
 	}
 	const char *full = path_join(ev->a, ev->s->outdir, path);
 	char name[256];
@@ -543,6 +556,68 @@ static struct ast_expr *rebase(struct eval *ev, struct ast_expr *e)
 	}
 }
 
+/* Whether a run of plan has a quantity called name (eval.c's run_field
+ * finds it in the results; this is the same list from the plan). */
+static int plan_has_quantity(const struct ir_run *plan, const char *name)
+{
+	const struct ir_model *m = plan->model;
+	if (strcmp(name, "t") == 0)
+		return 1;
+	for (int i = 0; i < RT_NENERGY; i++)
+		if (strcmp(name, rt_energy_name[i]) == 0)
+			return 1;
+	if (strcmp(name, "lambda") == 0)
+		return m->nconstraint > 0;
+	if (strcmp(name, "impulse") == 0 || strcmp(name, "impulse_t") == 0)
+		return m->contact.n > 0;
+	for (int o = 0; o < plan->noutput; o++)
+		for (int j = 0; j < plan->output[o].nrecord; j++)
+			if (plan->output[o].record[j].kind == IR_REC_EXPR && strcmp(plan->output[o].record[j].name, name) == 0)
+				return 1;
+	for (int pass = 0; pass < 2; pass++) {
+		const struct ir_dof_list *l = pass ? &m->intvars : &m->dofs;
+		for (int g = 0; g < l->ngroup; g++)
+			if (l->group[g].size > 0 && strcmp(l->group[g].name, name) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* The quantity a plot's series names in a run's block (u, x[2]', sigma
+ * vs u): 0 when the run has it, else reported. */
+static int check_plot_name(struct eval *ev, const struct ir_run *plan, const char *run, const struct ast_expr *e)
+{
+	if (e->kind == AST_PAIR)
+		return check_plot_name(ev, plan, run, e->lhs) || check_plot_name(ev, plan, run, e->rhs);
+	while (e->kind == AST_PRIME || e->kind == AST_INDEX)
+		e = e->lhs;
+	if (e->kind != AST_NAME || plan_has_quantity(plan, e->name))
+		return 0;
+	return eval_error(ev, e->loc, "%s%s has no quantity '%s' to plot (the run's dofs, t, kinetic, stored, "
+	                  "dissipated, work, residual and recorded names)", strcmp(run, "run") ? "run " : "this ",
+	                  run, e->name);
+}
+
+/* The plots in a run's block, checked before the run steps (and by
+ * --check): their file names, options and quantities.  They are drawn
+ * after it, and an error found then came after the whole run. */
+static int check_block_plots(struct eval *ev, struct ast_run *ast, const struct ir_run *plan, const char *run)
+{
+	for (int k = 0; k < ast->records.n; k++) {
+		struct ast_record *rec = ast->records.v[k];
+		struct plot_spec spec = { 0 };
+		const char *path;
+		if (!rec->plot)
+			continue;
+		if (plot_setup(ev, rec->plot, &spec, &path))
+			return -1;
+		for (int i = 0; i < rec->plot->exprs.n; i++)
+			if (check_plot_name(ev, plan, run, rec->plot->exprs.v[i]))
+				return -1;
+	}
+	return 0;
+}
+
 static int run_plots(struct eval *ev, struct ast_run *ast, struct run_value *rv)
 {
 	for (int k = 0; k < ast->records.n; k++) {
@@ -577,7 +652,7 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 	struct scope *scope = ev->scope;
 	int rc = lower_run(ev, ast, &plan);
 	ev->scope = scope;
-	if (rc)
+	if (rc || check_block_plots(ev, ast, plan, name))
 		return -1;
 	if (ev->s->dump_ir) {
 		ir_dump_run(stdout, plan);
