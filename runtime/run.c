@@ -1901,6 +1901,15 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 		for (int o = 0; o < r->plan->noutput && r->outs; o++)
 			if (r->outs[o].f && !r->outs[o].file.err && r->k % r->outs[o].o->every != 0)
 				write_row(&r->s, &r->outs[o], r->plan->model->table, r->pb.hint);
+	/* and its field series too (step k as if it were the last: the
+	 * series' frame rule writes the last step) */
+	if (r->pb_ok && r->state_valid && r->k > 0 && r->k < r->plan->nstep)
+		for (int o = 0; o < r->plan->nfield_output && r->fouts; o++) {
+			char msg[400];
+			if (rt_field_out_step(&r->fouts[o], r->k, r->k, r->s.t, r->x.u, msg, sizeof msg) && !status)
+				status = fail(err, 4, r->plan->field_output[o].loc, "t = %.10g (step %d): %s", r->s.t, r->k,
+				              msg);
+		}
 	/* every file that was opened gets its name, whatever stopped the run:
 	 * its rows are whole (outfile.c) */
 	for (int o = 0; o < r->plan->noutput && r->outs; o++) {

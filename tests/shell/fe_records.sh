@@ -74,4 +74,30 @@ grep -q 'NumberOfPoints="5" NumberOfCells="2"' "$dir/out/q2_000000.vtu" ||
 vals=$(sed -n '/<AppendedData/{n;p;}' "$dir/out/q2_000000.vtu" | sed 's/^[[:space:]]*_//' | cut -c13-68 |
        base64 -d | od -A n -t f8 -w8 | tr -s ' ' | tr '\n' ' ')
 [ "$vals" = " 0  0.25  1  0.0625  0.5625 " ] || fail "P2 u at t = 0: $vals"
+# a run that stops early ends its field series with the last step
+# computed, as its CSV records (dyn(5), Records): the load is infinite at
+# t = 0.75 (step 15), so both end at step 14 (the series stopped at 12)
+cat > "$dir/early.dyn" <<'END'
+mesh bar = interval(0, 1, cells = 4)
+model wave {
+  field u on bar : P1
+  kinetic   integral(bar, 0.5*u'^2)
+  potential integral(bar, 0.5*grad(u)^2)
+  fix u on left
+  force u on right: if t > 0.5 then 1/(t-0.75) else 0
+  init u = x
+}
+let r = run wave with newmark from 0 to 1 step 0.05 {
+  record field u to "early.pvd" every 4
+  record t, u at (1) to "early.csv" every 4
+}
+END
+"$DYN" -o "$dir/out" "$dir/early.dyn" > "$dir/early.out" 2>&1
+rc=$?
+[ $rc = 4 ] || fail "early.dyn: exit status $rc, expected 4: $(head -3 "$dir/early.out")"
+last=$(sed -n 's/.*file="\([^"]*\)".*/\1/p' "$dir/out/early.pvd" | tail -n 1)
+[ "$last" = early_000014.vtu ] || fail "early.pvd ends with $last, not early_000014.vtu"
+[ -s "$dir/out/early_000014.vtu" ] || fail "early_000014.vtu is missing"
+[ "$(tail -n 1 "$dir/out/early.csv" | cut -d, -f1)" = 0.7000000000000001 ] ||
+	fail "early.csv ends with $(tail -n 1 "$dir/out/early.csv")"
 exit $status
