@@ -532,7 +532,7 @@ static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 				return eval_error(ev, ((struct ast_arg *)over.overrides.v[i])->loc,
 				                  "modes: %s(...) takes its parameters by name, p = v", me->name);
 		struct binding *b = scope_lookup(ev->scope, me->name);
-		if (b && b->kind == B_MODEL && run_overrides_check(ev->d, ev->a, b->stmt->model, &over))
+		if (b && b->kind == B_MODEL && run_overrides_check(ev->d, ev->a, b->stmt->model, &over, eval_script_value, ev))
 			return -1;
 		struct value *ov = arena_alloc(ev->a, sizeof *ov * (size_t)(over.overrides.n + 1));
 		for (int i = 0; i < over.overrides.n; i++) {

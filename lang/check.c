@@ -107,6 +107,14 @@ static struct cname *lookup(struct cscope *sc, const char *name)
 	return NULL;
 }
 
+/* For run_overrides_check: name is a value of the script in scope. */
+static int script_value(void *ctx, const char *name)
+{
+	struct checker *c = ctx;
+	struct cname *n = lookup(c->scope, name);
+	return n && n->kind == B_VALUE;
+}
+
 static struct cname *define(struct checker *c, const char *name, enum bind_kind kind, struct loc loc)
 {
 	struct cname *n = name_index_find(&c->scope->index, c->scope->head, name);
@@ -630,7 +638,7 @@ static void run(struct checker *c, struct ast_run *r)
 	}
 	if (!m->model)
 		return;   /* a model of an earlier REPL input: lowering checks it */
-	c->errors += run_overrides_check(c->d, c->a, m->model, r);
+	c->errors += run_overrides_check(c->d, c->a, m->model, r, script_value, c);
 	shadowed_params(c, r, m->model);
 	/* record NAME = EXPR sees the model's names; plain items (t, u',
 	 * energy) are checked by lowering, which knows their meaning */

@@ -44,6 +44,13 @@ struct binding *scope_lookup(struct scope *sc, const char *name)
 	return NULL;
 }
 
+int eval_script_value(void *ctx, const char *name)
+{
+	struct eval *ev = ctx;
+	struct binding *b = scope_lookup(ev->scope, name);
+	return b && b->kind == B_VALUE;
+}
+
 /* Bind a new name in the innermost scope; a name defined twice in one
  * scope is an error (except at the REPL, where definitions are revised). */
 struct binding *scope_bind(struct eval *ev, const char *name, enum bind_kind kind, struct loc loc)

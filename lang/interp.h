@@ -183,7 +183,12 @@ struct ir_dof_group *lower_dof_group(struct eval *ev, struct model_ctx *mc, int 
 int model_param_names(struct arena *a, const struct ast_model *m, const char ***names);
 /* Report the parameter overrides of run MODEL(p = v) that name no parameter
  * of m (with the closest one) or one twice; returns their number. */
-int run_overrides_check(struct diag *d, struct arena *a, const struct ast_model *m, const struct ast_run *r);
+/* script_value (NULL: none) tells whether a name the model does not
+ * declare is a value of the script, for a message that says so. */
+int run_overrides_check(struct diag *d, struct arena *a, const struct ast_model *m, const struct ast_run *r,
+                        int (*script_value)(void *ctx, const char *name), void *ctx);
+/* For run_overrides_check: name is a value in ev's scope (ctx: the eval). */
+int eval_script_value(void *ctx, const char *name);
 
 /* Runs (lower.c). */
 int lower_model_named(struct eval *ev, const char *name, struct loc loc, struct ir_model **out);

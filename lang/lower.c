@@ -353,7 +353,8 @@ int model_param_names(struct arena *a, const struct ast_model *m, const char ***
 	return n;
 }
 
-int run_overrides_check(struct diag *d, struct arena *a, const struct ast_model *m, const struct ast_run *r)
+int run_overrides_check(struct diag *d, struct arena *a, const struct ast_model *m, const struct ast_run *r,
+                        int (*script_value)(void *ctx, const char *name), void *ctx)
 {
 	const char **names;
 	int n = model_param_names(a, m, &names), errors = 0;
@@ -373,6 +374,15 @@ int run_overrides_check(struct diag *d, struct arena *a, const struct ast_model 
 		if (found)
 			continue;
 		errors++;
+		if (script_value && script_value(ctx, o->name)) {
+			/* a value of the script that the model reads: a run
+			 * would change it for the model alone, not for the lets
+			 * and functions computed from it */
+			diag_error(d, o->loc, "model %s has no parameter '%s': %s is the script's, and a run overrides the "
+			           "model's own parameters only (declare it in the model, param %s = ..., or give it with "
+			           "dyn --set %s=...)", m->name, o->name, o->name, o->name, o->name);
+			continue;
+		}
 		const char *close = name_closest(o->name, names, n);
 		if (close) {
 			diag_error(d, o->loc, "model %s has no parameter '%s'; did you mean '%s'?", m->name, o->name, close);
@@ -1839,7 +1849,7 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 
 	/* run MODEL(p = v): the values in the caller's scope (a sweep's loop
 	 * variable), then the model with them */
-	if (ar->overrides.n && run_overrides_check(ev->d, ev->a, b->stmt->model, ar))
+	if (ar->overrides.n && run_overrides_check(ev->d, ev->a, b->stmt->model, ar, eval_script_value, ev))
 		return -1;
 	struct value *ov = arena_alloc(ev->a, sizeof *ov * (size_t)(ar->overrides.n + 1));
 	for (int i = 0; i < ar->overrides.n; i++) {
