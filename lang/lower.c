@@ -1544,6 +1544,10 @@ static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *
 			if (every < 1)
 				return eval_error(ev, rec->every->loc, "every must be at least 1, not %ld", every);
 			o->every = (int)every;
+			/* the histories a script reads back keep every step */
+			if (!rec->path)
+				diag_warning(ev->d, rec->every->loc, "every %ld has no effect: this record writes no file "
+				             "(every N thins the rows written to FILE by 'to FILE')", every);
 		}
 		ev->scope = sc;
 		ev->mc = mc;
