@@ -890,6 +890,8 @@ static void command(char *line)
 	remember(line);
 	remember("\n");
 	cmd_line = ++typed_lines;
+	for (const char *p = line; *p; p++)   /* :start's run block may span lines */
+		typed_lines += *p == '\n';
 	char *whole = arena_strndup(S->arena, typed, typed_len);
 	diag_add_source(&S->diag, "<stdin>", whole, typed_len);
 	char *cmd = line, *arg = line;
@@ -1156,9 +1158,20 @@ static void evaluate_statement(const char *text)
 	evaluating = 0;
 }
 
+/* Whether a line is a command that goes on over the next lines: :start
+ * with a run whose block is still open. */
+static int command_needs_more(const char *text, size_t len)
+{
+	static const char start[] = ":start";
+	size_t k = sizeof start - 1;
+	if (len <= k || strncmp(text, start, k) != 0 || !isspace((unsigned char)text[k]))
+		return 0;
+	return parse_needs_more(text + k, len - k);
+}
+
 static void feed(const char *line)
 {
-	if (!buffer && line[0] == ':') {
+	if (!buffer && line[0] == ':' && !command_needs_more(line, strlen(line))) {
 		if (line[1])
 			add_history(line);
 		char *cmd = arena_strdup(S->arena, line);
@@ -1179,6 +1192,19 @@ static void feed(const char *line)
 	blen += n;
 	buffer[blen++] = '\n';
 	buffer[blen] = '\0';
+	if (buffer[0] == ':') {
+		/* a command continued over lines: run when its block closes */
+		if (command_needs_more(buffer, blen))
+			return;
+		buffer[blen - 1] = '\0';
+		add_history(buffer);
+		char *cmd = arena_strdup(S->arena, buffer);
+		free(buffer);
+		buffer = NULL;
+		blen = 0;
+		evaluate_command(cmd);
+		return;
+	}
 	if (parse_needs_more(buffer, blen))
 		return;
 	if (blen > 1) {

@@ -10,6 +10,10 @@
 #  3. :step with a count that is not a whole number from 1 to INT_MAX
 #     (4294967297 would wrap to 1, 1e30 overflows long) is refused with a
 #     message and takes no step.
+#  4. :start with a run whose record block spans lines waits for the block
+#     to close (a "...>" prompt), then prepares the run; :run writes its
+#     record (11 rows and a header for 10 steps); an error in the block
+#     is reported at its own line.
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${PTYRUN:?PTYRUN is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -126,6 +130,35 @@ send \x04
 exit 0
 PTY
 session count
+
+# 4. A :start over several lines.
+cat > "$dir/multiline.pty" <<PTY
+expect dyn> 
+send $OSC
+expect dyn> 
+send :start let s = run osc with midpoint from 0 to 1 step 0.1 {\n
+expect ...> 
+send   record u to "$dir/multiline.csv"\n
+expect ...> 
+send }\n
+expect step 0 of 10 (in progress)
+expect dyn> 
+send :run\n
+expect step 10 of 10
+expect dyn> 
+send :start let q = run osc with midpoint from 0 to 1 step 0.1 {\n
+expect ...> 
+send   record nosuch to "$dir/multiline2.csv" }\n
+expect <stdin>:12:
+expect cannot record 'nosuch'
+expect dyn> 
+send \x04
+exit 0
+PTY
+if session multiline; then
+	rows=$(wc -l < "$dir/multiline.csv" 2> /dev/null || echo 0)
+	[ "$rows" -eq 12 ] || fail "multi-line :start: $rows lines in its record, expected 12"
+fi
 
 # Valgrind, when installed and dyn is not built with ASan (make
 # check-sanitize sets DYN_SANITIZED): the refused :start reads no uninitialised
