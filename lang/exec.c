@@ -1012,7 +1012,7 @@ void session_free(struct session *s)
 struct ast_program *session_parse(struct session *s, const char *file, const char *text, size_t len)
 {
 	arena_purpose("parsing", file);
-	if (file && file[0] != '<')
+	if (file && (file[0] != '<' || strcmp(file, "<stdin>") == 0))
 		session_add_input(s, file);
 	return parse_text(s->arena, &s->diag, file, text, len);
 }

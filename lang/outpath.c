@@ -20,10 +20,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void session_add_input(struct session *s, const char *path)
+/* A file the script was read from, named as its messages call it: a
+ * script piped from a file (dyn < FILE) is that file, a terminal or a
+ * pipe is nothing to protect. */
+static void add_input(struct session *s, const char *path, const char *name)
 {
 	struct stat st;
-	if (!path || stat(path, &st) != 0)
+	if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return;
 	if (s->ninput == s->input_cap) {
 		int cap = s->input_cap ? 2 * s->input_cap : 8;
@@ -34,7 +37,15 @@ void session_add_input(struct session *s, const char *path)
 	struct out_id *id = &s->input[s->ninput++];
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
-	id->name = arena_strdup(s->arena, path);
+	id->name = arena_strdup(s->arena, name);
+}
+
+void session_add_input(struct session *s, const char *path)
+{
+	if (path && strcmp(path, "<stdin>") == 0)
+		add_input(s, "/dev/stdin", "<stdin>");
+	else
+		add_input(s, path, path);
 }
 
 /* The real path of a folder (arena), or NULL with errno set. */

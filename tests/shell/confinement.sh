@@ -8,7 +8,8 @@
 #   - an absolute path inside the folder, a link to a folder inside it:
 #     written;
 #   - --allow-write-anywhere lifts the restriction, but not the
-#     protection of the script and its modules (also through a link);
+#     protection of the script and its modules (also through a link, and
+#     of a script read from standard input redirected from its file);
 #   - two records through a linked folder are one file (exit 3);
 #   - file names in messages have their control characters escaped.
 #
@@ -103,6 +104,17 @@ cp "$dir/scripts/selflink.dyn" "$dir/selflink.saved"
 run selflink 3 --allow-write-anywhere
 grep -q "is the script 'scripts/selflink.dyn'" "$dir/selflink.err" || fail "selflink: message: $(head -1 "$dir/selflink.err")"
 cmp -s "$dir/selflink.saved" "$dir/scripts/selflink.dyn" || fail "selflink: the script was overwritten"
+
+# A script read from standard input (dyn < FILE) is that file: a record
+# to its name is refused, the script untouched.
+printf 'model m {\n  dof x\n  mass [1]\n  stiffness [1]\n  init x = 1\n}\nrun m with newmark from 0 to 1 step 0.1 {\n  record x to "piped.dyn"\n}\n' > "$dir/piped.dyn"
+cp "$dir/piped.dyn" "$dir/piped.saved"
+(cd "$dir" && "$DYN" < piped.dyn > piped.out 2> piped.err)
+rc=$?
+[ "$rc" -eq 3 ] || fail "piped: exit status $rc, expected 3"
+grep -q "^<stdin>:8:15: error: 'piped.dyn' is the script '<stdin>': a script's outputs never overwrite it" "$dir/piped.err" ||
+	fail "piped: message: $(head -1 "$dir/piped.err")"
+cmp -s "$dir/piped.saved" "$dir/piped.dyn" || fail "piped: the script was overwritten"
 
 # One file through a linked folder (alias -> .): refused at the second.
 script twice "a.csv" "alias/a.csv"
