@@ -536,6 +536,14 @@ static struct ir_model *model_of(const char *name)
 static void show(const char *name)
 {
 	struct binding *b = scope_lookup(S->globals, name);
+	if (!b && strcmp(name, "pi") == 0) {
+		execute_for_command("pi\n", arg_col - 1);
+		return;
+	}
+	if (!b && builtin_exists(name)) {
+		printf("%s: a built-in function (:help language lists them, dyn(5) explains them)\n", name);
+		return;
+	}
 	if (!b) {
 		/* a diagnostic at the command's argument, as :eig's */
 		struct eval ev;

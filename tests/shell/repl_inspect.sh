@@ -9,7 +9,9 @@
 # model of energies shows each parameter line once, its constraint and
 # initial state, and no all-zero stiffness; long entries line up.
 # :eig MODEL K shows the lowest K modes (a large model's lowest 10 by
-# default, said so), and a bad K is refused with the usage.
+# default, said so), and a bad K is refused with the usage.  :show pi
+# shows its value and :show of a built-in function says what it is (both
+# were "undefined name").
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${PTYRUN:?PTYRUN is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -82,6 +84,12 @@ expect model osc has 1 dof: at most 1 mode, not 2
 expect dyn> 
 send :eig osc x\n
 expect usage: :eig MODEL [K]
+expect dyn> 
+send :show pi\n
+expect 3.14159
+expect dyn> 
+send :show sin\n
+expect sin: a built-in function
 expect dyn> 
 send :help nonsense\n
 expect no help on 'nonsense'
