@@ -568,8 +568,10 @@ static int plan_has_quantity(const struct ir_run *plan, const char *name)
 			return 1;
 	if (strcmp(name, "lambda") == 0)
 		return m->nconstraint > 0;
-	if (strcmp(name, "impulse") == 0 || strcmp(name, "impulse_t") == 0)
+	if (strcmp(name, "impulse") == 0)
 		return m->contact.n > 0;
+	if (strcmp(name, "impulse_t") == 0)
+		return m->contact.friction != NULL;
 	for (int o = 0; o < plan->noutput; o++)
 		for (int j = 0; j < plan->output[o].nrecord; j++)
 			if (plan->output[o].record[j].kind == IR_REC_EXPR && strcmp(plan->output[o].record[j].name, name) == 0)
