@@ -807,7 +807,10 @@ static void state(void)
 	const struct ir_model *m = rv->plan->model;
 	int k = r->nstep;
 	char nm[IR_NAME_SIZE];
-	printf("run %s of %s with %s: t = %.10g, step %d of %d%s\n", rv->name, m->name, rv->plan->scheme.name,
+	/* a run statement without let is named "run": "the run of ..." */
+	int unnamed = strcmp(rv->name, "run") == 0;
+	printf("%s%s of %s with %s: t = %.10g, step %d of %d%s\n", unnamed ? "the run" : "run ", unnamed ? "" : rv->name,
+	       m->name, rv->plan->scheme.name,
 	       r->t[k], k, rv->plan->nstep, S->pending_run ? " (in progress)" : "");
 	for (int i = 0; i < m->ndof && i < 12; i++)
 		if (r->u && r->u[i])

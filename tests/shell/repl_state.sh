@@ -13,7 +13,8 @@
 #  4. :start with a run whose record block spans lines waits for the block
 #     to close (a "...>" prompt), then prepares the run; :run writes its
 #     record (11 rows and a header for 10 steps); an error in the block
-#     is reported at its own line.
+#     is reported at its own line.  :state calls a run without a name
+#     "the run" (it said "run run").
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${PTYRUN:?PTYRUN is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -136,6 +137,11 @@ cat > "$dir/multiline.pty" <<PTY
 expect dyn> 
 send $OSC
 expect dyn> 
+send run osc with midpoint from 0 to 1 step 0.5\n
+expect dyn> 
+send :state\n
+expect the run of osc with midpoint: t = 1, step 2 of 2
+expect dyn> 
 send :start let s = run osc with midpoint from 0 to 1 step 0.1 {\n
 expect ...> 
 send   record u to "$dir/multiline.csv"\n
@@ -149,7 +155,7 @@ expect dyn>
 send :start let q = run osc with midpoint from 0 to 1 step 0.1 {\n
 expect ...> 
 send   record nosuch to "$dir/multiline2.csv" }\n
-expect <stdin>:12:
+expect <stdin>:14:
 expect cannot record 'nosuch'
 expect dyn> 
 send \x04
