@@ -381,7 +381,7 @@ part_fe() {
 
 # Runs on several processes (issue 13): the 2-D and the 3-D block under
 # mpirun -n P, newmark (its step matrix's solve distributed) and central
-# differences with a lumped mass (replicated), time per step and memory
+# differences with a lumped mass (each process stepping its rows), time per step and memory
 # per process; then what 10^8 unknowns would take.
 mpi_rows() {  # LABEL SIZE-ARGS CONFIGS...: one table
 	label=$1 sizes=$2
@@ -429,9 +429,10 @@ mpi_block() {
 
 part_mpi() {
 	echo
-	echo "Blocks under mpirun -n P (issue 13; dyn(1) MPI: the driver and the state replicated on every process,"
-	echo "the step matrix's solve distributed: MPIAIJ rows partitioned by PT-Scotch, MUMPS; an explicit scheme's"
-	echo "diagonal step matrix solved on every process as by one).  2-D: bench/fe_block.dyn (newmark, tau = 1e-3)"
+	echo "Blocks under mpirun -n P (issue 13; dyn(1) MPI: the model and the state whole on every process; newmark's"
+	echo "step matrix's solve distributed: MPIAIJ rows partitioned by PT-Scotch, MUMPS; central differences with a"
+	echo "lumped mass: each process steps its own rows, ghosts exchanged, no solve; the tip recorded every 100 steps)."
+	echo "2-D: bench/fe_block.dyn (newmark, tau = 1e-3)"
 	echo "and bench/fe_block_cd.dyn (lumped mass, central_difference, tau = 1e-5); 3-D: bench/fe_block3d.dyn and"
 	echo "bench/fe_block3d_cd.dyn (tau = 1e-3, 1e-4).  per step = (t(s2) - t(s1)) / (s2 - s1), the step counts in the"
 	echo "header (BENCH_MPI_STEPS, BENCH_MPI_STEPS_CD), of the CPU time (all processes and mpirun) and of the wall"

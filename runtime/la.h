@@ -183,6 +183,10 @@ double la_mat_maxabs(const struct la_mat *A);
  * is set; a matrix further from symmetric is left as it is.  Returns
  * A->sym. */
 int la_mat_symmetrize(struct la_mat *A);
+/* Whether A is diagonal (no nonzero value off it): 1 with its diagonal
+ * in d (n), 0 when it is not, -1 when out of memory. */
+int la_mat_diagonal(const struct la_mat *A, double *d);
+
 /* A symmetric tridiagonal band (kl = ku = 1, A->sym) packed in place to
  * one triangle, 2n + 1 values instead of 3n (the shape of a chain's K and
  * C, which the linear step reads every step: 16 MB less at 10⁶ dofs).  A
@@ -272,11 +276,22 @@ const char *la_backend_petsc(void);
 /* Runs on several MPI processes (dyn(1), MPI): lang/main.c reads the
  * launcher's environment and sets the rank and the number of processes
  * before anything runs (0 and 1 otherwise).  Every process runs the whole
- * script on a replicated state; what is distributed is the matrix layer's
- * PETSc solvers (their matrices' rows partitioned, MPIAIJ, runtime/la_petsc.c). */
+ * script; what is distributed is the matrix layer's PETSc solvers (their
+ * matrices' rows partitioned, MPIAIJ, runtime/la_petsc.c) and the rows
+ * of an explicit step (runtime/part.c). */
 void la_mpi_set(int rank, int size);
 int la_mpi_rank(void);
 int la_mpi_size(void);
+/* The collectives of runtime/part.c, through the PETSc module (MPI started
+ * by PETSc if it was not): la_mpi_sum adds k values (k <= 64) over the
+ * processes, the same bits on all; la_mpi_exchange is MPI_Alltoallv of
+ * doubles; la_mpi_gather makes x whole on every process from its blocks
+ * (process r's at displ[r], count[r] values).  0, or -1 when MPI fails or
+ * dyn has no PETSc module. */
+int la_mpi_sum(double *x, int k);
+int la_mpi_exchange(const double *sbuf, const int *scount, const int *sdispl, double *rbuf, const int *rcount,
+                    const int *rdispl);
+int la_mpi_gather(double *x, const int *count, const int *displ);
 
 /* ---- Large eigenproblems ---- */
 

@@ -37,6 +37,11 @@ struct la_petsc_module {
 	const char *(*failure)(void);
 	/* "PETSc x.y.z with MPI (...)" */
 	const char *(*describe)(void);
+	/* la_mpi_sum, la_mpi_exchange, la_mpi_gather */
+	int (*sum)(double *x, int k);
+	int (*exchange)(const double *sbuf, const int *scount, const int *sdispl, double *rbuf, const int *rcount,
+	                const int *rdispl);
+	int (*gather)(double *x, const int *count, const int *displ);
 };
 /* The ops of LA_PETSC_DIRECT or LA_PETSC_ITERATIVE, the module loaded if
  * needed; NULL when it is not built or does not load. */

@@ -532,6 +532,25 @@ int la_entries(const struct la_mat *A, int **row, int **col)
 	return 0;
 }
 
+int la_mat_diagonal(const struct la_mat *A, double *d)
+{
+	int *row, *col;
+	if (la_entries(A, &row, &col))
+		return -1;
+	int diag = 1;
+	memset(d, 0, sizeof *d * (size_t)A->n);
+	for (size_t e = 0; e < A->nx && diag; e++)
+		if (row[e] < 0)
+			continue;   /* a band's padding */
+		else if (row[e] == col[e])
+			d[row[e]] += A->x[e];
+		else if (A->x[e] != 0)
+			diag = 0;
+	free(row);
+	free(col);
+	return diag;
+}
+
 void la_entries_in_band(const struct la_mat *A, int *row, const int *col)
 {
 	if (A->kind != LA_MAT_DENSE)

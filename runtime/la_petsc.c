@@ -749,7 +749,56 @@ static const struct la_ops la_petsc_iterative_ops = {
 };
 
 
+/* ---- collectives of a partitioned explicit run (runtime/part.c) ---- */
+
+/* The sums of k partial values, the same bits on every process: each
+ * process's k values gathered to all, then added in rank order (an
+ * MPI_Allreduce may add in a different order on different processes, and
+ * the ledger decides identically everywhere when a run stops). */
+static int mpi_sum(double *x, int k)
+{
+	if (petsc_start() || k <= 0 || k > 64)
+		return -1;
+	double all[64 * 64], *buf = nproc * k <= 64 * 64 ? all : malloc(sizeof(double) * (size_t)nproc * (size_t)k);
+	if (!buf)
+		return -1;
+	int rc = MPI_Allgather(x, k, MPI_DOUBLE, buf, k, MPI_DOUBLE, PETSC_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+	for (int j = 0; j < k && rc == 0; j++) {
+		double s = 0;
+		for (int r = 0; r < nproc; r++)
+			s += buf[(size_t)r * (size_t)k + (size_t)j];
+		x[j] = s;
+	}
+	if (buf != all)
+		free(buf);
+	return rc;
+}
+
+/* Every process's values to every other, by counts and offsets per
+ * process (the ghost values of a partitioned vector) */
+static int mpi_exchange(const double *sbuf, const int *scount, const int *sdispl, double *rbuf, const int *rcount,
+                        const int *rdispl)
+{
+	if (petsc_start())
+		return -1;
+	return MPI_Alltoallv(sbuf, scount, sdispl, MPI_DOUBLE, rbuf, rcount, rdispl, MPI_DOUBLE, PETSC_COMM_WORLD) ==
+	       MPI_SUCCESS ? 0 : -1;
+}
+
+/* x whole on every process, each process's block [displ[r], displ[r] +
+ * count[r]) from process r */
+static int mpi_gather(double *x, const int *count, const int *displ)
+{
+	if (petsc_start())
+		return -1;
+	return MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, x, count, displ, MPI_DOUBLE, PETSC_COMM_WORLD) ==
+	       MPI_SUCCESS ? 0 : -1;
+}
+
 const struct la_petsc_module la_petsc_module = {
+	.sum = mpi_sum,
+	.exchange = mpi_exchange,
+	.gather = mpi_gather,
 	.direct = &la_petsc_direct_ops,
 	.iterative = &la_petsc_iterative_ops,
 	.args = set_args,

@@ -148,6 +148,38 @@ const char *la_backend_petsc(void)
 	return NULL;
 }
 
+int la_mpi_sum(double *x, int k)
+{
+#ifdef HAVE_PETSC
+	if (load())
+		return mod->sum(x, k);
+#endif
+	(void)x;
+	(void)k;
+	return -1;
+}
+
+int la_mpi_exchange(const double *sbuf, const int *scount, const int *sdispl, double *rbuf, const int *rcount,
+                    const int *rdispl)
+{
+#ifdef HAVE_PETSC
+	if (load())
+		return mod->exchange(sbuf, scount, sdispl, rbuf, rcount, rdispl);
+#endif
+	(void)sbuf, (void)scount, (void)sdispl, (void)rbuf, (void)rcount, (void)rdispl;
+	return -1;
+}
+
+int la_mpi_gather(double *x, const int *count, const int *displ)
+{
+#ifdef HAVE_PETSC
+	if (load())
+		return mod->gather(x, count, displ);
+#endif
+	(void)x, (void)count, (void)displ;
+	return -1;
+}
+
 const char *la_backend_load_error(void)
 {
 #ifdef HAVE_PETSC

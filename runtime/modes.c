@@ -1,6 +1,7 @@
 /* modes.c — natural frequencies and mode shapes of a model linearised at
- * its initial state: K φ = ω² M φ with K = ∂²Φ/∂u² (stiffness matrix
- * included) and M = M(u₀), LAPACK dsygvd (the REPL's :eig).
+ * its initial state (its static equilibrium with init equilibrium):
+ * K φ = ω² M φ with K = ∂²Φ/∂u² (stiffness matrix included) and M =
+ * M(u₀), LAPACK dsygvd (the REPL's :eig).
  *
  * With constraints the motion stays on their tangent space, the null
  * space of G = ∂c/∂u: with Z an orthonormal basis of it, Zᵀ K Z q =
@@ -229,6 +230,34 @@ out:
 	return rc;
 }
 
+/* The displacements the modes are linearised at (n values into u): the
+ * initial ones, or with init equilibrium the static equilibrium under the
+ * loads at t = 0, where a run from 0 starts (a run's tolerance and
+ * iterations by default; with constraints or contacts, which a run's
+ * equilibrium refuses, the initial ones).  0, or -1 with err. */
+static int linearised_at(struct rt_problem *pb, const struct ir_model *m, double *u, struct rt_error *err)
+{
+	int n = pb->n, nz = pb->m;
+	memcpy(u, m->u0, sizeof(double) * (size_t)n);
+	if (!m->init_equilibrium || pb->nc || m->contact.n)
+		return 0;
+	double *v = calloc((size_t)n + 1, sizeof(double)), *a = calloc((size_t)n + 1, sizeof(double));
+	double *z = calloc((size_t)nz + 1, sizeof(double)), *zd = calloc((size_t)nz + 1, sizeof(double));
+	int rc = -1;
+	if (!v || !a || !z || !zd) {
+		snprintf(err->msg, sizeof err->msg, "out of memory");
+	} else {
+		memcpy(z, m->z0, sizeof(double) * (size_t)nz);
+		struct rt_state x = { u, v, a, z, zd, NULL };
+		rc = rt_equilibrium(pb, 0, 1e-13, 25, &x, err) ? -1 : 0;
+	}
+	free(v);
+	free(a);
+	free(z);
+	free(zd);
+	return rc;
+}
+
 int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *nmodes, struct rt_error *err)
 {
 	memset(err, 0, sizeof *err);
@@ -274,16 +303,19 @@ int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *n
 	double *q = calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	double *full = phi && kmax > 0 && kmax < n ? calloc((size_t)n * (size_t)n + 1, sizeof(double)) : NULL;
 	double *out = full ? full : phi;
+	double *u = calloc((size_t)n + 1, sizeof(double));
 	int rc = -1;
-	if (phi && kmax > 0 && kmax < n && !full) {
+	if ((phi && kmax > 0 && kmax < n && !full) || !u) {
 		snprintf(err->msg, sizeof err->msg, "out of memory");
+	} else if (linearised_at(&pb, m, u, err)) {
+		/* err says why */
 	} else if (J && K && M && Z && q) {
-		problem_phi(&pb, m->u0, m->z0, NULL);
+		problem_phi(&pb, u, m->z0, NULL);
 		problem_add_hess_phi(&pb, NULL, NULL, J, N);
 		for (int j = 0; j < n; j++)
 			for (int i = 0; i < n; i++)
 				K[i + (size_t)j * n] = J[i + (size_t)j * N];
-		problem_mass(&pb, m->u0, M);
+		problem_mass(&pb, u, M);
 		int r = n;
 		if (pb.nc > 0)
 			r = project_constraints(&pb, m, K, M, Z, err);
@@ -317,6 +349,7 @@ int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *n
 	free(Z);
 	free(q);
 	free(full);
+	free(u);
 	problem_free(&pb);
 	return rc;
 }
@@ -331,14 +364,16 @@ int rt_modal_mass(const struct ir_model *m, int k, const double *phi, const doub
 		return -1;
 	}
 	int n = pb.n, rc = -1;
-	double *Md = calloc((size_t)n + 1, sizeof(double));
-	if (!Md) {
+	double *Md = calloc((size_t)n + 1, sizeof(double)), *u = calloc((size_t)n + 1, sizeof(double));
+	if (!Md || !u) {
 		snprintf(err->msg, sizeof err->msg, "out of memory");
+	} else if (pb.varmass && linearised_at(&pb, m, u, err)) {
+		/* err says why */
 	} else {
 		/* M d: the constant operator, or M(u₀) d as the momentum of the
 		 * velocity d (the mass the modes were computed with) */
 		if (pb.varmass)
-			problem_kinetic(&pb, m->u0, d, Md, NULL);
+			problem_kinetic(&pb, u, d, Md, NULL);
 		else
 			la_mat_mul(&pb.Mm, d, Md);
 		double t = 0;
@@ -357,6 +392,7 @@ int rt_modal_mass(const struct ir_model *m, int k, const double *phi, const doub
 		rc = 0;
 	}
 	free(Md);
+	free(u);
 	problem_free(&pb);
 	return rc;
 }

@@ -19,6 +19,7 @@
 #include "stage.h"
 #include "fmt.h"
 #include "outfile.h"
+#include "part.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -371,6 +372,12 @@ struct engine {
 	/* generalized-α: the algorithmic energy its residual is taken
 	 * against (alpha_energy_init; dyn(5), ENERGY LEDGER) */
 	struct alpha_energy alg;
+	/* central differences on several processes, each stepping its own
+	 * rows (part_step; runtime/part.h): M's diagonal, the predictors;
+	 * part_stop: a Ctrl-C on some process, known to all at the same step */
+	struct rt_part *part;
+	double *mdiag, *ut, *vt;
+	int part_stop;
 };
 
 /* The load for the linear stepper.  The load at the step's end, f(t₁),
@@ -511,6 +518,91 @@ static int pass_step(struct engine *e, double t1, double tau, struct rt_state *x
 	return 0;
 }
 
+/* Central differences on this process's rows (scheme_linear.explicit_rows;
+ * runtime/part.h), in place: the predictors ũ = u + τv + ½τ²a, ṽ = v +
+ * ½τa of the owned rows, ũ's ghosts from their owners, then row by row
+ * aᵏ = (f − K ũ)/m, uᵏ = ũ, vᵏ = ṽ + ½τaᵏ — nm_step_to's arithmetic, the
+ * same bits — and the ledger's sums over the owned rows (ΔW = Δu·(fᵏ⁻¹ +
+ * fᵏ)/2, T = ½vᵀMv, Φ = ½uᵀKu with K uᵏ = K ũ already formed), added over
+ * the processes with a flag for a Ctrl-C on any of them. */
+static int part_step(struct engine *e, double t1, double tau, struct rt_state *x, double *dW, double *dD,
+                     struct rt_error *err)
+{
+	struct rt_part *p = e->part;
+	const double b = 0, g = 0.5, cu = tau * tau * (0.5 - b), cv = tau * (1 - g);
+	double *u = x->u, *v = x->v, *a = x->a, *ut = e->ut, *vt = e->vt;
+	const double *uprev = e->prev->u, *m = e->mdiag;
+	double *fk = e->fprev;
+	e->fprev = e->f;
+	e->f = fk;
+	problem_load(e->pb, t1, e->f);
+	const double *f = e->f, *fp = e->fprev;
+	for (int i = p->r0; i < p->r1; i++) {
+		ut[i] = u[i] + tau * v[i] + cu * a[i];
+		vt[i] = v[i] + cv * a[i];
+	}
+	if (rt_part_exchange(p, ut)) {
+		snprintf(err->msg, sizeof err->msg, "MPI failed to exchange the rows of the step between processes");
+		return -1;
+	}
+	double sum[4] = { 0, 0, 0, rt_interrupted ? 1 : 0 };
+	for (int i = p->r0; i < p->r1; i++) {
+		double ku = rt_part_row_dot(p, i, ut);
+		double r = f[i];
+		r -= ku;
+		a[i] = r / m[i];
+		u[i] = ut[i] + b * tau * tau * a[i];
+		v[i] = vt[i] + g * tau * a[i];
+		sum[0] += (u[i] - uprev[i]) * (0.5 * (fp[i] + f[i]));
+		sum[1] += v[i] * m[i] * v[i];
+		sum[2] += u[i] * ku;
+	}
+	if (la_mpi_sum(sum, 4)) {
+		snprintf(err->msg, sizeof err->msg, "MPI failed to add the ledger's sums over the processes");
+		return -1;
+	}
+	*dW = sum[0];
+	*dD = 0;
+	e->T = 0.5 * sum[1];
+	e->P = 0.5 * sum[2];
+	e->part_stop = sum[3] > 0;
+	return 0;
+}
+
+/* Whether central differences step on this process's rows: several
+ * processes, a model on a mesh (one stated with dofs runs replicated,
+ * dyn(1), MPI), the scheme's row-by-row step (a diagonal M, no C), no
+ * constraints, contacts or internal variables, Φ = ½uᵀKu with K
+ * symmetric.  Then the partition, M's diagonal and the predictors'
+ * vectors; 0 also when it does not apply, -1 when out of memory. */
+static int part_init(struct engine *e)
+{
+	struct rt_problem *pb = e->pb;
+	int n = pb->n, P = la_mpi_size();
+	if (P < 2 || !e->lin->explicit_rows || pb->ir->nfe == 0 || pb->hasC || pb->nc || pb->m ||
+	    pb->ir->contact.n || !e->plain_phi || e->pass || !pb->Km.sym || n < P)
+		return 0;
+	if (!(e->mdiag = malloc(sizeof(double) * ((size_t)n + 1))))
+		return -1;
+	int diag = la_mat_diagonal(&pb->Mm, e->mdiag);
+	if (diag <= 0) {
+		free(e->mdiag);
+		e->mdiag = NULL;
+		return diag;
+	}
+	e->part = malloc(sizeof *e->part);
+	e->ut = calloc((size_t)n + 1, sizeof(double));
+	e->vt = calloc((size_t)n + 1, sizeof(double));
+	if (!e->part || !e->ut || !e->vt)
+		return -1;
+	if (rt_part_init(e->part, &pb->Km, P, la_mpi_rank())) {
+		free(e->part);
+		e->part = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 static int lin_step(struct engine *e, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
                     struct rt_error *err)
 {
@@ -524,6 +616,8 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 	(void)t0;
 	if (e->pass)
 		return pass_step(e, t1, tau, x, dW, dD, err);
+	if (e->part)
+		return part_step(e, t1, tau, x, dW, dD, err);
 	const double *uprev = e->prev->u, *vprev = e->prev->v;
 	if (pb->nc)
 		memcpy(e->lamprev, x->lam, sizeof(double) * (size_t)pb->nc);
@@ -763,6 +857,12 @@ static void engine_free(struct engine *e)
 	free(e->save);
 	free(e->par);
 	alpha_energy_free(&e->alg);
+	if (e->part)
+		rt_part_free(e->part);
+	free(e->part);
+	free(e->mdiag);
+	free(e->ut);
+	free(e->vt);
 }
 
 static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_problem *pb, struct rt_state *x,
@@ -932,6 +1032,8 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 			free(e->tmp2);
 			e->f = e->fprev = e->tmp = e->tmp2 = NULL;
 		}
+		if (part_init(e))
+			return fail(err, 3, plan->loc, "out of memory");
 		return 0;
 	}
 	e->nl = e->type->newton;
@@ -1013,18 +1115,19 @@ static int engine_step(struct engine *e, double t0, double t1, double tau, struc
 	return nl_advance(e, t0, t1, tau, x, dW, dD, dterm, err, 0);
 }
 
-/* init equilibrium: ∇ᵤΦ(u, z₀) + ∇ᵥΨ(0) = f(t₀) by Newton, z and v at rest. */
-static int equilibrium(struct rt_problem *pb, const struct ir_run *plan, struct rt_state *x, struct rt_error *err)
+/* init equilibrium (run.h) */
+int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, struct rt_state *x, struct rt_error *err)
 {
+	const struct ir_loc at = pb->ir->init_loc;
 	struct stage st;
 	if (stage_alloc(&st, pb))
-		return fail(err, 3, plan->model->init_loc, "out of memory");
+		return fail(err, 3, at, "out of memory");
 	double *zero = calloc((size_t)pb->N + 1, sizeof(double));
 	if (!zero) {
 		stage_free(&st);
-		return fail(err, 3, plan->model->init_loc, "out of memory");
+		return fail(err, 3, at, "out of memory");
 	}
-	problem_load(pb, plan->t0, st.e);
+	problem_load(pb, t0, st.e);
 	for (int k = 0; k < pb->N; k++)
 		st.e[k] = -st.e[k];
 	double scale = 0;
@@ -1038,8 +1141,8 @@ static int equilibrium(struct rt_problem *pb, const struct ir_run *plan, struct 
 	st.z0 = x->z;
 	st.zd0 = zero;
 	st.solve_z = 0;
-	st.tol = plan->tolerance;
-	st.maxit = plan->max_iterations;
+	st.tol = tol;
+	st.maxit = maxit;
 	int iters;
 	double res;
 	/* With a mass depending on u the support's load −M(u) d a(t0)
@@ -1048,7 +1151,7 @@ static int equilibrium(struct rt_problem *pb, const struct ir_run *plan, struct 
 	 * EQ_SUPPORT_MAX times (a contraction while that load varies slowly
 	 * with u against the stiffness); 0 solves otherwise. */
 	enum { EQ_SUPPORT_MAX = 100 };
-	double ag = pb->varmass ? problem_support(pb, plan->t0) : 0;
+	double ag = pb->varmass ? problem_support(pb, t0) : 0;
 	int rounds = ag != 0 ? EQ_SUPPORT_MAX : 1, settled = ag == 0, rc = 0;
 	la_backend_failure();   /* an earlier run's is not this one's */
 	double *f0 = ag != 0 ? calloc((size_t)pb->N + 1, sizeof(double)) : NULL;
@@ -1091,23 +1194,23 @@ static int equilibrium(struct rt_problem *pb, const struct ir_run *plan, struct 
 	stage_free(&st);
 	free(zero);
 	if (rc == 0 && !settled)
-		return fail(err, 3, plan->model->init_loc,
+		return fail(err, 3, at,
 		            "init equilibrium: with a mass depending on u the support's load -M(u) d a(t0) moves the "
 		            "equilibrium it is solved at, and up to %d solves did not settle it (is there an equilibrium "
 		            "under that acceleration?)", (int)EQ_SUPPORT_MAX);
 	if (rc == -4)
-		return fail(err, 3, plan->model->init_loc, "out of memory");
+		return fail(err, 3, at, "out of memory");
 	if (rc == -2)
-		return fail(err, 3, plan->model->init_loc,
+		return fail(err, 3, at,
 		            "init equilibrium: the stiffness is singular at the start (after %d iteration%s)",
 		            iters, iters == 1 ? "" : "s");
 	/* a backend's failed solve (PETSc's reason) left NaN: its reason
 	 * names the failure better than the NaN */
 	const char *why = rc ? la_backend_failure() : NULL;
 	if (why)
-		return fail(err, 3, plan->model->init_loc, "init equilibrium: %s", why);
+		return fail(err, 3, at, "init equilibrium: %s", why);
 	if (rc)
-		return fail(err, 3, plan->model->init_loc,
+		return fail(err, 3, at,
 		            "init equilibrium: Newton %s after %d iteration%s, residual %.2g "
 		            "(is the model stable under the loads at t0?)", isfinite(res) ? "did not converge" : "diverged",
 		            iters, iters == 1 ? "" : "s", res);
@@ -1288,6 +1391,7 @@ struct rt_stepper_run {
 	int k, status, done;
 	int interrupted;       /* status is 128 + a signal: rt_resume clears it */
 	int state_valid;       /* x holds step k (not a failed attempt) */
+	int lone_failure;      /* a failure of this process alone (a file) */
 };
 
 volatile sig_atomic_t rt_interrupted;
@@ -1351,7 +1455,8 @@ static int field_rows(struct rt_stepper_run *r, struct rt_error *err)
 {
 	for (int o = 0; o < r->plan->nfield_output && r->fouts; o++) {
 		char msg[400];
-		if (rt_field_out_step(&r->fouts[o], r->k, r->plan->nstep, r->s.t, r->x.u, msg, sizeof msg))
+		if (rt_field_out_step(&r->fouts[o], r->k, r->plan->nstep, r->s.t, r->x.u, msg, sizeof msg) &&
+		    (r->lone_failure = 1))
 			return r->status = fail(err, 4, r->plan->field_output[o].loc, "t = %.10g (step %d): %s", r->s.t,
 			                        r->k, msg);
 	}
@@ -1368,6 +1473,7 @@ static int field_rows(struct rt_stepper_run *r, struct rt_error *err)
  * ..., after a header line). */
 static int write_failed(struct rt_stepper_run *r, int o, struct rt_error *err)
 {
+	r->lone_failure = 1;
 	char name[256], ends[128] = "";
 	const struct ir_output *po = r->outs[o].o;
 	const struct ir_run *plan = r->plan;
@@ -1551,7 +1657,8 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 		                 "or contacts: give an initial state that satisfies them");
 		return r;
 	}
-	if (m->init_equilibrium && (r->status = equilibrium(&r->pb, r->plan, &r->x, err)))
+	if (m->init_equilibrium &&
+	    (r->status = rt_equilibrium(&r->pb, plan->t0, plan->tolerance, plan->max_iterations, &r->x, err)))
 		return r;
 	if (nc && (r->status = check_initial_constraints(&r->pb, plan->t0, &r->x, m->constraint_loc, err)))
 		return r;
@@ -1674,8 +1781,22 @@ static void bind_state(struct rt_stepper_run *r)
  * new state into the other buffer: the buffers are exchanged, not the
  * 3n values copied (what is not u, v, a — z, ż, λ, none on that path —
  * is carried over). */
+/* u, v and a of this process's rows (a partitioned run: the others are
+ * not current here) from src to dst */
+static void copy_own_rows(const struct rt_stepper_run *r, double *dst, const double *src)
+{
+	const struct rt_part *p = r->eng.part;
+	size_t n = (size_t)r->pb.n;
+	for (size_t c = 0; c < 3; c++)
+		memcpy(dst + c * n + p->r0, src + c * n + p->r0, sizeof(double) * (size_t)(p->r1 - p->r0));
+}
+
 static void keep_state(struct rt_stepper_run *r, size_t sz)
 {
+	if (r->eng.part) {
+		copy_own_rows(r, r->prev, r->buf);
+		return;
+	}
 	if (!r->eng.oop) {
 		memcpy(r->prev, r->buf, sz);
 		return;
@@ -1691,6 +1812,10 @@ static void keep_state(struct rt_stepper_run *r, size_t sz)
 static void restore_state(struct rt_stepper_run *r, size_t sz)
 {
 	r->eng.chain = 0;
+	if (r->eng.part) {
+		copy_own_rows(r, r->buf, r->prev);
+		return;
+	}
 	if (!r->eng.oop) {
 		memcpy(r->buf, r->prev, sz);
 		return;
@@ -1701,6 +1826,35 @@ static void restore_state(struct rt_stepper_run *r, size_t sz)
 	bind_state(r);
 }
 
+/* A partitioned run's u, v and a whole on every process again (for its
+ * records, the message of its failure, its end): collective, and -1 when
+ * MPI fails. */
+static int part_sync(struct rt_stepper_run *r)
+{
+	struct rt_part *p = r->eng.part;
+	if (!p)
+		return 0;
+	return rt_part_gather(p, r->x.u) || rt_part_gather(p, r->x.v) || rt_part_gather(p, r->x.a) ? -1 : 0;
+}
+
+/* Whether step k reads the whole state: a record's row (written, or kept
+ * for the script), a field's frame, a kept dof's history, the last step.
+ * From the plan alone, the same on every process (rank 0 alone writes the
+ * records, but every process must gather). */
+static int part_sync_due(const struct rt_stepper_run *r, int k)
+{
+	const struct ir_run *plan = r->plan;
+	if (k == plan->nstep || r->nkept > 0)
+		return 1;
+	for (int o = 0; o < plan->noutput; o++)
+		if (r->outs[o].kept || k % r->outs[o].o->every == 0)
+			return 1;
+	for (int o = 0; o < plan->nfield_output; o++)
+		if (k % (plan->field_output[o].every > 0 ? plan->field_output[o].every : 1) == 0)
+			return 1;
+	return 0;
+}
+
 static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 {
 	const struct ir_run *plan = r->plan;
@@ -1709,7 +1863,9 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 	if (r->status)
 		return r->status;
 	for (int step = 0; step < nsteps && !r->done; step++) {
-		if (rt_interrupted)
+		/* partitioned, a Ctrl-C stops every process at the step where
+		 * their sums first carried it (part_step) */
+		if (r->eng.part ? r->eng.part_stop : rt_interrupted)
 			return r->status = interrupted(r, err);
 		/* step k → k + 1 on the grid tₖ = t₀ + kτ, t_N = T1 */
 		int k = r->k + 1;
@@ -1738,8 +1894,12 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		 * every step. */
 		double eT = 0, eP = 0;
 		if (!failed) {
-			eT = r->eng.fused ? r->eng.T : problem_kinetic(&r->pb, r->x.u, r->x.v, NULL, NULL);
-			eP = r->eng.fused || r->eng.have_P ? r->eng.P : problem_phi(&r->pb, r->x.u, r->x.z, NULL);
+			int part = r->eng.part != NULL;
+			eT = r->eng.fused || part ? r->eng.T : problem_kinetic(&r->pb, r->x.u, r->x.v, NULL, NULL);
+			eP = r->eng.fused || part || r->eng.have_P ? r->eng.P : problem_phi(&r->pb, r->x.u, r->x.z, NULL);
+			/* partitioned, the sums are every process's: all search */
+			if (!isfinite(eT + eP + dW + dD) && part && part_sync(r))
+				failed = 1;
 			if (!isfinite(eT + eP + dW + dD))
 				for (int i = 0; i < n && !failed; i++)
 					if (!isfinite(r->x.u[i]) || !isfinite(r->x.v[i]))
@@ -1851,6 +2011,9 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 			                        created, escale, plan->scheme.name, crit);
 		}
 		r->k = k;
+		if (r->eng.part && part_sync_due(r, k) && part_sync(r))
+			return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): MPI failed to gather the state "
+			                        "of the processes", tk, k);
 		int bad = store_row(r);
 		r->state_valid = 1;
 		if (k == N)
@@ -1896,6 +2059,11 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 	if (!r->status && rt_interrupted && r->done)
 		r->status = interrupted(r, err);
 	int status = r->status;
+	/* partitioned, the state whole for the last step's rows and results:
+	 * every process ends here at the same step, unless one failed alone
+	 * (a record that rank 0 could not write), which gathers nothing */
+	if (r->pb_ok && r->eng.part && !r->lone_failure && part_sync(r) && !status)
+		status = fail(err, 4, r->plan->loc, "MPI failed to gather the state of the processes");
 	/* a run stopped early still ends its records with its last step */
 	if (r->pb_ok && r->state_valid && r->k > 0 && r->k < r->plan->nstep && r->s.u)
 		for (int o = 0; o < r->plan->noutput && r->outs; o++)

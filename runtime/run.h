@@ -79,6 +79,13 @@ int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep);
  * operators (lowest kmax only, constant operators only). */
 enum { RT_MODES_DENSE_MAX = 500 };
 int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *nmodes, struct rt_error *err);
+/* init equilibrium (dyn(5)): x->u from its initial value to the static
+ * equilibrium ∇ᵤΦ(u, z) + ∇ᵥΨ(0) = f(t0) by Newton (relative tolerance
+ * tol, at most maxit iterations), x->v to 0, x->z kept.  0, or a status
+ * with err (at the model's init item). */
+struct rt_problem;
+struct rt_state;
+int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, struct rt_state *x, struct rt_error *err);
 /* For k M-normalised modes phi (n × k) of model m and a direction d (n):
  * the participation factors Γ_j = φ_jᵀ M d, the effective masses Γ_j²
  * and the total mass dᵀ M d (M at the initial state). */

@@ -209,6 +209,7 @@ static const struct scheme_linear central_linear = {
 	.step = cl_step,
 	.free = cl_free,
 	.potential_end = cl_potential_end,
+	.explicit_rows = 1,
 };
 
 /* ---- the Newton path: energies, internal variables ---- */

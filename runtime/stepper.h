@@ -103,6 +103,11 @@ struct scheme_linear {
 	 * did not (the driver then forms it: one product of K less per step
 	 * when it did). */
 	int (*potential_end)(void *st, double *P);
+	/* The step is central differences' (β = 0, γ = ½), row by row when M
+	 * is diagonal and there is no C: ũ = u + τv + ½τ²a, aᵏ = M⁻¹(f − Kũ),
+	 * uᵏ = ũ, vᵏ = v + ½τ(a + aᵏ).  On several MPI processes the driver
+	 * then steps each process's rows (runtime/part.h), not this stepper. */
+	int explicit_rows;
 };
 
 /* par: struct alpha_params (scheme.h); newmark's names β and γ in its

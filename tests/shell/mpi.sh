@@ -16,7 +16,11 @@
 #     1e-12 of that energy (it is rounding, 1e-18 against energies of
 #     1e-4, in both);
 #   - the block with a lumped mass under central differences gives the
-#     serial records too (1e-10; it runs as serially, replicated);
+#     serial records too (1e-10; each process steps its own rows, the
+#     ledger's sums added over the processes), with records every 7th
+#     step, a history read back and a field series as well; a load that
+#     is NaN from t = 0.051 stops every process there with one message
+#     and exit 4, the record ending at the last good step;
 #   - a cantilever on a Gmsh mesh (tests/data/rect_tri41.msh, unstructured
 #     triangles, clamped on its physical group "left", a traction on
 #     "right") and a visco-elasto-plastic bar (40 P1 cells with a plastic
@@ -77,6 +81,29 @@ EOS
 # matrix is diagonal, solved on every process as by one (dyn(1), MPI)
 sed -e 's/kinetic   integral/kinetic lumped integral/' -e 's/with newmark/with central_difference/' \
 	-e 's/"d.csv"/"cd.csv"/' -e '/solver = iterative/,/^}/d' block.dyn > cd.dyn
+# ... stepped by rows on several processes (part.h): records every 7th
+# step, a history read back (kept: the state gathered every step), a
+# field series; and a load that turns NaN half way, which every process
+# meets at the same step
+cat > cd2.dyn <<'EOS'
+param lam = 2, mu = 1, rho = 1
+mesh blk = rectangle(0, 1, 0, 1, nx = 30, ny = 30)
+model block {
+  field u on blk : P1^2
+  kinetic lumped integral(blk, 0.5*rho*dot(u', u'))
+  potential integral(blk, 0.5*lam*tr(eps(u))^2 + mu*inner(eps(u), eps(u)))
+  fix u on left
+  force u on right: [0, -1e-2*sin(10*t)]
+  init u = [0, 0.01*x^2]
+}
+let r = run block with central_difference from 0 to 0.1 step 1e-3 {
+  record t, p = u at (1, 0.5), q = u at (0.5, 1), energy to "cd2.csv" every 7
+  record field u to "cd2.pvd" every 25
+}
+print r.p_y(0.05), r.q_x(0.1), r.p_y(0.1)
+EOS
+sed -e 's/sin(10\*t)\]/sin(10*t) + (if t > 0.05 then sqrt(t - 1) else 0)]/' -e 's/"cd2.csv"/"nan.csv"/' \
+	-e '/record field/d' -e '/^print/d' cd2.dyn > cdnan.dyn
 cat > chain.dyn <<'EOS'
 param nb = 100, k = 1e4
 model chain {
@@ -122,6 +149,9 @@ same() {
 
 (cd s && "$DYN" ../block.dyn > out 2> err < /dev/null) || fail "serial block: $(head -3 s/err)"
 (cd s && "$DYN" ../cd.dyn > out 2> err < /dev/null) || fail "serial cd.dyn: $(head -3 s/err)"
+(cd s && "$DYN" ../cd2.dyn > cd2.out 2> err < /dev/null) || fail "serial cd2.dyn: $(head -3 s/err)"
+(cd s && "$DYN" ../cdnan.dyn > nan.out 2> nan.err < /dev/null)
+[ $? = 4 ] && grep -q 'error: t = 0.051 (step 51)' s/nan.err || fail "serial cdnan.dyn: $(head -3 s/nan.err)"
 for np in 2 3; do
 	mpi "$np" "p$np" block.dyn
 	[ "$rc" = 0 ] || { fail "mpirun -n $np block: exit $rc: $(head -3 "p$np/err")"; continue; }
@@ -132,6 +162,21 @@ for np in 2 3; do
 	mpi "$np" "p$np" cd.dyn
 	[ "$rc" = 0 ] || fail "mpirun -n $np cd.dyn: exit $rc: $(head -3 "p$np/err")"
 	same s/cd.csv "p$np/cd.csv" 1e-10
+	mpi "$np" "p$np" cd2.dyn
+	[ "$rc" = 0 ] || fail "mpirun -n $np cd2.dyn: exit $rc: $(head -3 "p$np/err")"
+	same s/cd2.csv "p$np/cd2.csv" 1e-10
+	awk -v a="$(cat s/cd2.out)" -v b="$(cat "p$np/out")" 'BEGIN {
+		n = split(a, x, " "); m = split(b, y, " ")
+		if (n != 3 || m != 3) exit 1
+		for (i = 1; i <= 3; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-10 * 0.01) exit 1 }
+	}' || fail "mpirun -n $np cd2.dyn printed '$(cat "p$np/out")', serially '$(cat s/cd2.out)'"
+	[ "$(ls "p$np"/cd2_*.pvtu 2> /dev/null | wc -l)" = 5 ] || fail "mpirun -n $np cd2.dyn: not 5 .pvtu frames"
+	mpi "$np" "p$np" cdnan.dyn
+	[ "$rc" = 4 ] || fail "mpirun -n $np cdnan.dyn: exit $rc, expected 4"
+	[ "$(grep -c 'error: t = 0.051 (step 51)' "p$np/err")" = 1 ] ||
+		fail "mpirun -n $np cdnan.dyn: not one message at step 51: $(head -3 "p$np/err")"
+	cmp -s s/nan.csv "p$np/nan.csv" || [ "$(wc -l < "p$np/nan.csv")" = "$(wc -l < s/nan.csv)" ] ||
+		fail "mpirun -n $np cdnan.dyn: its record is not the serial run's rows"
 	for f in "p$np"/.d.csv.* "p$np"/.it.csv.*; do
 		[ -e "$f" ] && fail "mpirun -n $np: a temporary is left: $f"
 	done

@@ -1,0 +1,207 @@
+/* part.c — the rows of an explicit step partitioned across MPI processes
+ * (part.h; dyn(1), MPI). */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_impl.h"
+#include "part.h"
+
+void rt_part_free(struct rt_part *p)
+{
+	free(p->count);
+	free(p->displ);
+	free(p->kp);
+	free(p->ki);
+	free(p->kx);
+	free(p->scount);
+	free(p->sdispl);
+	free(p->sidx);
+	free(p->rcount);
+	free(p->rdispl);
+	free(p->ridx);
+	free(p->sbuf);
+	free(p->rbuf);
+	memset(p, 0, sizeof *p);
+}
+
+/* The process owning row i (the blocks are contiguous and ascending) */
+static int owner(const struct rt_part *p, int i)
+{
+	int lo = 0, hi = p->P - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (p->displ[mid] <= i)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Blocks of about equal numbers of entries of K: the work of a step is
+ * its product's, and a mesh's border rows have fewer entries. */
+static void split(struct rt_part *p, const int *per_col)
+{
+	long long total = 0, run = 0;
+	for (int j = 0; j < p->n; j++)
+		total += per_col[j] + 1;   /* + 1: the row's own vector work */
+	int r = 1;
+	p->displ[0] = 0;
+	for (int j = 0; j < p->n && r < p->P; j++) {
+		run += per_col[j] + 1;
+		while (r < p->P && run * p->P >= total * r)
+			p->displ[r++] = j + 1;
+	}
+	while (r < p->P)
+		p->displ[r++] = p->n;
+	for (int q = 0; q < p->P; q++)
+		p->count[q] = (q + 1 < p->P ? p->displ[q + 1] : p->n) - p->displ[q];
+}
+
+int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank)
+{
+	memset(p, 0, sizeof *p);
+	int n = K->n;
+	p->n = n;
+	p->P = P;
+	p->rank = rank;
+	int *row = NULL, *col = NULL, *per = NULL;
+	char *mark = NULL;
+	if (la_entries(K, &row, &col))
+		goto oom;
+	if (K->kind == LA_MAT_DENSE)
+		la_entries_in_band(K, row, col);
+	p->count = malloc(sizeof(int) * (size_t)P);
+	p->displ = malloc(sizeof(int) * (size_t)P);
+	p->scount = calloc((size_t)P, sizeof(int));
+	p->sdispl = calloc((size_t)P, sizeof(int));
+	p->rcount = calloc((size_t)P, sizeof(int));
+	p->rdispl = calloc((size_t)P, sizeof(int));
+	per = calloc((size_t)n + 1, sizeof(int));
+	if (!p->count || !p->displ || !p->scount || !p->sdispl || !p->rcount || !p->rdispl || !per)
+		goto oom;
+	for (size_t e = 0; e < K->nx; e++)
+		if (row[e] >= 0)
+			per[col[e]]++;
+	split(p, per);
+	p->r0 = p->displ[rank];
+	p->r1 = p->r0 + p->count[rank];
+	int r0 = p->r0, no = p->r1 - p->r0;
+	/* the owned columns, compressed: counts, offsets, then the rows,
+	 * sorted within each column */
+	p->kp = calloc((size_t)no + 1, sizeof(int));
+	if (!p->kp)
+		goto oom;
+	for (int j = 0; j < no; j++)
+		p->kp[j + 1] = p->kp[j] + per[r0 + j];
+	size_t nnz = (size_t)p->kp[no];
+	p->ki = malloc(sizeof(int) * (nnz + 1));
+	p->kx = malloc(sizeof(double) * (nnz + 1));
+	if (!p->ki || !p->kx)
+		goto oom;
+	memcpy(per, p->kp, sizeof(int) * (size_t)no);   /* the next slot of each column */
+	for (size_t e = 0; e < K->nx; e++)
+		if (row[e] >= 0 && col[e] >= r0 && col[e] < p->r1) {
+			int k = per[col[e] - r0]++;
+			p->ki[k] = row[e];
+			p->kx[k] = K->x[e];
+		}
+	for (int j = 0; j < no; j++)
+		for (int k = p->kp[j] + 1; k < p->kp[j + 1]; k++)   /* insertion sort: a column is short */
+			for (int q = k; q > p->kp[j] && p->ki[q - 1] > p->ki[q]; q--) {
+				int ti = p->ki[q];
+				double tx = p->kx[q];
+				p->ki[q] = p->ki[q - 1];
+				p->kx[q] = p->kx[q - 1];
+				p->ki[q - 1] = ti;
+				p->kx[q - 1] = tx;
+			}
+	free(row);
+	free(col);
+	row = col = NULL;
+	/* received: the rows outside the block that its columns reach,
+	 * ascending, hence grouped by owner */
+	mark = calloc((size_t)n, 1);
+	if (!mark)
+		goto oom;
+	int nr = 0;
+	for (size_t k = 0; k < nnz; k++) {
+		int i = p->ki[k];
+		if ((i < r0 || i >= p->r1) && !mark[i]) {
+			mark[i] = 1;
+			nr++;
+		}
+	}
+	p->ridx = malloc(sizeof(int) * ((size_t)nr + 1));
+	if (!p->ridx)
+		goto oom;
+	nr = 0;
+	for (int i = 0; i < n; i++)
+		if (mark[i]) {
+			p->ridx[nr++] = i;
+			p->rcount[owner(p, i)]++;
+		}
+	p->nrecv = nr;
+	/* sent: to each process, the owned rows whose columns reach its
+	 * rows — by symmetry, exactly the ghosts it receives from this one,
+	 * in the same ascending order */
+	int ns = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			for (int q = 1; q < P; q++)
+				p->sdispl[q] = p->sdispl[q - 1] + p->scount[q - 1];
+			ns = p->sdispl[P - 1] + p->scount[P - 1];
+			p->sidx = malloc(sizeof(int) * ((size_t)ns + 1));
+			if (!p->sidx)
+				goto oom;
+			memset(p->scount, 0, sizeof(int) * (size_t)P);
+		}
+		for (int j = 0; j < no; j++) {
+			int last = -1;
+			for (int k = p->kp[j]; k < p->kp[j + 1]; k++) {
+				int q = owner(p, p->ki[k]);
+				if (q == rank || q == last)
+					continue;
+				last = q;   /* rows ascending: owners too */
+				if (pass == 1)
+					p->sidx[p->sdispl[q] + p->scount[q]] = r0 + j;
+				p->scount[q]++;
+			}
+		}
+	}
+	p->nsend = ns;
+	for (int q = 1; q < P; q++)
+		p->rdispl[q] = p->rdispl[q - 1] + p->rcount[q - 1];
+	p->sbuf = malloc(sizeof(double) * ((size_t)ns + 1));
+	p->rbuf = malloc(sizeof(double) * ((size_t)nr + 1));
+	if (!p->sbuf || !p->rbuf)
+		goto oom;
+	free(per);
+	free(mark);
+	return 0;
+oom:
+	free(row);
+	free(col);
+	free(per);
+	free(mark);
+	rt_part_free(p);
+	return -1;
+}
+
+int rt_part_exchange(struct rt_part *p, double *x)
+{
+	for (int k = 0; k < p->nsend; k++)
+		p->sbuf[k] = x[p->sidx[k]];
+	if (la_mpi_exchange(p->sbuf, p->scount, p->sdispl, p->rbuf, p->rcount, p->rdispl))
+		return -1;
+	for (int k = 0; k < p->nrecv; k++)
+		x[p->ridx[k]] = p->rbuf[k];
+	return 0;
+}
+
+int rt_part_gather(struct rt_part *p, double *x)
+{
+	return la_mpi_gather(x, p->count, p->displ);
+}

@@ -1,0 +1,52 @@
+/* part.h — the rows of an explicit step partitioned across MPI processes
+ * (dyn(1), MPI).
+ *
+ * The unknowns are split into P contiguous blocks of about equal work
+ * (entries of K); process r owns the rows of block r: it steps them, and
+ * forms their rows of K x from its own columns of K (K is symmetric: row
+ * j is column j).  Those columns reach rows that other processes own, the
+ * ghosts, whose values come from their owners at each exchange
+ * (rt_part_exchange); the vectors stay whole on every process, current
+ * on the owned rows and the ghosts, until rt_part_gather makes them
+ * whole again (for the records).  Both are collective: every process
+ * calls them at the same step. */
+#ifndef DYN_PART_H
+#define DYN_PART_H
+
+#include "la.h"
+
+struct rt_part {
+	int n, P, rank;
+	int r0, r1;                   /* the owned rows r0 .. r1 − 1 */
+	int *count, *displ;           /* P: each process's rows */
+	/* the owned columns of K, compressed, rows ascending */
+	int *kp, *ki;
+	double *kx;
+	/* the ghosts: owned rows sent to each process, rows received from
+	 * each (by process: counts and offsets into sidx, ridx) */
+	int *scount, *sdispl, *sidx, nsend;
+	int *rcount, *rdispl, *ridx, nrecv;
+	double *sbuf, *rbuf;
+};
+
+/* The partition of K's unknowns on P processes, this one being rank; K
+ * symmetric (K->sym), of any kind.  0, or -1 when out of memory. */
+int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank);
+void rt_part_free(struct rt_part *p);
+
+/* x's ghosts from their owners.  0, or -1 when MPI fails. */
+int rt_part_exchange(struct rt_part *p, double *x);
+/* x whole from every process's rows.  0, or -1. */
+int rt_part_gather(struct rt_part *p, double *x);
+
+/* (K x)_j for an owned row j, the terms in ascending column order (the
+ * order of la_mat_mul's, whose bits it gives for a symmetric K) */
+static inline double rt_part_row_dot(const struct rt_part *p, int j, const double *x)
+{
+	double s = 0;
+	for (int k = p->kp[j - p->r0], e = p->kp[j - p->r0 + 1]; k < e; k++)
+		s += p->kx[k] * x[p->ki[k]];
+	return s;
+}
+
+#endif
