@@ -1180,6 +1180,17 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 	struct ir_record r = { 0 };
 	r.loc = ir_loc_of(it->loc);
 	struct ast_expr *e = it->expr;
+	if (it->name) {
+		/* record NAME = EXPR, or NAME = FIELD at (...): a column the
+		 * script reads back as r.NAME, which must not hide r.t, an
+		 * energy or a dof */
+		struct binding *b = scope_lookup(ev->scope, it->name);
+		if (strcmp(it->name, "t") == 0 || strcmp(it->name, "energy") == 0 || (b && b->kind == B_DOF))
+			return eval_error(ev, it->loc, "'%s' names a recorded quantity already; choose another name", it->name);
+		for (int i = 0; i < RT_NENERGY; i++)
+			if (strcmp(it->name, rt_energy_name[i]) == 0)
+				return eval_error(ev, it->loc, "'%s' names a recorded quantity already; choose another name", it->name);
+	}
 	if (it->has_at) {
 		/* a field at a point: one column per component */
 		struct ir_record rs[3];
@@ -1194,12 +1205,6 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 
 	if (it->name) {
 		/* record NAME = EXPR */
-		struct binding *b = scope_lookup(ev->scope, it->name);
-		if (strcmp(it->name, "t") == 0 || strcmp(it->name, "energy") == 0 || (b && b->kind == B_DOF))
-			return eval_error(ev, it->loc, "'%s' names a recorded quantity already; choose another name", it->name);
-		for (int i = 0; i < RT_NENERGY; i++)
-			if (strcmp(it->name, rt_energy_name[i]) == 0)
-				return eval_error(ev, it->loc, "'%s' names a recorded quantity already; choose another name", it->name);
 		mc->what = "a recorded expression";
 		mc->allow_t = mc->allow_state = 1;
 		ev->prog = new_prog(ev);
