@@ -1101,6 +1101,16 @@ int la_mat_symmetrize(struct la_mat *A)
 			int hi = A->kind == LA_MAT_CSC ? A->p[j + 1] : imin(n, j + A->kl + 1);
 			for (int k = lo; k < hi; k++) {
 				int i = A->kind == LA_MAT_CSC ? A->i[k] : k;
+				if (i < j && pass == 0) {
+					/* an entry above whose mirror is not stored (one
+					 * triangle, or a band with kl < ku) is symmetric
+					 * only when 0: the loop below sees the stored
+					 * mirrors alone */
+					double x = A->kind == LA_MAT_CSC ? A->x[k] : la_mat_get(A, i, j);
+					int stored = A->kind == LA_MAT_CSC ? csc_find(A, j, i) >= 0 : j - i <= A->kl;
+					if (!stored && x != 0)
+						return 0;
+				}
 				if (i <= j)
 					continue;
 				double *a, *b;

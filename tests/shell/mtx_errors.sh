@@ -162,6 +162,21 @@ want="big.dyn:3:3: error: the mass matrix is not positive definite: pivot 1 (dof
 expected
   $want"
 
+# ... and checked symmetric there too: an entry above the diagonal whose
+# mirror is absent (the check looked from the stored lower entries only,
+# and this stiffness ran as if symmetric)
+{ printf '%%%%MatrixMarket matrix coordinate real general\n4001 4001 4002\n'
+  i=1; while [ $i -le 4001 ]; do echo "$i $i 2"; i=$((i + 1)); done; echo "1 2 0.5"; } > "$dir/upper.mtx"
+printf 'model m {\n  dof x[4001]\n  mass eye(4001)\n  stiffness mtx("upper.mtx")\n  init x[1] = 1\n}\nlet r = run m with newmark from 0 to 0.1 step 0.01\n' > "$dir/upper.dyn"
+(cd "$dir" && "$dyn" upper.dyn > upper.out 2> upper.err)
+st=$?
+got=$(head -n 1 "$dir/upper.err")
+want="upper.dyn:4:3: error: the stiffness matrix is not symmetric: entry (1, 2) is 0.5 but (2, 1) is 0"
+[ "$st" = 3 ] && [ "$got" = "$want" ] || fail "upper: exit $st, got
+  $got
+expected
+  $want"
+
 # mtx(...) elsewhere than as an operator, and its argument.
 printf '%s\n3 3 0\n' "$H" | mk ok
 cat > "$dir/elsewhere.dyn" <<'EOF'
