@@ -35,6 +35,10 @@ struct scheme_type {
 	/* ω_max τ below which the undamped linear scheme is stable, for the
 	 * message of a run that blew up; NULL or 0 when none is known. */
 	double (*critical)(const void *par);
+	/* ω_max τ below which the linear scheme is stable whatever its
+	 * viscous damping (Newmark with γ = ½), which a run refuses to
+	 * exceed before stepping; NULL or 0 when damping moves the bound. */
+	double (*critical_damped)(const void *par);
 	/* How a refusal of a mass depending on u names the family ("the
 	 * Newmark family"); NULL: by its name. */
 	const char *who;

@@ -1062,6 +1062,17 @@ static double newmark_critical(const void *par)
 	return q->gamma >= 0.5 && q->beta < q->gamma / 2 ? 1 / sqrt(q->gamma / 2 - q->beta) : 0;
 }
 
+/* With damping, the critical Ω = ωτ of the Newmark family is
+ * [ξ(γ − ½) + √(γ/2 − β + ξ²(γ − ½)²)]/(γ/2 − β) (Hughes, The Finite
+ * Element Method, §9.1): for γ = ½ it is 1/√(¼ − β) whatever ξ, so the
+ * undamped bound holds for any damping; for γ > ½ damping raises it and
+ * the bound depends on each mode's ξ. */
+static double newmark_critical_damped(const void *par)
+{
+	const struct alpha_params *q = par;
+	return q->gamma == 0.5 && q->beta < 0.25 ? 1 / sqrt(0.25 - q->beta) : 0;
+}
+
 const struct scheme_type scheme_newmark = {
 	.family = IR_NEWMARK,
 	.params_size = sizeof(struct alpha_params),
@@ -1069,6 +1080,7 @@ const struct scheme_type scheme_newmark = {
 	.check_params = newmark_check,
 	.caps = alpha_caps,
 	.critical = newmark_critical,
+	.critical_damped = newmark_critical_damped,
 	.who = "the Newmark family",
 	.linear = &step_newmark,
 	.newton = &nl_generalized_alpha,
