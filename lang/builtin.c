@@ -613,6 +613,33 @@ static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 	return 0;
 }
 
+/* A scalar function's constant result that is not finite, reported
+ * with its argument (x, and y of a two-argument function, n = 2): 1
+ * when reported. */
+static int scalar_not_finite(struct eval *ev, struct ast_expr *call, const char *name, enum ir_op op, int reg,
+                             int xreg, int yreg, int n)
+{
+	double k;
+	if (!ir_is_const(ev->prog, reg, &k) || isfinite(k))
+		return 0;
+	double a = 0, b = 1;
+	ir_is_const(ev->prog, xreg, &a);
+	if (n == 2)
+		ir_is_const(ev->prog, yreg, &b);
+	char buf[32], buf2[32];
+	value_format_num(a, buf);
+	value_format_num(b, buf2);
+	/* mod(x, 0) divides by zero; mod(nan | inf, y) and
+	 * mod(x, nan) have no value, said as for the others */
+	if (n == 2 && op == IR_FMOD && b == 0 && isfinite(a))
+		eval_error(ev, call->loc, "mod(%s, 0): division by zero", buf);
+	else if (n == 2 && op == IR_FMOD)
+		eval_error(ev, call->loc, "mod(%s, %s) is not a finite number", buf, buf2);
+	else
+		eval_error(ev, call->loc, "%s(%s%s) is not a finite number", name, buf, n == 2 ? ", ..." : "");
+	return 1;
+}
+
 int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struct value *out, int *status)
 {
 	memset(out, 0, sizeof *out);
@@ -698,33 +725,21 @@ int builtin_call(struct eval *ev, struct ast_expr *call, const char *name, struc
 		}
 		struct ir_loc loc = ir_loc_of(call->loc);
 		if (n == 1 && x[0].kind == VAL_MAT) {
+			/* element by element, each element's value checked as a
+			 * number's is: sqrt([1, -1]) printed [1, nan] */
 			*out = value_mat(ev, x[0].rows, x[0].cols);
-			for (int i = 0; i < x[0].rows * x[0].cols; i++)
+			for (int i = 0; i < x[0].rows * x[0].cols; i++) {
 				out->m[i] = ir_emit(ev->prog, scalar_fn[f].op, x[0].m[i], 0, 0, loc);
+				if (scalar_not_finite(ev, call, name, scalar_fn[f].op, out->m[i], x[0].m[i], 0, 1))
+					return 0;
+			}
 			*status = 0;
 			return 0;
 		}
 		out->kind = VAL_NUM;
 		out->reg = ir_emit(ev->prog, scalar_fn[f].op, x[0].reg, n > 1 ? x[1].reg : 0, 0, loc);
-		double k;
-		if (ir_is_const(ev->prog, out->reg, &k) && !isfinite(k)) {
-			double a = 0, b = 1;
-			ir_is_const(ev->prog, x[0].reg, &a);
-			if (n == 2)
-				ir_is_const(ev->prog, x[1].reg, &b);
-			char buf[32], buf2[32];
-			value_format_num(a, buf);
-			value_format_num(b, buf2);
-			/* mod(x, 0) divides by zero; mod(nan | inf, y) and
-			 * mod(x, nan) have no value, said as for the others */
-			if (n == 2 && scalar_fn[f].op == IR_FMOD && b == 0 && isfinite(a))
-				eval_error(ev, call->loc, "mod(%s, 0): division by zero", buf);
-			else if (n == 2 && scalar_fn[f].op == IR_FMOD)
-				eval_error(ev, call->loc, "mod(%s, %s) is not a finite number", buf, buf2);
-			else
-				eval_error(ev, call->loc, "%s(%s%s) is not a finite number", name, buf, n == 2 ? ", ..." : "");
+		if (scalar_not_finite(ev, call, name, scalar_fn[f].op, out->reg, x[0].reg, n > 1 ? x[1].reg : 0, n))
 			return 0;
-		}
 		*status = 0;
 		return 0;
 	}

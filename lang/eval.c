@@ -318,6 +318,27 @@ static int check_finite(struct eval *ev, int reg, struct loc loc, enum ir_op op,
 	return eval_error(ev, loc, "the result is not a finite number (%s)", isnan(k) ? "NaN" : "overflow");
 }
 
+/* The tensor functions (fe_call: det, inv, dot, inner, tr, ...) of
+ * constant finite arguments whose constant result is not finite: inv of
+ * a singular matrix, a dot product that overflows.  Their arguments'
+ * values were checked where they arose. */
+static int tensor_not_finite(struct eval *ev, struct ast_expr *call, const char *name, const struct value *v)
+{
+	int n = v->kind == VAL_NUM ? 1 : v->kind == VAL_MAT ? v->rows * v->cols : 0;
+	for (int i = 0; i < n; i++) {
+		double k;
+		int reg = v->kind == VAL_NUM ? v->reg : v->m[i];
+		if (!ir_is_const(ev->prog, reg, &k) || isfinite(k))
+			continue;
+		if (strcmp(name, "inv") == 0)
+			return eval_error(ev, call->loc, "inv: the matrix is singular or its inverse overflows (an element is %s)",
+			                  isnan(k) ? "NaN" : "infinite");
+		return eval_error(ev, call->loc, "%s(...) is not a finite number (%s)", name,
+		                  isnan(k) ? "NaN" : "overflow");
+	}
+	return 0;
+}
+
 static int emit_checked(struct eval *ev, enum ir_op op, int a, int b, int c, struct loc loc, int *out)
 {
 	*out = ir_emit(ev->prog, op, a, b, c, ir_loc_of(loc));
@@ -891,7 +912,7 @@ static int eval_call(struct eval *ev, struct ast_expr *e, struct value *out)
 			if (builtin_call(ev, e, name, out, &status) == 0)
 				return status;
 			if (fe_function_exists(name))
-				return fe_call(ev, e, name, out);
+				return fe_call(ev, e, name, out) ? -1 : tensor_not_finite(ev, e, name, out);
 			if (strcmp(name, "rayleigh") == 0 || strcmp(name, "modal") == 0)
 				return eval_error(ev, e->loc, "%s(...) is a damping law: write 'damping %s(...)' in a model",
 				                  name, name);
