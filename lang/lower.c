@@ -16,6 +16,7 @@
 #include "outfile.h"
 #include "scheme.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1834,6 +1835,16 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 		return eval_error(ev, ar->dt->loc, "the step must be positive, not %g", run->dt);
 	if (!(run->t1 > run->t0))
 		return eval_error(ev, ar->t1->loc, "the end time %g is not after the start time %g", run->t1, run->t0);
+	/* The times t0 + k dt must be distinct and resolve the step: a step
+	 * below 64 units in the last place of the largest time (about 1.5 %
+	 * of the step) gave repeated times in the records and a history
+	 * that read back NaN (from 1 to 1 + 1e-15 step 1e-16; from 1e17
+	 * step 1). */
+	double tmax = fmax(fabs(run->t0), fabs(run->t1)), dtmin = 64 * DBL_EPSILON * tmax;
+	if (run->dt < dtmin)
+		return eval_error(ev, ar->dt->loc, "the step %.3g is too small for times near %.3g: "
+		                  "consecutive times would not be distinct in double precision (a step must exceed "
+		                  "%.3g there); shift the time origin or take a larger step", run->dt, tmax, dtmin);
 	double steps = ceil((run->t1 - run->t0) / run->dt - 1e-9);
 	if (steps > 2e9)
 		return eval_error(ev, ar->dt->loc, "%.3g steps are too many; take a larger step", steps);
