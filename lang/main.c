@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #if defined HAVE_MALLOC_H && defined HAVE_MALLOPT
 #include <malloc.h>
@@ -83,6 +84,11 @@ static char *read_all(FILE *f, size_t *len)
 		if (k == 0)
 			break;
 		n += k;
+		/* a NUL byte is not text: the lexer reports the first one
+		 * (wherever it is, comments included), and nothing after it
+		 * is read (dyn /dev/zero read until memory ran out) */
+		if (memchr(buf + n - k, 0, k))
+			break;
 	}
 	if (ferror(f)) {
 		free(buf);
@@ -283,7 +289,8 @@ int main(int argc, char **argv)
  * PETSc prefix (-ksp_, -pc_, -mat_, ...), each with the next argument as
  * its value unless that starts with '-' or names a script (.dyn), are
  * taken out of argv before dyn's parser sees them and kept for PETSc's
- * start (la_backend_args).  Returns the new argc. */
+ * start (la_backend_args).  Returns the new argc, or -1 (with the
+ * message printed) for an -options_file that PETSc could not read. */
 static int petsc_args(int argc, char **argv)
 {
 	static const char *const prefix[] = { "ksp_", "pc_", "mat_", "vec_", "log_", "options_", "mg_", "snes_",
@@ -310,6 +317,25 @@ static int petsc_args(int argc, char **argv)
 			size_t len = strlen(argv[k + 1]);
 			if (!(len > 4 && strcmp(argv[k + 1] + len - 4, ".dyn") == 0))
 				kept[nk++] = argv[++k];
+		}
+		/* PETSc reads an options file to its end when it starts: one
+		 * that is not a regular file (-options_file /dev/zero) hung it */
+		if (strcmp(a, "-options_file") == 0) {
+			struct stat st;
+			const char *f = strcmp(kept[nk - 1], a) ? kept[nk - 1] : NULL;
+			char q[256];
+			if (!f) {
+				fprintf(stderr, "dyn: -options_file needs a file name\n");
+				return -1;
+			}
+			if (stat(f, &st) != 0) {
+				fprintf(stderr, "dyn: -options_file '%s': %s\n", rt_escape(q, sizeof q, f), strerror(errno));
+				return -1;
+			}
+			if (!S_ISREG(st.st_mode)) {
+				fprintf(stderr, "dyn: -options_file '%s' is not a regular file\n", rt_escape(q, sizeof q, f));
+				return -1;
+			}
 		}
 	}
 	argv[out] = NULL;
@@ -393,7 +419,10 @@ static int dyn_main(int argc, char **argv)
 	struct session s;
 	session_init(&s);
 	int status = 0;
-	argc = petsc_args(argc, argv);
+	if ((argc = petsc_args(argc, argv)) < 0) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if ((status = mpi_setup()))
 		goto out;
 	const char *env_stdlib = getenv("DYN_STDLIB");

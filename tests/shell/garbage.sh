@@ -159,5 +159,22 @@ awk 'BEGIN { printf "print "; for (i = 0; i < 5000; i++) printf "9"; print "" }'
 echo "bignum.dyn:1:7: error: number $(awk 'BEGIN { for (i = 0; i < 5000; i++) printf "9" }') is too large for a double" > bignum.dyn.want
 check bignum.dyn
 
+# 11. an endless source of NUL bytes: the first NUL stops the reading
+#     (dyn /dev/zero read until memory ran out), from a file or stdin
+if [ -r /dev/zero ]; then
+	$TIMEOUT "$DYN" /dev/zero > zero.out 2> zero.err < /dev/null
+	rc=$?
+	result zero /dev/zero $rc
+	grep -q "^/dev/zero:1:1: error: unexpected byte 0x00" zero.err || fail "/dev/zero: not reported at 1:1"
+	$TIMEOUT "$DYN" - > zero_stdin.out 2> zero_stdin.err < /dev/zero
+	result zero_stdin "<stdin>" $?
+fi
+
+# 12. a NUL inside a comment is reported too (it was skipped with the
+#     comment, and the lines after it ran)
+printf 'print 1\n# a comment \000 with a NUL\nprint 2\n' > nul_comment.dyn
+echo "nul_comment.dyn:2:13: error: unexpected byte 0x00 (is this a text file?)" > nul_comment.dyn.want
+check nul_comment.dyn
+
 [ $status -eq 0 ] && echo "garbage: all checks passed"
 exit $status
