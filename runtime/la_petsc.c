@@ -92,6 +92,18 @@ static const char *take_failure(void)
 	return taken;
 }
 
+/* PETSc refused one of its options (the command line's or
+ * PETSC_OPTIONS', -ksp_type nonsense): its own message, which the run
+ * reports instead of a failed allocation */
+static void options_failure(void)
+{
+	const char *text = NULL;
+	char *specific = NULL;
+	PetscErrorMessage(0, &text, &specific);
+	set_failure("PETSc refused its options (command line or PETSC_OPTIONS): %s",
+	            specific && *specific ? specific : "no reason given");
+}
+
 static int petsc_start(void)
 {
 	if (started)
@@ -485,8 +497,10 @@ static void *pk_alloc(const struct la_mat *A, unsigned flags, int iterative)
 	 * of the true residual in pk_solve reads it. */
 	if (KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, 10000))
 		goto fail;
-	if (KSPSetFromOptions(ksp))
+	if (KSPSetFromOptions(ksp)) {
+		options_failure();
 		goto fail;
+	}
 	{
 		KSPType kt;
 		PCType pt;

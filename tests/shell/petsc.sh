@@ -168,6 +168,32 @@ run mass mass.dyn -pc_type jacobi
 want mass 4
 has_err mass "mass.dyn:9:9: error: t = 0.001 (step 1): PETSc's solve (ksp preonly, pc jacobi) was given a right-hand side that is not finite (an earlier solve failed, or a load is not finite)"
 
+# an option PETSc refuses is named with PETSc's reason (it was reported
+# as "out of memory for the mass matrix"), on the command line or in
+# PETSC_OPTIONS
+run badtype it.dyn -ksp_type nonsense
+want badtype 3
+has_err badtype "error: the mass matrix: PETSc refused its options (command line or PETSC_OPTIONS): "
+has_err badtype "nonsense"
+PETSC_OPTIONS="-ksp_type nonsense" run badenv it.dyn
+want badenv 3
+has_err badenv "PETSc refused its options"
+# an options file PETSc could not read to its end is refused before it
+# starts (-options_file /dev/zero hung)
+run optzero it.dyn -options_file /dev/zero
+want optzero 2
+has_err optzero "dyn: -options_file '/dev/zero' is not a regular file"
+run optmissing it.dyn -options_file no-such-file
+want optmissing 2
+has_err optmissing "dyn: -options_file 'no-such-file': No such file or directory"
+run optnone it.dyn -options_file
+want optnone 2
+has_err optnone "dyn: -options_file needs a file name"
+printf -- '-ksp_type cg\n-ksp_view\n' > opts.txt
+run optfile it.dyn -options_file opts.txt
+want optfile 0
+grep -q "type: cg" optfile.out || fail "-options_file: the file's -ksp_type cg was not used"
+
 # the options given are the ones used: -ksp_view shows them
 run view it.dyn -ksp_type gmres -ksp_view
 want view 0
