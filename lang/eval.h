@@ -51,6 +51,9 @@ struct session {
 	int dry_hit;                 /* --check: the statement being executed
 	                                needs a dry run's results; its errors
 	                                are not reported and it is skipped */
+	int run_interrupted;         /* REPL: a run stopped by Ctrl-C, kept with
+	                                what it computed: the statements after
+	                                it (of a :load) do not execute */
 	int nset;
 	struct param_override set[64];
 	int failed_checks;

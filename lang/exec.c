@@ -703,9 +703,11 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 			loc = ast->loc;
 		diag_error(ev->d, loc, "%s", err.msg);
 		ev->s->status = status;
-		/* at the REPL an interrupted run keeps what it computed */
+		/* at the REPL an interrupted run keeps what it computed (and
+		 * the rest of a :load stops: exec_stmts) */
 		if (!(status == 130 && ev->s->interactive))
 			return -1;
+		ev->s->run_interrupted = 1;
 	}
 	memset(out, 0, sizeof *out);
 	out->kind = VAL_RUN;
@@ -976,6 +978,8 @@ static int exec_stmts(struct eval *ev, struct ast_vec *stmts)
 		if (eval_interrupted(ev, ((struct ast_stmt *)stmts->v[i])->loc))
 			return -1;
 		int rc = exec_stmt(ev, stmts->v[i]);
+		if (ev->s->run_interrupted)
+			return -1;   /* its statement is done: the rest is not */
 		if (rc && ev->s->dry_hit) {
 			/* --check: the statement needs a run's results */
 			ev->s->dry_hit = 0;
@@ -1073,7 +1077,9 @@ int session_exec_program(struct session *s, struct ast_program *prog)
 	ev.scope = s->globals;
 	arena_purpose("running", file);
 	ev.script_dir = file ? path_dir(s->arena, file) : NULL;
+	s->run_interrupted = 0;
 	int rc = exec_stmts(&ev, &prog->stmts);
+	s->run_interrupted = 0;
 	if (s->check_only && s->status != 130 && check_unused_models(&ev))
 		rc = -1;
 	if (rc < 0) {

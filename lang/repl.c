@@ -892,6 +892,26 @@ static void step(const char *arg, int to_end)
 	state();
 }
 
+/* The commands without an argument refuse one, at its column: `:run 5`
+ * ran to the end as if the 5 were not there (:step 5 takes it). */
+static int no_argument(const char *cmd, const char *arg)
+{
+	static const char *const bare[] = { ":run", ":state", ":energy", ":quit", ":q" };
+	if (!*arg)
+		return 0;
+	for (size_t i = 0; i < sizeof bare / sizeof bare[0]; i++)
+		if (strcmp(cmd, bare[i]) == 0) {
+			struct eval ev;
+			session_eval_init(S, &ev);
+			struct loc loc = { "<stdin>", cmd_line, arg_col, 1 };
+			eval_error(&ev, loc, "%s takes no argument%s", cmd,
+			           strcmp(cmd, ":run") == 0 ? ": :step N advances N steps" : "");
+			S->diag.errors = 0;
+			return 1;
+		}
+	return 0;
+}
+
 static void command(char *line)
 {
 	rt_interrupted = 0;   /* a Ctrl-C before this command is not for it */
@@ -952,6 +972,8 @@ static void command(char *line)
 			state();
 	} else if (strcmp(cmd, ":step") == 0)
 		step(arg, 0);
+	else if (no_argument(cmd, arg))
+		return;
 	else if (strcmp(cmd, ":run") == 0)
 		step(NULL, 1);
 	else if (strcmp(cmd, ":state") == 0)

@@ -16,6 +16,7 @@
 #     the pending signal, into the line the Ctrl-C dropped: "1 + 2print 6*7").
 #  5. Ctrl-C right after the Enter ending a line of a statement drops the
 #     statement, 50 times.
+#  6. Ctrl-C during a run of a :load stops the rest of the loaded script.
 # Waits are for prompts and messages, never fixed times; timeouts are long
 # for a loaded machine.
 set -u
@@ -199,6 +200,34 @@ fi
 	printf '%s\n' 'send :show q\n' "expect error: undefined name 'q'" 'expect dyn> ' 'send \x04' 'exit 0'
 } > "$dir/between.pty"
 session between
+
+# 6. Ctrl-C during a run of a script loaded by :load stops the script:
+# the run keeps what it computed (b is bound), the statements after it do
+# not execute (they did: "after the run" was printed, and a second long
+# run started).
+printf '%b' "$BIG" > "$dir/long.dyn"
+{
+	echo 'let b = run big with midpoint from 0 to 1000 step 1e-3'
+	echo 'print "after the run"'
+	echo 'let c = run big with midpoint from 0 to 1000 step 1e-3'
+} >> "$dir/long.dyn"
+cat > "$dir/load.pty" <<PTY
+timeout 60
+expect dyn> 
+send :load $dir/long.dyn\n
+repeat 500 \x03
+expect error: interrupted
+expect dyn> 
+send :state\n
+expect run b of big with midpoint
+expect dyn> 
+send \x04
+exit 0
+PTY
+if session load; then
+	grep -q 'after the run' "$dir/load.out" &&
+		fail ":load went on after a Ctrl-C stopped its run"
+fi
 
 [ "$status" -eq 0 ] && echo "repl_interrupt: ok"
 exit "$status"

@@ -9,7 +9,8 @@
 #     before it, not an unwritten history.
 #  3. :step with a count that is not a whole number from 1 to INT_MAX
 #     (4294967297 would wrap to 1, 1e30 overflows long) is refused with a
-#     message and takes no step.
+#     message and takes no step; :run, :state, :energy and :quit refuse
+#     an argument (:run 5 ran to the end).
 #  4. :start with a run whose record block spans lines waits for the block
 #     to close (a "...>" prompt), then prepares the run; :run writes its
 #     record (11 rows and a header for 10 steps); an error in the block
@@ -120,6 +121,18 @@ expect :step 0: the count must be
 expect dyn> 
 send :step 2x\n
 expect :step 2x: the count must be
+expect dyn> 
+send :run 5\n
+expect error: :run takes no argument: :step N advances N steps
+expect dyn> 
+send :state now\n
+expect error: :state takes no argument
+expect dyn> 
+send :energy 1\n
+expect error: :energy takes no argument
+expect dyn> 
+send :quit now\n
+expect error: :quit takes no argument
 expect dyn> 
 send :state\n
 expect step 0 of 10 (in progress)
