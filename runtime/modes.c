@@ -15,6 +15,7 @@
 #include "problem.h"
 #include "nlstep.h"
 
+#include <float.h>
 #include <math.h>
 
 #include <stdio.h>
@@ -96,14 +97,18 @@ static int op_solve(void *ctx, double *b)
 /* A rigid-body mode (a free–free body, a mechanism) has ω² = 0, which
  * the eigensolvers return as ± their rounding, about n ε times the
  * pencil's largest eigenvalue (a free bar of 10 cells: −2.4e-14 against
- * 1200): what lies within 1e-10 of scale, an estimate of that largest
- * ω², is 0, not an unstable mode. */
-static void snap_rigid(double *w2, int r, double scale)
+ * 1200): what lies within rel times scale, an estimate of that largest
+ * ω², is 0, not an unstable mode.  LAPACK's dsygv is backward stable:
+ * 1000 n ε covers its rounding, where a fixed 1e-10 took a real soft
+ * mode for a rigid one (ω² = 5e-5 beside 2e7: a soft support next to a
+ * stiff link, reported as ω = 0).  ARPACK's shift-invert converges to
+ * its own tolerance: 1e-10 there. */
+static void snap_rigid(double *w2, int r, double scale, double rel)
 {
 	for (int j = 0; j < r; j++)
 		scale = fmax(scale, fabs(w2[j]));
 	for (int j = 0; j < r; j++)
-		if (fabs(w2[j]) <= 1e-10 * scale)
+		if (fabs(w2[j]) <= rel * scale)
 			w2[j] = 0;
 }
 
@@ -210,7 +215,7 @@ static int modes_large(struct rt_problem *pb, int k, double *w2, double *phi, st
 		int r = la_eigs(n, k, sigma, &ops, w2, phi);
 		if (r == 0) {
 			rc = 0;
-			snap_rigid(w2, k, ratio);
+			snap_rigid(w2, k, ratio, 1e-10);
 		}
 		else
 			snprintf(err->msg, sizeof err->msg, "the eigenproblem K phi = w^2 M phi failed (ARPACK: %s)",
@@ -324,7 +329,7 @@ int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *n
 			/* err says why */
 		} else if (info == 0) {
 			rc = 0;
-			snap_rigid(w2, r, 0);
+			snap_rigid(w2, r, 0, 1000 * r * DBL_EPSILON);
 			*nmodes = kmax > 0 && kmax < r ? kmax : r;
 			/* φ = Z q: the shapes in the dofs (n rows, r columns) */
 			for (int k = 0; k < r && pb.nc > 0 && phi; k++)

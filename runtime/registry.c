@@ -4,6 +4,7 @@
 
 #include "scheme.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,27 @@ int scheme_check_params(enum ir_family family, const double *p, char *msg, size_
 {
 	const struct scheme_type *t = scheme_of(family);
 	return t && t->check_params ? t->check_params(p, msg, size) : 0;
+}
+
+int scheme_step_digits(double tau, double tc)
+{
+	for (int p = 6; p < 17; p++) {
+		char a[32], b[32];
+		snprintf(a, sizeof a, "%.*g", p, tau);
+		snprintf(b, sizeof b, "%.*g", p, tc);
+		if (fabs(tau - tc) <= 1e-12 * tc || strcmp(a, b) != 0)
+			return p;
+	}
+	return 17;
+}
+
+int scheme_step_critical(double tau, double tc)
+{
+	if (!isfinite(tc))
+		return 0;   /* no limit (no stiffness, or no mass's bound) */
+	if (fabs(tau - tc) <= 1e-12 * tc)
+		return 2;
+	return tau > tc;
 }
 
 unsigned scheme_caps(const struct scheme_type *t, const void *par)

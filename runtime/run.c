@@ -291,14 +291,21 @@ void rt_result_free(struct rt_result *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < r->ndof && r->u; i++) {
-		free(r->u[i]);
-		free(r->v[i]);
-		free(r->a[i]);
+	/* any of the arrays may be missing when memory ran out while the
+	 * history was allocated */
+	for (int i = 0; i < r->ndof; i++) {
+		if (r->u)
+			free(r->u[i]);
+		if (r->v)
+			free(r->v[i]);
+		if (r->a)
+			free(r->a[i]);
 	}
-	for (int j = 0; j < r->nint && r->z; j++) {
-		free(r->z[j]);
-		free(r->zd[j]);
+	for (int j = 0; j < r->nint; j++) {
+		if (r->z)
+			free(r->z[j]);
+		if (r->zd)
+			free(r->zd[j]);
 	}
 	free(r->u);
 	free(r->v);
@@ -821,12 +828,15 @@ static int critical_step(struct rt_problem *pb, const struct ir_run *plan, unsig
 	if (s == -1)
 		return fail(err, 3, plan->loc, "out of memory");
 	double tc = s == 0 && wmax > 0 ? 2 / wmax : INFINITY;
-	if (plan->dt > tc)
+	if (scheme_step_critical(plan->dt, tc)) {
+		int dg = scheme_step_digits(plan->dt, tc);
 		return fail(err, 3, plan->step_loc,
-		            "step %.6g exceeds the critical step 2/omega_max = %.6g of %s "
-		            "(omega_max = %.6g rad/s at the initial state): take a step below %.6g%s",
-		            plan->dt, tc, ir_family_info[plan->scheme.family].name, wmax, tc,
+		            "step %.*g %s the critical step 2/omega_max = %.*g of %s "
+		            "(omega_max = %.6g rad/s at the initial state): take a step below %.*g%s",
+		            dg, plan->dt, scheme_step_critical(plan->dt, tc) == 1 ? "exceeds" : "equals", dg, tc,
+		            ir_family_info[plan->scheme.family].name, wmax, dg, tc,
 		            ir_family_info[plan->scheme.family].caps & IR_SCHEME_CONTACTS ? "" : " or an implicit scheme");
+	}
 	if (!(caps & IR_SCHEME_EXPLICIT_DAMPING) || (!pb->ir->dissipation && !pb->hasC))
 		return 0;
 	double mumax = 0;
@@ -855,11 +865,20 @@ static int critical_step(struct rt_problem *pb, const struct ir_run *plan, unsig
 static int conditional_step(struct rt_problem *pb, const struct scheme_type *type, const struct ir_run *plan,
                             const struct rt_state *x, struct rt_error *err)
 {
-	if (!type || pb->nc > 0 || !pb->Mf)
+	if (!type)
 		return 0;
 	void *par = scheme_params(type, plan->scheme.p);
 	if (!par)
 		return fail(err, 3, plan->loc, "out of memory");
+	char msg[sizeof err->msg];
+	if (type->check_run && type->check_run(par, msg, sizeof msg)) {
+		free(par);
+		return fail(err, 3, plan->scheme.loc, "%s", msg);
+	}
+	if (pb->nc > 0 || !pb->Mf) {
+		free(par);
+		return 0;
+	}
 	unsigned caps = scheme_caps(type, par);
 	int damped = pb->hasC || pb->ir->dissipation;
 	double (*crit)(const void *) = damped ? type->critical_damped : type->critical;
@@ -871,16 +890,17 @@ static int conditional_step(struct rt_problem *pb, const struct scheme_type *typ
 	int s = linearised_omega_max(pb, x->u, x->z, &wmax);
 	if (s == -1)
 		return fail(err, 3, plan->loc, "out of memory");
-	/* a step at the bound itself, within the eigensolve's rounding
-	 * (linear_acceleration at omega tau = 2 sqrt(3) exactly), is kept */
-	if (s != 0 || !(wmax > 0) || !(plan->dt * wmax > wtc * (1 + 1e-9)))
+	double tc = wtc / wmax;
+	if (s != 0 || !(wmax > 0) || !scheme_step_critical(plan->dt, tc))
 		return 0;
+	int dg = scheme_step_digits(plan->dt, tc);
 	return fail(err, 3, plan->step_loc,
-	            "step %.6g exceeds the critical step %.6g of %s with these parameters "
+	            "step %.*g %s the critical step %.*g of %s with these parameters "
 	            "(omega_max = %.6g rad/s at the initial state; stable while omega_max step < %.6g%s): "
-	            "take a step below %.6g, or beta >= gamma/2 for a scheme stable at any step",
-	            plan->dt, wtc / wmax, plan->scheme.name, wmax, wtc,
-	            damped ? ", with gamma = 1/2 whatever the damping" : " without damping", wtc / wmax);
+	            "take a step below %.*g, or beta >= gamma/2 for a scheme stable at any step",
+	            dg, plan->dt, scheme_step_critical(plan->dt, tc) == 1 ? "exceeds" : "equals", dg, tc,
+	            plan->scheme.name, wmax, wtc,
+	            damped ? ", with gamma = 1/2 whatever the damping" : " without damping", dg, tc);
 }
 
 static void engine_free(struct engine *e)
@@ -1569,10 +1589,15 @@ static int acceleration_not_finite(struct rt_stepper_run *r, struct rt_error *er
 	const struct ir_model *m = r->plan->model;
 	const struct nl_common *c = &r->nc;
 	int n = pb->n;
-	/* a PETSc solve that failed is named by the first step, with its
-	 * reason (la_backend_failure) */
-	if (pb->backend == LA_PETSC_DIRECT || pb->backend == LA_PETSC_ITERATIVE || pb->backend_mpi)
+	/* a PETSc solve that failed is named here with its reason
+	 * (la_backend_failure): the first step's solve, given its NaN,
+	 * reported only "a right-hand side that is not finite" */
+	if (pb->backend == LA_PETSC_DIRECT || pb->backend == LA_PETSC_ITERATIVE || pb->backend_mpi) {
+		const char *why = la_backend_failure();
+		if (why)
+			return fail(err, 4, r->plan->loc, "t = %.10g: the initial acceleration: %s", r->plan->t0, why);
 		return 0;
+	}
 	for (int i = 0; i < n; i++)
 		if (!isfinite(c->f1[i]))
 			return 0;

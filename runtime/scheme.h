@@ -32,6 +32,11 @@ struct scheme_type {
 	/* The capabilities for these parameters, from those of the family
 	 * (ir_family_info[].caps); NULL keeps them. */
 	unsigned (*caps)(const void *par, unsigned caps);
+	/* Whether a run with these parameters can be stable at all: 0, or -1
+	 * with the message in msg (newmark with γ < ½ amplifies every mode).
+	 * Checked before a run, not by spectral_radius, which shows the
+	 * growth.  NULL: it can. */
+	int (*check_run)(const void *par, char *msg, size_t size);
 	/* ω_max τ below which the undamped linear scheme is stable, for the
 	 * message of a run that blew up; NULL or 0 when none is known. */
 	double (*critical)(const void *par);
@@ -60,6 +65,16 @@ const struct scheme_type *scheme_of(enum ir_family family);
  * in range (or it has no check, or no type), else -1 with the message in
  * msg. */
 int scheme_check_params(enum ir_family family, const double *p, char *msg, size_t size);
+/* A step tau at or above a critical step tc: tau ≥ tc within the
+ * rounding of tc's eigensolve (1e-12).  At ωτ equal to the bound the
+ * amplification matrix has a double eigenvalue of modulus 1 and the
+ * response grows linearly (central differences at ωτ = 2: u = 1, 0,
+ * −1, 2, −3, ...), so the bound itself is refused. */
+int scheme_step_critical(double tau, double tc);   /* 2 at tc, 1 above, 0 below */
+/* The digits (6 to 17) that print tau and tc differently, unless they
+ * are equal within that rounding: "step 1 exceeds the critical step 1"
+ * at 1.0000000001. */
+int scheme_step_digits(double tau, double tc);
 /* Its capabilities for parameters par (filled by t->params). */
 unsigned scheme_caps(const struct scheme_type *t, const void *par);
 /* A copy of the family's parameters in its own struct, from the IR's

@@ -69,6 +69,13 @@ static void cl_free(void *p)
 /* Up to this order ω_max comes from the dense generalized eigensolver
  * (dsygvd, O(n³) once); above, from power iterations. */
 enum { CD_DENSE_MAX = 1000 };
+/* Beyond this many dofs a nonlinear model's per-step estimate of ω_max
+ * runs on the matrix layer (runtime/omega.c) and the run holds no dense
+ * operator (cd_needs_dense): the dense one rebuilt an n × n Hessian and
+ * multiplied by it each step, and the dense setup solved the n × n
+ * eigenproblem (an FPU chain of 2000 masses: 20 s to start, 0.2 s a
+ * step). */
+enum { CD_NL_DENSE_MAX = 100 };
 
 /* The largest eigenvalue of K φ = λ M φ by power iteration on M⁻¹K with
  * the Rayleigh quotient θ = xᵀKx / xᵀMx (Golub and Van Loan, "Matrix
@@ -180,11 +187,13 @@ static void *cl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 static int cl_set_step(void *p, double tau, struct rt_error *err)
 {
 	struct central_lin *s = p;
-	if (tau > s->tau_crit) {
+	if (scheme_step_critical(tau, s->tau_crit)) {
+		int dg = scheme_step_digits(tau, s->tau_crit);
 		snprintf(err->msg, sizeof err->msg,
-		         "step %.6g exceeds the critical step 2/omega_max = %.6g of central_difference "
-		         "(omega_max = %.6g rad/s): take a step below %.6g or an implicit scheme",
-		         tau, s->tau_crit, s->omega_max, s->tau_crit);
+		         "step %.*g %s the critical step 2/omega_max = %.*g of central_difference "
+		         "(omega_max = %.6g rad/s): take a step below %.*g or an implicit scheme",
+		         dg, tau, scheme_step_critical(tau, s->tau_crit) == 1 ? "exceeds" : "equals", dg, s->tau_crit, s->omega_max, dg,
+		         s->tau_crit);
 		err->code = 3;
 		return -1;
 	}
@@ -320,7 +329,7 @@ static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 		cd_free(s);
 		return nl_refuse(err, "out of memory for the step");
 	}
-	if (!pb->M) {
+	if (!pb->M || pb->n > CD_NL_DENSE_MAX) {
 		if (!(s->om = omega_alloc(pb))) {
 			cd_free(s);
 			return nl_refuse(err, "out of memory for the step");
@@ -452,7 +461,16 @@ static int cd_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	return nl_generalized_alpha.step(s->inner, t0, t1, tau, x, dW, dD, dterm, err);
 }
 
+/* the dense operators (problem_dense) for small models only: the
+ * explicit step, its Newton fallback (the stage) and the critical
+ * step's estimate (run.c, omega.c) work on the matrix layer */
+static int cd_needs_dense(const struct rt_problem *pb)
+{
+	return pb->n <= CD_NL_DENSE_MAX;
+}
+
 static const struct scheme_newton nl_central_difference = {
+	.needs_dense = cd_needs_dense,
 	.alloc = cd_alloc,
 	.step = cd_step,
 	.free = cd_free,

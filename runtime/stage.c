@@ -137,7 +137,10 @@ void stage_free(struct stage *s)
 	if (s->jac)
 		jacobian_free(s->jac);
 	free(s->jac);
-	s->jac = NULL;
+	/* freed twice is freed once: stage_alloc frees what it allocated
+	 * when it fails, and the stepper's own cleanup then frees its stage
+	 * again (a double free when memory ran out at a scheme's setup) */
+	memset(s, 0, sizeof *s);
 }
 
 /* soft thresholding S_λ(x) = sign(x) max(|x| − λ, 0) */
