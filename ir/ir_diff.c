@@ -286,7 +286,10 @@ int ir_gradient(struct ir_prog *p, struct ir_diff_ws *w, int out, const struct i
 
 int ir_depends(const struct ir_prog *p, struct ir_diff_ws *w, int out, unsigned long long opmask)
 {
+	/* out of memory is the process's (arena.h): the callers read the
+	 * answer as a yes or no, and a -1 read as "depends" reported a
+	 * potential m g y as depending on a rate */
 	if (reserve(w, p->n, 0))
-		return -1;
+		arena_out_of_memory();
 	return backward_cone(p, w, out, opmask) < 0;
 }

@@ -29,7 +29,8 @@ int ir_gradient_sparse(struct ir_prog *p, struct ir_diff_ws *w, int out, const s
 int ir_gradient(struct ir_prog *p, struct ir_diff_ws *w, int out, const struct ir_diff_inputs *in, int *grad);
 
 /* Whether register out depends on an instruction whose opcode is in the
- * mask (bit 1ull << op; there are fewer than 64 opcodes). */
+ * mask (bit 1ull << op; there are fewer than 64 opcodes): 1 or 0.  Out
+ * of memory ends the process (arena_out_of_memory). */
 int ir_depends(const struct ir_prog *p, struct ir_diff_ws *w, int out, unsigned long long opmask);
 
 #endif

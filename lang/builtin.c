@@ -122,6 +122,7 @@ static int table_call(struct eval *ev, struct ast_expr *call, struct value *out)
 	char err[512];
 	if (table_read(full, (int)col, &tb.n, &tb.x, &tb.y, err, sizeof err))
 		return eval_error(ev, call->loc, "%s", err);
+	session_add_data_input(ev->s, full);
 	/* The table's arrays are malloc'ed by table_read; keep copies in the
 	 * arena so they live and die with the IR. */
 	double *x = arena_alloc(ev->a, sizeof(double) * (size_t)tb.n);

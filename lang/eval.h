@@ -25,6 +25,8 @@ struct out_id {
 	dev_t dev;
 	ino_t ino;
 	const char *name;
+	int data;      /* an input: 1 a file a model reads (mtx, table,
+	                  gmsh), 0 the script or a module */
 };
 
 struct session {
@@ -76,6 +78,9 @@ struct session {
 void session_init(struct session *s);
 /* Remember a file read as source (the script, a module). */
 void session_add_input(struct session *s, const char *path);
+/* A file a model reads (a Matrix Market file, a table, a Gmsh mesh),
+ * which the script's outputs must not overwrite either. */
+void session_add_data_input(struct session *s, const char *path);
 void session_free(struct session *s);
 
 /* Load stdlib/schemes.dyn (embedded in the binary) into the session. */

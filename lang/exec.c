@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -735,9 +736,23 @@ int import_module(struct session *s, struct ast_stmt *st)
 		if (!*d)
 			continue;
 		const char *path = arena_printf(s->arena, "%s/%s.dyn", d, st->name);
-		FILE *f = fopen(path, "rb");
-		if (!f)
+		/* a module is a regular file, stated before it is opened: a
+		 * FIFO's open blocked, /dev/zero read until memory ran out, a
+		 * folder read as an empty module */
+		struct stat sb;
+		if (stat(path, &sb) != 0)
 			continue;
+		if (!S_ISREG(sb.st_mode)) {
+			diag_error(&s->diag, st->name_loc, "module '%s': %s is %s", st->name, path,
+			           S_ISDIR(sb.st_mode) ? "a folder" : "not a regular file");
+			return -1;
+		}
+		FILE *f = fopen(path, "rb");
+		if (!f) {
+			diag_error(&s->diag, st->name_loc, "module '%s': cannot open %s: %s", st->name, path,
+			           strerror(errno));
+			return -1;
+		}
 		char *text = NULL;
 		size_t len = 0, cap = 0;
 		for (;;) {

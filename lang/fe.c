@@ -244,7 +244,10 @@ int fe_exec_mesh(struct eval *ev, struct ast_stmt *st)
 			return eval_error(ev, c->loc, "gmsh takes the file's name: gmsh(\"part.msh\")");
 		if (eval_string(ev, ((struct ast_arg *)c->args.v[0])->value, &path, "the mesh file"))
 			return -1;
-		m = mesh_read_gmsh(path_join(ev->a, ev->script_dir, path), err, sizeof err);
+		const char *full = path_join(ev->a, ev->script_dir, path);
+		m = mesh_read_gmsh(full, err, sizeof err);
+		if (m)
+			session_add_data_input(ev->s, full);
 	} else {
 		static const char *const gens[] = { "interval", "rectangle", "cuboid", "gmsh" };
 		const char *close = name_closest(gen, gens, 4);

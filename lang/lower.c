@@ -311,7 +311,7 @@ static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *
 			if (eval_int(ev, d->rhs, &size, "the size of a dof vector"))
 				return -1;
 			if (size < 1 || size > 10000000)
-				return eval_error(ev, d->rhs->loc, "the size of vector %s must be at least 1, not %ld",
+				return eval_error(ev, d->rhs->loc, "the size of vector %s must be from 1 to 10^7, not %ld",
 				                  nm->name, size);
 		}
 		struct binding *b = scope_bind(ev, nm->name, B_DOF, nm->loc);
@@ -496,6 +496,7 @@ static int file_operator(struct eval *ev, struct model_ctx *mc, struct ast_expr 
 	char name[256];
 	if (mtx_read(full, &a, err, sizeof err))
 		return eval_error(ev, call->loc, "%s: %s", what, err);
+	session_add_data_input(ev->s, full);
 	rt_escape(name, sizeof name, full);
 	int status = 0;
 	if (a.pattern)

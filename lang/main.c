@@ -9,6 +9,7 @@
 #include "outfile.h"
 #include "la.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
@@ -114,7 +115,12 @@ static int parse_set(struct session *s, const char *arg)
 		fprintf(stderr, "dyn: --set %s: '%s' is too large for a double\n", arg, eq + 1);
 		return -1;
 	}
-	if (end == eq + 1 || *end != '\0' || !isfinite(v)) {
+	/* a number as the language writes it: strtod's hexadecimal (0x10)
+	 * and leading blanks (" 3") are not */
+	const char *val = eq + 1;
+	int decimal = (isdigit((unsigned char)*val) || *val == '.' || *val == '-' || *val == '+') &&
+	              !strpbrk(val, "xXpP");
+	if (end == eq + 1 || *end != '\0' || !isfinite(v) || !decimal) {
 		fprintf(stderr, "dyn: --set %s: '%s' is not a number\n", arg, eq + 1);
 		return -1;
 	}
@@ -619,8 +625,17 @@ out:
 	 * as soon as rank 0 has exited). */
 	if (la_mpi_size() > 1 && la_mpi_rank() != 0 && status != 0)
 		sleep(3);
-	if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
-		fprintf(stderr, "dyn: error writing the standard output: %s\n", strerror(errno));
+	/* errno names this flush's failure only: a write that failed earlier
+	 * (ferror) left no reason, and errno then held a later call's
+	 * ("Inappropriate ioctl for device" for a full disk) */
+	errno = 0;
+	int flushed = fflush(stdout) == 0;
+	int why = flushed ? 0 : errno;
+	if ((!flushed || ferror(stdout)) && status == 0) {
+		if (why)
+			fprintf(stderr, "dyn: error writing the standard output: %s\n", strerror(why));
+		else
+			fprintf(stderr, "dyn: error writing the standard output (an earlier write failed)\n");
 		status = EXIT_INPUT;
 	}
 	return status;

@@ -23,11 +23,14 @@
 /* A file the script was read from, named as its messages call it: a
  * script piped from a file (dyn < FILE) is that file, a terminal or a
  * pipe is nothing to protect. */
-static void add_input(struct session *s, const char *path, const char *name)
+static void add_input(struct session *s, const char *path, const char *name, int data)
 {
 	struct stat st;
 	if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return;
+	for (int i = 0; i < s->ninput; i++)
+		if (s->input[i].dev == st.st_dev && s->input[i].ino == st.st_ino)
+			return;   /* read again (a loop's pass, a second model) */
 	if (s->ninput == s->input_cap) {
 		int cap = s->input_cap ? 2 * s->input_cap : 8;
 		s->input = arena_grow(s->arena, s->input, sizeof *s->input * (size_t)s->ninput,
@@ -38,14 +41,20 @@ static void add_input(struct session *s, const char *path, const char *name)
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
 	id->name = arena_strdup(s->arena, name);
+	id->data = data;
 }
 
 void session_add_input(struct session *s, const char *path)
 {
 	if (path && strcmp(path, "<stdin>") == 0)
-		add_input(s, "/dev/stdin", "<stdin>");
+		add_input(s, "/dev/stdin", "<stdin>", 0);
 	else
-		add_input(s, path, path);
+		add_input(s, path, path, 0);
+}
+
+void session_add_data_input(struct session *s, const char *path)
+{
+	add_input(s, path, path, 1);
 }
 
 /* The real path of a folder (arena), or NULL with errno set. */
@@ -103,7 +112,13 @@ int outpath_check(struct eval *ev, struct loc loc, const char *path, struct out_
 		id->ino = st.st_ino;
 		id->name = NULL;
 		for (int i = 0; i < s->ninput; i++)
-			if (s->input[i].dev == st.st_dev && s->input[i].ino == st.st_ino)
+			if (s->input[i].dev == st.st_dev && s->input[i].ino == st.st_ino && s->input[i].data) {
+				int same = strcmp(path, s->input[i].name) == 0;
+				return eval_error(ev, loc, "cannot write '%s': a model of the script reads it%s%s%s: a "
+				                  "script's outputs never overwrite its input files", rt_escape(q, sizeof q, path),
+				                  same ? "" : " (as '", same ? "" : rt_escape(q2, sizeof q2, s->input[i].name),
+				                  same ? "" : "')");
+			} else if (s->input[i].dev == st.st_dev && s->input[i].ino == st.st_ino)
 				return eval_error(ev, loc, "'%s' is the script '%s': a script's outputs never overwrite it "
 				                  "or the modules it imports", rt_escape(q, sizeof q, path),
 				                  rt_escape(q2, sizeof q2, s->input[i].name));

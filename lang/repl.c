@@ -991,17 +991,16 @@ static void command(char *line)
 		char *src = arena_printf(S->arena, "plot %s to \"$terminal\"\n", arg);
 		execute_for_command(src, arg_col - 6);
 	} else if (strcmp(cmd, ":load") == 0 && *arg) {
+		/* a script is a regular file (a folder opens, and reads as
+		 * nothing; a FIFO's open blocks), stated before it is opened */
+		struct stat st;
+		if (stat(arg, &st) == 0 && !S_ISREG(st.st_mode)) {
+			printf("cannot read '%s': %s\n", arg, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+			return;
+		}
 		FILE *f = fopen(arg, "rb");
 		if (!f) {
 			printf("cannot open '%s': %s\n", arg, strerror(errno));
-			return;
-		}
-		/* a script is a regular file (a folder opens, and reads as
-		 * nothing), as for dyn FILE */
-		struct stat st;
-		if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
-			printf("cannot read '%s': %s\n", arg, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
-			fclose(f);
 			return;
 		}
 		char *text = NULL;

@@ -110,7 +110,8 @@ t set_noeq --set k ok.dyn
 want_rc set_noeq 2
 has set_noeq.err "--set k: expected NAME=VALUE" "dyn --set k"
 empty set_noeq.out "stdout of dyn --set k"
-for v in abc 1.5x '' 0,5 nan inf -inf; do
+# (0x10 and ' 3' are strtod's numbers, not the language's: 0x10 was 16)
+for v in abc 1.5x '' 0,5 nan inf -inf 0x10 ' 3' 1p3; do
 	t set_nan --set "k=$v" ok.dyn
 	want_rc set_nan 2
 	has set_nan.err "is not a number" "dyn --set k=$v"
@@ -253,6 +254,14 @@ if [ -w /dev/full ]; then
 	"$DYN" ok.dyn > /dev/full 2> full.err < /dev/null
 	rc=$?
 	want_rc full 3
+	# a print, then a run: the failed write's reason, never a later
+	# call's errno (it said "Inappropriate ioctl for device")
+	printf 'model m {\n  dof u\n  mass [1]\n  stiffness [1]\n  init u = 1\n}\nprint 1\nlet r = run m with newmark from 0 to 1 step 0.1\n' > fullrun.dyn
+	"$DYN" fullrun.dyn > /dev/full 2> fullrun.err < /dev/null
+	rc=$?
+	want_rc fullrun 3
+	grep -q "ioctl\|No such file" fullrun.err && fail "dyn fullrun.dyn > /dev/full: a stale reason: $(cat fullrun.err)"
+	grep -q "^dyn: error writing the standard output" fullrun.err || fail "dyn fullrun.dyn > /dev/full: $(cat fullrun.err)"
 fi
 
 # a reader that closes the pipe early: exit 3 and the message, not death
