@@ -73,6 +73,22 @@ static int check_mass(struct rt_problem *pb, const struct la_mat *M, struct ir_l
 	int n = pb->n;
 	if (check_symmetric(M, "mass", loc, err))
 		return 3;
+	/* a positive pivot far below the others factors, and then gives an
+	 * acceleration of no meaning (mass [1e-320, 0; 0, 1]: infinite at
+	 * t = 0): a diagonal entry below 1e-16 of the largest is a mass the
+	 * double precision cannot hold beside the others */
+	double dmax = 0;
+	for (int i = 0; i < n; i++)
+		dmax = fmax(dmax, la_mat_get(M, i, i));
+	for (int i = 0; i < n && dmax > 0; i++) {
+		double d = la_mat_get(M, i, i);
+		if (d > 0 && d < 1e-16 * dmax) {
+			char nm[IR_NAME_SIZE];
+			return fail(err, loc, "the mass matrix is numerically singular: the mass of %s, %.3g, is below "
+			            "1e-16 of the largest (%.3g)%s", ir_unknown_name(pb->ir, i, nm, sizeof nm), d, dmax,
+			            pb->varmass ? " at the initial state" : "");
+		}
+	}
 	la_solver_free(pb->Mf);
 	/* a nearly symmetric mass is factored by LU: Cholesky backends take
 	 * only exactly symmetric matrices; a lumped (diagonal) one on every
