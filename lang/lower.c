@@ -720,6 +720,10 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				if (!(xi[j] >= 0 && isfinite(xi[j])))
 					return eval_error(ev, e->loc, "the modal damping ratio must be non-negative");
 			}
+			/* more ratios than modes: the extra ones were ignored */
+			if (m->ndof > 0 && nx > m->ndof)
+				return eval_error(ev, xe->loc, "modal gives %d damping ratios, and model %s has %d mode%s",
+				                  nx, m->name, m->ndof, m->ndof == 1 ? "" : "s");
 			m->modal_xi = xi;
 			m->nmodal_xi = nx;
 			if (!mc->stiffness_declared)
