@@ -969,6 +969,18 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
  * so that what uses them is skipped rather than reported again. */
 static void bind_dry(struct eval *ev, struct ast_stmt *st)
 {
+	if (st->kind == AST_STMT_MESH && st->name && !scope_lookup_local(ev->scope, st->name)) {
+		/* a mesh that failed: what names it is skipped (find_mesh),
+		 * not reported again as an undefined mesh */
+		struct binding *b = arena_alloc(ev->a, sizeof *b);
+		b->name = st->name;
+		b->kind = B_VALUE;
+		b->val.kind = VAL_DRY;
+		b->loc = st->name_loc;
+		b->next = ev->scope->head;
+		ev->scope->head = b;
+		return;
+	}
 	if (st->kind != AST_STMT_LET)
 		return;
 	for (int i = 0; i < (st->name ? 1 : st->defs.n); i++) {

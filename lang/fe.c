@@ -278,6 +278,10 @@ static struct fe_mesh *find_mesh(struct eval *ev, struct ast_expr *e)
 	struct binding *b = scope_lookup(ev->scope, e->name);
 	if (b && b->kind == B_MESH)
 		return b->mesh;
+	if (b && b->kind == B_VALUE && b->val.kind == VAL_DRY) {
+		eval_dry(ev);   /* --check: a mesh that failed, already reported */
+		return NULL;
+	}
 	if (b) {
 		eval_error(ev, e->loc, "'%s' is not a mesh", e->name);
 		return NULL;
