@@ -571,15 +571,8 @@ static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 	} else {
 		for (int i = 0; i < n; i++)
 			d[i] = m->support ? m->support_dir[i] : 1;
-		/* a shape's sign is arbitrary: its largest entry made positive */
-		for (int j = 0; j < k; j++) {
-			double *p = phi + (size_t)j * n, big = 0;
-			for (int i = 0; i < n; i++)
-				if (fabs(p[i]) > fabs(big))
-					big = p[i];
-			for (int i = 0; i < n && big < 0; i++)
-				p[i] = -p[i];
-		}
+		/* (a shape's sign is arbitrary: rt_modes makes its largest
+		 * entry positive) */
 		double *c[7];
 		for (int f = 0; f < 6; f++)
 			c[f] = arena_alloc(ev->a, sizeof(double) * (size_t)k);

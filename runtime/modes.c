@@ -263,7 +263,29 @@ static int linearised_at(struct rt_problem *pb, const struct ir_model *m, double
 	return rc;
 }
 
+static int modes_compute(const struct ir_model *m, int kmax, double *w2, double *phi, int *nmodes,
+                         struct rt_error *err);
+
+/* The modes with each shape's sign fixed: its largest entry positive
+ * (the first of equal ones), for modes() and :eig alike (:eig printed
+ * the two-mass model's first shape as (-0.707, -0.707)). */
 int rt_modes(const struct ir_model *m, int kmax, double *w2, double *phi, int *nmodes, struct rt_error *err)
+{
+	int rc = modes_compute(m, kmax, w2, phi, nmodes, err);
+	int n = m->ndof;
+	for (int j = 0; rc == 0 && phi && j < *nmodes; j++) {
+		double *p = phi + (size_t)j * n, big = 0;
+		for (int i = 0; i < n; i++)
+			if (fabs(p[i]) > fabs(big))
+				big = p[i];
+		for (int i = 0; i < n && big < 0; i++)
+			p[i] = -p[i];
+	}
+	return rc;
+}
+
+static int modes_compute(const struct ir_model *m, int kmax, double *w2, double *phi, int *nmodes,
+                         struct rt_error *err)
 {
 	memset(err, 0, sizeof *err);
 	*nmodes = 0;

@@ -12,7 +12,8 @@
 #   --dump-ir does (it said "stiffness: none"; entries stored, each
 #   spring's four counted before duplicates are summed);
 # - a run failing under :run is reported once; an unfinished statement
-#   at the end of the input is named.
+#   at the end of the input is named;
+# - :eig's mode shapes carry modes()'s sign: the largest entry positive.
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -61,5 +62,11 @@ grep -q '^7$' "$dir/e.out" || fail "the session did not go on after :run's failu
 printf 'print 1\nprint (2 +\n3 +\n' | "$DYN" -i "$dir/bad.dyn" > "$dir/f.out" 2>&1
 grep -q "dyn: error: the input ended inside a statement, which was not run: print (2 + 3 +$" "$dir/f.out" ||
 	fail "an unfinished statement at the end of the input: $(cat "$dir/f.out")"
+# :eig's shapes have the sign of modes(): each column's largest entry
+# positive (:eig printed the first shape of this model as -0.707, -0.707)
+printf 'model iso {\n  dof x[2]\n  mass [1, 0; 0, 1]\n  stiffness [2, -1; -1, 2]\n}\n:eig iso\n' |
+	"$DYN" -i "$dir/bad.dyn" > "$dir/eig.out" 2>&1
+grep -q '^  x\[1\] *0\.70711 *0\.70711$' "$dir/eig.out" && grep -q '^  x\[2\] *0\.70711 *-0\.70711$' "$dir/eig.out" ||
+	fail ":eig shapes not sign-normalised: $(grep 'x\[' "$dir/eig.out")"
 [ "$status" -eq 0 ] && echo "repl_commands: ok"
 exit "$status"
