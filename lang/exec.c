@@ -967,34 +967,31 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 
 /* --check: the names of a let that failed stand for values not computed,
  * so that what uses them is skipped rather than reported again. */
+/* name as a dry value in the current scope, unless bound there */
+static void bind_dry_name(struct eval *ev, const char *name, struct loc loc)
+{
+	if (scope_lookup_local(ev->scope, name))
+		return;
+	struct binding *b = arena_alloc(ev->a, sizeof *b);
+	b->name = name;
+	b->kind = B_VALUE;
+	b->val.kind = VAL_DRY;
+	b->loc = loc;
+	b->next = ev->scope->head;
+	ev->scope->head = b;
+}
+
 static void bind_dry(struct eval *ev, struct ast_stmt *st)
 {
-	if (st->kind == AST_STMT_MESH && st->name && !scope_lookup_local(ev->scope, st->name)) {
-		/* a mesh that failed: what names it is skipped (find_mesh),
-		 * not reported again as an undefined mesh */
-		struct binding *b = arena_alloc(ev->a, sizeof *b);
-		b->name = st->name;
-		b->kind = B_VALUE;
-		b->val.kind = VAL_DRY;
-		b->loc = st->name_loc;
-		b->next = ev->scope->head;
-		ev->scope->head = b;
-		return;
-	}
+	/* a mesh that failed: what names it is skipped (find_mesh), not
+	 * reported again as an undefined mesh */
+	if (st->kind == AST_STMT_MESH && st->name)
+		bind_dry_name(ev, st->name, st->name_loc);
 	if (st->kind != AST_STMT_LET)
 		return;
 	for (int i = 0; i < (st->name ? 1 : st->defs.n); i++) {
 		struct ast_arg *d = st->name ? NULL : st->defs.v[i];
-		const char *name = d ? d->name : st->name;
-		if (scope_lookup_local(ev->scope, name))
-			continue;
-		struct binding *b = arena_alloc(ev->a, sizeof *b);
-		b->name = name;
-		b->kind = B_VALUE;
-		b->val.kind = VAL_DRY;
-		b->loc = d ? d->loc : st->name_loc;
-		b->next = ev->scope->head;
-		ev->scope->head = b;
+		bind_dry_name(ev, d ? d->name : st->name, d ? d->loc : st->name_loc);
 	}
 }
 

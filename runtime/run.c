@@ -853,8 +853,10 @@ static int critical_step(struct rt_problem *pb, const struct ir_run *plan, unsig
 	return 0;
 }
 
-/* A conditionally stable member of the Newmark family (β < γ/2) on a
- * linear or nonlinear model without constraints: the step must keep
+/* Before a run, the stability its scheme's parameters allow: none at
+ * any step (scheme_type.check_run: Newmark's γ < ½), refused; else, for
+ * a conditionally stable member of the Newmark family (β < γ/2) on a
+ * linear or nonlinear model without constraints, the step must keep
  * ω_max τ below the scheme's critical value (scheme_type.critical,
  * .critical_damped with damping), ω_max of the linearisation at the
  * initial state.  Refused before stepping, as central_difference is
