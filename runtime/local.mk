@@ -2,6 +2,7 @@
 noinst_LIBRARIES += runtime/libdynrt.a
 # runtime/ sees ir/ and itself, never lang/.
 runtime_libdynrt_a_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/ir -DDYN_PKGLIBDIR='"$(pkglibexecdir)"'
+runtime_libdynrt_a_CFLAGS = $(AM_CFLAGS) $(VECT_CFLAGS)
 runtime_libdynrt_a_SOURCES = \
 	runtime/la.c runtime/la.h runtime/la_rows.h runtime/la_impl.h runtime/la_mat.c \
 	runtime/la_dense.c runtime/la_band.c runtime/la_cholmod.c runtime/la_umfpack.c runtime/la_plugin.c runtime/la_eigs.c \

@@ -43,6 +43,9 @@
 /* rows per block of nm_step_pass: its windows stay in the first-level
  * cache */
 enum { PASS_BLOCK = 256 };
+/* pass_chain's arrays of a block: the windows W, X1, X2 and the rows'
+ * terms of ½vᵀMv, ½uᵀKu and the dissipation */
+enum { CHAIN_ARRAYS = 6 };
 
 struct newmark {
 	const struct rt_system *sys;
@@ -64,6 +67,7 @@ struct newmark {
 	double prep_tau;
 	double *ring;
 	size_t mask;
+	double *blk;          /* pass_chain's block arrays (CHAIN_ARRAYS) */
 	struct la_rows Mr, Kr, Cr;   /* M, K, C row by row (C: M's without C) */
 };
 
@@ -89,6 +93,7 @@ static void nm_free(void *p)
 	free(s->tmp);
 	free(s->w);
 	free(s->ring);
+	free(s->blk);
 	free(s);
 }
 
@@ -139,7 +144,8 @@ static void *alpha_alloc(const struct rt_system *sys, const void *par, struct rt
 		s->Kr = la_rows_of(sys->K);
 		s->Cr = la_rows_of(C ? C : sys->M);
 		s->ring = malloc(3 * w * sizeof(double));
-		if (!s->ring)
+		s->blk = malloc(CHAIN_ARRAYS * (PASS_BLOCK + 2) * sizeof(double));
+		if (!s->ring || !s->blk)
 			goto oom;
 	}
 	return s;
@@ -475,6 +481,206 @@ static int nm_pass_begin(void *p)
 	return 1;
 }
 
+/* ---- a chain's pass ---- */
+
+/* What pass_chain needs of a step: the state before and the state it
+ * writes, the constants of Newmark's updates (nm_step_pass) */
+struct chain_step {
+	int n, hasC, next;
+	const double *ma, *ka, *ca;   /* M's diagonal; K and C packed: row i at [2i − 1 .. 2i + 1] */
+	const double *u0, *v0, *a0;
+	double *u, *v, *a, *rhs;
+	double tau, cu, cv, btt, gt, tn, cun, cvn;
+	const int *pat;
+	const double *fn;
+	int npat, pq;
+	double t2[4], p2[4], d[4];   /* the sums of the rows' terms, by lane */
+};
+
+/* m rows of the step's end from the solution in rhs (aᵏ), and their
+ * window entries W = vᵏ⁻¹ + vᵏ, X1 = ũ', X2 = ṽ': nm_step_pass's
+ * updates, row by row independent.  The arrays are parameters, restrict,
+ * so that the compiler vectorises the loop. */
+static void update_rows(const struct chain_step *c, int m, const double *restrict u0,
+                        const double *restrict v0, const double *restrict a0, const double *restrict rhs,
+                        double *restrict u, double *restrict v, double *restrict a, double *restrict W,
+                        double *restrict X1, double *restrict X2)
+{
+	double tau = c->tau, cu = c->cu, cv = c->cv, btt = c->btt, gt = c->gt, tn = c->tn, cun = c->cun, cvn = c->cvn;
+	for (int j = 0; j < m; j++) {
+		double aj = rhs[j];
+		double ut = u0[j] + tau * v0[j] + cu * a0[j];
+		double vt = v0[j] + cv * a0[j];
+		double uj = ut + btt * aj, vj = vt + gt * aj;
+		a[j] = aj;
+		u[j] = uj;
+		v[j] = vj;
+		W[j] = v0[j] + vj;
+		X1[j] = uj + tn * vj + cun * aj;
+		X2[j] = vj + cvn * aj;
+	}
+}
+
+static void chain_update(struct chain_step *c, int j0, int j1, double *W, double *X1, double *X2, int base)
+{
+	update_rows(c, j1 - j0, c->u0 + j0, c->v0 + j0, c->a0 + j0, c->rhs + j0, c->u + j0, c->v + j0, c->a + j0,
+	            W + (j0 - base), X1 + (j0 - base), X2 + (j0 - base));
+}
+
+/* Row i's terms, any row of the chain (its ends have two entries): the
+ * reference of chain_rows, and its end rows and loaded rows.  f: the
+ * row's load. */
+static void chain_row(struct chain_step *c, int i, const double *W, const double *X1, const double *X2, int base,
+                      double f, double *tv, double *pu, double *dd)
+{
+	int lo = i > 0 ? i - 1 : 0, hi = i < c->n - 1 ? i + 1 : i;
+	const double *ka = c->ka, *ca = c->ca, *u = c->u;
+	double mv = 0, ku = 0, cw = 0, sk = 0, sc = 0;
+	mv += c->ma[i] * c->v[i];
+	for (int j = lo; j <= hi; j++) {
+		ku += ka[i + j] * u[j];
+		sk += ka[i + j] * X1[j - base];
+		if (c->hasC) {
+			cw += ca[i + j] * W[j - base];
+			sc += ca[i + j] * X2[j - base];
+		}
+	}
+	*tv = c->v[i] * mv;
+	*pu = u[i] * ku;
+	*dd = (u[i] - c->u0[i]) * 0.5 * cw;
+	if (c->next) {
+		double r = f;
+		r -= sk;
+		if (c->hasC)
+			r -= sc;
+		c->rhs[i] = r;
+	}
+}
+
+/* Rows i0 .. i1 − 1, inside the chain (0 < i0, i1 < n): the ledger's
+ * terms of each row and the next right-hand side without its load, each
+ * row's sums in the order of chain_row (vectorised: the sums over the
+ * rows are chain_pass's) */
+static inline void chain_rows(struct chain_step *c, int i0, int i1, const double *restrict W,
+                              const double *restrict X1, const double *restrict X2, int base, double *restrict tv,
+                              double *restrict pu, double *restrict dd, int hasC, int next)
+{
+	const double *restrict ma = c->ma, *restrict ka = c->ka, *restrict ca = c->ca;
+	const double *restrict u = c->u, *restrict v = c->v, *restrict u0 = c->u0;
+	double *restrict rhs = c->rhs;
+	for (int i = i0; i < i1; i++) {
+		int k = i - base;
+		double mv = 0, ku = 0;
+		mv += ma[i] * v[i];
+		tv[k] = v[i] * mv;
+		ku += ka[2 * i - 1] * u[i - 1];
+		ku += ka[2 * i] * u[i];
+		ku += ka[2 * i + 1] * u[i + 1];
+		pu[k] = u[i] * ku;
+		if (hasC) {
+			double cw = 0;
+			cw += ca[2 * i - 1] * W[k - 1];
+			cw += ca[2 * i] * W[k];
+			cw += ca[2 * i + 1] * W[k + 1];
+			dd[k] = (u[i] - u0[i]) * 0.5 * cw;
+		}
+		if (next) {
+			double r = 0, sk = 0;
+			sk += ka[2 * i - 1] * X1[k - 1];
+			sk += ka[2 * i] * X1[k];
+			sk += ka[2 * i + 1] * X1[k + 1];
+			r -= sk;
+			if (hasC) {
+				double sc = 0;
+				sc += ca[2 * i - 1] * X2[k - 1];
+				sc += ca[2 * i] * X2[k];
+				sc += ca[2 * i + 1] * X2[k + 1];
+				r -= sc;
+			}
+			rhs[i] = r;
+		}
+	}
+}
+
+/* s[l] += x[k] for k = l mod 4 (x[0] is lane 0) */
+static void sum_lanes(double *restrict s, const double *restrict x, int m)
+{
+	double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+	int k = 0;
+	for (; k + 4 <= m; k += 4) {
+		s0 += x[k];
+		s1 += x[k + 1];
+		s2 += x[k + 2];
+		s3 += x[k + 3];
+	}
+	if (k < m)
+		s0 += x[k];
+	if (k + 1 < m)
+		s1 += x[k + 1];
+	if (k + 2 < m)
+		s2 += x[k + 2];
+	s[0] = s0;
+	s[1] = s1;
+	s[2] = s2;
+	s[3] = s3;
+}
+
+/* nm_step_pass for a chain: M diagonal (banded, kl = ku = 0), K and C
+ * symmetric tridiagonal packed (la_mat_pack).  The same arithmetic row
+ * by row as the general pass (the same bits), in three sweeps per block
+ * that a compiler can vectorise: the rows' updates into the block's
+ * windows (chain_update), the rows' terms (chain_rows), then the sums of
+ * the terms over the rows in ascending order, as the general pass adds
+ * them.  The windows hold rows i0 − 1 .. i1 of block [i0, i1) at
+ * [j − i0 + 1]; the last two rows of a block are the first two of the
+ * next. */
+static void chain_pass(struct newmark *s, struct chain_step *c)
+{
+	int n = c->n, B = PASS_BLOCK, done = 0;
+	double *W = s->blk, *X1 = W + (B + 2), *X2 = X1 + (B + 2);
+	double *tv = X2 + (B + 2), *pu = tv + (B + 2), *dd = pu + (B + 2);
+	for (int i0 = 0; i0 < n; i0 += B) {
+		int i1 = imin(n, i0 + B), p1 = imin(n, i1 + 1), base = i0 - 1;
+		if (i0 > 0) {
+			/* rows i0 − 1 and i0, formed by the block before */
+			W[0] = W[B];
+			W[1] = W[B + 1];
+			X1[0] = X1[B];
+			X1[1] = X1[B + 1];
+			X2[0] = X2[B];
+			X2[1] = X2[B + 1];
+		}
+		chain_update(c, done, p1, W, X1, X2, base);
+		done = p1;
+		int c0 = imax(i0, 1), c1 = imin(i1, n - 1);
+		if (i0 == 0)
+			chain_row(c, 0, W, X1, X2, base, 0, &tv[0 - base], &pu[0 - base], &dd[0 - base]);
+		if (c0 < c1) {
+			if (c->hasC && c->next)
+				chain_rows(c, c0, c1, W, X1, X2, base, tv, pu, dd, 1, 1);
+			else if (c->hasC)
+				chain_rows(c, c0, c1, W, X1, X2, base, tv, pu, dd, 1, 0);
+			else if (c->next)
+				chain_rows(c, c0, c1, W, X1, X2, base, tv, pu, dd, 0, 1);
+			else
+				chain_rows(c, c0, c1, W, X1, X2, base, tv, pu, dd, 0, 0);
+		}
+		if (i1 == n)
+			chain_row(c, n - 1, W, X1, X2, base, 0, &tv[n - 1 - base], &pu[n - 1 - base], &dd[n - 1 - base]);
+		/* the loaded rows, formed again with their load */
+		for (; c->pq < c->npat && c->pat[c->pq] < i1; c->pq++) {
+			int i = c->pat[c->pq];
+			chain_row(c, i, W, X1, X2, base, c->fn[c->pq], &tv[i - base], &pu[i - base], &dd[i - base]);
+		}
+		/* row i into lane i mod 4 (i0 is a multiple of 4): four sums
+		 * that do not wait on each other */
+		sum_lanes(c->t2, tv + (i0 - base), i1 - i0);
+		sum_lanes(c->p2, pu + (i0 - base), i1 - i0);
+		if (c->hasC)
+			sum_lanes(c->d, dd + (i0 - base), i1 - i0);
+	}
+}
+
 /* Newmark's step (α_m = α_f = 0) in one pass (struct rt_step_pass): the
  * right-hand side f − K ũ − C ṽ comes formed by the step before (or is
  * formed here, predict_rows, when the state did not come from it); the
@@ -496,6 +702,21 @@ static int nm_step_pass(void *p, struct rt_step_pass *sp, struct rt_error *err)
 	if (!(sp->continues && s->prep && s->prep_tau == tau))
 		pass_prepare(s, tau, sp->u0, sp->v0, sp->a0, sp->npat, sp->pat, sp->f);
 	step_solve(s->f, s->rhs);
+	const struct la_mat *M = sys->M, *K = sys->K, *C = sys->C;
+	if (M->kind == LA_MAT_BAND && M->kl == 0 && M->ku == 0 && K->packed && (!C || C->packed)) {
+		double tn = sp->tau_next;
+		struct chain_step c = { n, C != NULL, tn > 0, s->Mr.a, s->Kr.a, C ? s->Cr.a : NULL, sp->u0, sp->v0,
+		                        sp->a0, sp->u, sp->v, sp->a, s->rhs, tau, tau * tau * (0.5 - b), tau * (1 - g),
+		                        b * tau * tau, g * tau, tn, tn * tn * (0.5 - b), tn * (1 - g), sp->pat, sp->f_next,
+		                        sp->npat, 0, { 0 }, { 0 }, { 0 } };
+		chain_pass(s, &c);
+		s->prep = c.next;
+		s->prep_tau = tn;
+		sp->dD = (c.d[0] + c.d[1]) + (c.d[2] + c.d[3]);
+		sp->T = 0.5 * ((c.t2[0] + c.t2[1]) + (c.t2[2] + c.t2[3]));
+		sp->P = 0.5 * ((c.p2[0] + c.p2[1]) + (c.p2[2] + c.p2[3]));
+		return 0;
+	}
 	const double *u0 = sp->u0, *v0 = sp->v0, *a0 = sp->a0;
 	double *u = sp->u, *v = sp->v, *a = sp->a, *rhs = s->rhs;
 	double cu = tau * tau * (0.5 - b), cv = tau * (1 - g);
