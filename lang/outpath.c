@@ -91,6 +91,11 @@ int outpath_check(struct eval *ev, struct loc loc, const char *path, struct out_
 		return eval_error(ev, loc, "cannot write '%s': %s", rt_escape(q, sizeof q, path), strerror(errno));
 	struct stat st;
 	int exists = stat(path, &st) == 0;
+	/* a folder is never replaced; a link to one is (dyn(1), "OUTPUT
+	 * FILES": a link is replaced by the new file, not followed) */
+	struct stat lst;
+	if (exists && S_ISDIR(st.st_mode) && lstat(path, &lst) == 0 && !S_ISLNK(lst.st_mode))
+		return eval_error(ev, loc, "cannot write '%s': %s", rt_escape(q, sizeof q, path), strerror(EISDIR));
 	if (!s->allow_anywhere) {
 		const char *outdir = s->outdir && *s->outdir ? s->outdir : ".";
 		if (!s->outdir_real && !(s->outdir_real = real_folder(s->arena, outdir)))

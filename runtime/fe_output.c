@@ -97,6 +97,11 @@ int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, const 
 	return vtu_write_pvd(o->path, w->nframe, (const char *const *)w->file, w->t, err, errlen);
 }
 
+const char *rt_field_out_piece(const struct rt_field_out *w, int rank)
+{
+	return w->piece && rank >= 0 && rank < w->npiece && w->nframe > 0 ? w->piece[rank] : NULL;
+}
+
 void rt_field_out_free(struct rt_field_out *w)
 {
 	for (int f = 0; w->path && f < w->cap; f++)

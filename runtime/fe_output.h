@@ -34,6 +34,10 @@ int rt_field_out_open(struct rt_field_out *w, const struct ir_field_output *o, i
  * (r + 1)·nc/P written by rank r.  -1 with a message in err. */
 int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, const double *u, char *err,
                       size_t errlen);
+/* The name of rank's piece in the last frame written, or NULL (one
+ * process, no frame yet): what rank 0 names when another process could
+ * not write its piece (runtime/run.c, shared_failure). */
+const char *rt_field_out_piece(const struct rt_field_out *w, int rank);
 void rt_field_out_free(struct rt_field_out *w);
 
 #endif

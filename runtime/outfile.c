@@ -133,7 +133,10 @@ static int outfile_open(struct rt_outfile *o, const char *path, int own)
 			buffer(o);
 		return o->f ? 0 : -1;
 	}
-	if (stat(path, &st) == 0) {
+	/* a symbolic link is replaced by the new file, not followed (dyn(1),
+	 * "OUTPUT FILES"): only a name that is itself a folder or a device
+	 * is not */
+	if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode)) {
 		if (S_ISDIR(st.st_mode)) {
 			errno = EISDIR;
 			return -1;

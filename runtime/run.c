@@ -1454,6 +1454,10 @@ struct rt_stepper_run {
 	int interrupted;       /* status is 128 + a signal: rt_resume clears it */
 	int state_valid;       /* x holds step k (not a failed attempt) */
 	int lone_failure;      /* a failure of this process alone (a file) */
+	int shared;            /* other processes share its solves or rows
+	                          (run_shared): failures are agreed on */
+	int failed_field;      /* the field record that field_rows could not
+	                          write, or -1 */
 };
 
 volatile sig_atomic_t rt_interrupted;
@@ -1517,12 +1521,80 @@ static int field_rows(struct rt_stepper_run *r, struct rt_error *err)
 {
 	for (int o = 0; o < r->plan->nfield_output && r->fouts; o++) {
 		char msg[400];
-		if (rt_field_out_step(&r->fouts[o], r->k, r->plan->nstep, r->s.t, r->x.u, msg, sizeof msg) &&
-		    (r->lone_failure = 1))
+		if (rt_field_out_step(&r->fouts[o], r->k, r->plan->nstep, r->s.t, r->x.u, msg, sizeof msg)) {
+			r->lone_failure = 1;
+			r->failed_field = o;
 			return r->status = fail(err, 4, r->plan->field_output[o].loc, "t = %.10g (step %d): %s", r->s.t,
 			                        r->k, msg);
+		}
 	}
 	return 0;
+}
+
+/* Whether other processes share this run's solves (PETSc's backends) or
+ * its rows (a row split): they then wait in collective operations for
+ * this one, and a failure of one process alone would leave them waiting
+ * while it frees its part of the solver (collective too: MUMPS).  Such
+ * a run agrees on its failures (shared_failure). */
+static int run_shared(const struct rt_stepper_run *r)
+{
+	const struct rt_problem *pb = &r->pb;
+	return la_mpi_size() > 1 &&
+	       (pb->backend == LA_PETSC_DIRECT || pb->backend == LA_PETSC_ITERATIVE || pb->backend_mpi || r->eng.part);
+}
+
+/* Whether step k writes a record's row or a field's frame: the steps at
+ * which a file can fail, from the plan (the same on every process) */
+static int output_due(const struct rt_stepper_run *r, int k)
+{
+	const struct ir_run *plan = r->plan;
+	if (k == 0 || k == plan->nstep)
+		return 1;
+	for (int o = 0; o < plan->noutput; o++)
+		if (plan->output[o].path && k % plan->output[o].every == 0)
+			return 1;
+	for (int o = 0; o < plan->nfield_output; o++)
+		if (k % (plan->field_output[o].every > 0 ? plan->field_output[o].every : 1) == 0)
+			return 1;
+	return 0;
+}
+
+/* A shared run's failure to open or write a file, which one process
+ * meets alone (rank 0 writes the records, each process its piece of a
+ * field), made every process's at the point where all of them check:
+ * each says whether it failed, and those that did not stop too, with
+ * status code, so that all of them end the run together (its records
+ * whole) instead of waiting for each other.  The process that failed
+ * has its own message; rank 0, when another failed, names the piece
+ * that process could not write.  Returns whether the run stops. */
+static int shared_failure(struct rt_stepper_run *r, int failed, int code, struct rt_error *err)
+{
+	if (!r->shared)
+		return failed;
+	double x[3] = { failed, failed ? la_mpi_rank() : 0, failed && r->failed_field >= 0 ? r->failed_field + 1 : 0 };
+	if (la_mpi_sum(x, 3)) {
+		if (!failed)
+			r->status = fail(err, code, r->plan->loc, "t = %.10g (step %d): MPI failed to agree on the files "
+			                 "of the processes", r->s.t, r->k);
+		return 1;
+	}
+	if (x[0] == 0)
+		return 0;
+	/* every process stops here: none is left alone in a collective */
+	r->lone_failure = 0;
+	if (failed)
+		return 1;
+	int q = (int)x[1], o = (int)x[2] - 1;
+	const char *piece = x[0] == 1 && o >= 0 ? rt_field_out_piece(&r->fouts[o], q) : NULL;
+	char name[256];
+	if (piece)
+		r->status = fail(err, code, r->plan->field_output[o].loc, "t = %.10g (step %d): the process of rank %d "
+		                 "could not write its piece '%s' of the field record", r->s.t, r->k, q,
+		                 rt_escape(name, sizeof name, piece));
+	else
+		r->status = fail(err, code, r->plan->loc, "t = %.10g (step %d): %.0f other process%s could not write "
+		                 "their files", r->s.t, r->k, x[0], x[0] == 1 ? "" : "es");
+	return 1;
 }
 
 /* A record file that could not be written stops the run (exit 4) at the
@@ -1756,29 +1828,25 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->s.energy[1] = r->P0;
 	r->E1 = fabs(r->T0) + fabs(r->P0);
 	r->k = 0;
-	if ((r->status = open_files(r->outs, plan, err)))
-		return r;
-	if (plan->nfield_output > 0) {
+	r->shared = run_shared(r);
+	r->failed_field = -1;
+	int failed = (r->status = open_files(r->outs, plan, err)) != 0;
+	if (!failed && plan->nfield_output > 0) {
 		r->fouts = calloc((size_t)plan->nfield_output, sizeof *r->fouts);
-		if (!r->fouts) {
-			r->status = fail(err, 3, plan->loc, "out of memory");
-			return r;
-		}
-		for (int o = 0; o < plan->nfield_output; o++) {
+		if (!r->fouts)
+			failed = r->status = fail(err, 3, plan->loc, "out of memory");
+		for (int o = 0; o < plan->nfield_output && !failed; o++) {
 			char msg[400];
-			if (rt_field_out_open(&r->fouts[o], &plan->field_output[o], N, msg, sizeof msg)) {
-				r->status = fail(err, 3, plan->field_output[o].loc, "%s", msg);
-				return r;
-			}
+			if (rt_field_out_open(&r->fouts[o], &plan->field_output[o], N, msg, sizeof msg))
+				failed = r->status = fail(err, 3, plan->field_output[o].loc, "%s", msg);
 		}
 	}
+	if (shared_failure(r, failed, 3, err))
+		return r;
 	int bad = store_row(r);
 	r->state_valid = 1;
-	if (bad >= 0) {
-		write_failed(r, bad, err);
-		return r;
-	}
-	if (field_rows(r, err))
+	failed = bad >= 0 ? (write_failed(r, bad, err), 1) : field_rows(r, err) != 0;
+	if (shared_failure(r, failed, 4, err))
 		return r;
 	r->done = N == 0;
 	rt_running = 1;
@@ -2093,9 +2161,9 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		r->state_valid = 1;
 		if (k == N)
 			r->done = 1;
-		if (bad >= 0)
-			return write_failed(r, bad, err);
-		if (field_rows(r, err))
+		int lost = bad >= 0 ? (write_failed(r, bad, err), 1) : field_rows(r, err) != 0;
+		/* a file fails only at a step that writes one (output_due) */
+		if (r->shared && output_due(r, k) ? shared_failure(r, lost, 4, err) : lost)
 			return r->status;
 	}
 	return 0;

@@ -39,6 +39,8 @@
 #   - a model stated with dofs runs replicated: the serial answer, bit for
 #     bit;
 #   - a solver that fails fails on every process: one message, exit 4;
+#     so does a file that one process alone cannot write (rank 0's
+#     record, rank 1's piece of a field record), at the step it fails;
 #     a failure before any solve (a script error) exits as serially;
 #   - a script on standard input (which reaches rank 0 alone) and the
 #     REPL are refused (exit 2);
@@ -316,6 +318,55 @@ mpi 2 p2 negk.dyn
 [ "$rc" = 3 ] || fail "mpirun -n 2 negk.dyn: exit $rc, expected 3: $(head -3 p2/err)"
 [ "$(grep -c "found the matrix not positive definite: 14 negative pivots" p2/err)" = 1 ] ||
 	fail "mpirun -n 2 negk.dyn: the refusal not said once: $(head -c 600 p2/err)"
+# a file that one process alone cannot write stops every process at that
+# step, said once, exit 4, instead of leaving the others waiting in a
+# solve: rank 0's record (a full device, solver = direct: the solves are
+# shared), then rank 1's piece of a field record (a folder in its name)
+cat > "$dir/full.dyn" <<'EOS'
+model osc {
+  dof u[3]
+  mass 1
+  stiffness 4
+}
+run osc with newmark from 0 to 1000 step 0.1, solver = direct {
+  record t, u to "/dev/full"
+}
+EOS
+mpi 2 p2 full.dyn --allow-write-anywhere
+[ "$rc" = 4 ] || fail "mpirun -n 2 full.dyn: exit $rc, expected 4: $(head -3 p2/err)"
+[ "$(grep -c "error: t = .* cannot write '/dev/full': No space left on device" p2/err)" = 1 ] ||
+	fail "mpirun -n 2 full.dyn: not said once: $(head -c 600 p2/err)"
+cat > "$dir/piece.dyn" <<'EOS'
+mesh bar = interval(0, 1, cells = 4)
+model w {
+  field u on bar : P1
+  kinetic   integral(bar, 0.5*u'^2)
+  potential integral(bar, 0.5*grad(u)^2)
+  fix u on left
+}
+run w with newmark from 0 to 1 step 0.5 {
+  record t to "piece.csv"
+  record field u to "f.pvd"
+}
+EOS
+rm -rf p2/f_* p2/f.pvd p2/piece.csv
+mkdir -p p2/f_000001_1.vtu
+mpi 2 p2 piece.dyn
+[ "$rc" = 4 ] || fail "mpirun -n 2 piece.dyn: exit $rc, expected 4: $(head -3 p2/err)"
+[ "$(grep -c "piece.dyn:10:10: error: t = 0.5 (step 1): the process of rank 1 could not write its piece 'f_000001_1.vtu' of the field record" p2/err)" = 1 ] ||
+	fail "mpirun -n 2 piece.dyn: not said once: $(head -c 600 p2/err)"
+[ "$(cat p2/piece.csv)" = "t
+0
+0.5" ] || fail "mpirun -n 2 piece.dyn: the record does not end at the step of the failure: $(cat p2/piece.csv)"
+rm -rf p2/f_000001_1.vtu
+# two processes that fail: rank 0 says how many
+rm -rf p3/f_* p3/f.pvd p3/piece.csv
+mkdir -p p3/f_000001_1.vtu p3/f_000001_2.vtu
+mpi 3 p3 piece.dyn
+[ "$rc" = 4 ] || fail "mpirun -n 3 piece.dyn: exit $rc, expected 4: $(head -3 p3/err)"
+[ "$(grep -c "piece.dyn:8:1: error: t = 0.5 (step 1): 2 other processes could not write their files" p3/err)" = 1 ] ||
+	fail "mpirun -n 3 piece.dyn: not said once: $(head -c 600 p3/err)"
+rm -rf p3/f_000001_1.vtu p3/f_000001_2.vtu
 # a script error: the serial status and message, once
 printf 'let a = 1\nprint b\n' > bad.dyn
 (cd s && "$DYN" ../bad.dyn > bout 2> berr < /dev/null)

@@ -13,7 +13,9 @@
 #   - a normal end replaces the old file by the new one whole;
 #   - a name that is a link to the process's standard output
 #     (/proc/self/fd/1, as /dev/stdout is) is not replaced: the rows go
-#     to the output, after what was printed before, and the link stays.
+#     to the output, after what was printed before, and the link stays;
+#   - a name that is a folder is refused before the run (status 3), a
+#     record's or a field's; a link to a folder is replaced by the file.
 #
 # The long run is 10^7 steps of an oscillator (about a minute when it is
 # not stopped); it is stopped once its temporary holds some rows.
@@ -220,5 +222,44 @@ t,u
 0.2,0.9800996262461055
 after" ] || fail "a record to a link to standard output: $(cat "$dir/so.out")"
 no_temporary "standard output" tostdout
+
+# a folder is refused before the run, at the name; a link to one is
+# replaced, the folder left as it was
+mkdir -p "$dir/afolder" "$dir/afolder.pvd" "$dir/target"
+ln -sfn target "$dir/tofolder"
+cat > "$dir/folder.dyn" <<'EOF'
+model m {
+  dof u
+  mass [1]
+  stiffness [1]
+  init u = 1
+}
+run m with newmark from 0 to 0.2 step 0.1 { record t, u to "afolder" }
+EOF
+(cd "$dir" && "$DYN" folder.dyn > folder.out 2>&1)
+rc=$?
+[ $rc -eq 3 ] || fail "a record to a folder: status $rc"
+grep -q "^folder.dyn:7:60: error: cannot write 'afolder': Is a directory" "$dir/folder.out" ||
+	fail "a record to a folder: $(cat "$dir/folder.out")"
+sed 's/"afolder"/"tofolder"/' "$dir/folder.dyn" > "$dir/tofolder.dyn"
+(cd "$dir" && "$DYN" tofolder.dyn > tofolder.out 2>&1) || fail "a record to a link to a folder: $(cat "$dir/tofolder.out")"
+[ -f "$dir/tofolder" ] && [ ! -L "$dir/tofolder" ] || fail "the link to a folder was not replaced by the record"
+[ "$(head -n 1 "$dir/tofolder")" = "t,u" ] || fail "the record through a link to a folder: $(head -n 2 "$dir/tofolder")"
+[ -d "$dir/target" ] && [ -z "$(ls -A "$dir/target")" ] || fail "the linked folder changed: $(ls -A "$dir/target")"
+cat > "$dir/ffolder.dyn" <<'EOF'
+mesh bar = interval(0, 1, cells = 4)
+model w {
+  field u on bar : P1
+  kinetic   integral(bar, 0.5*u'^2)
+  potential integral(bar, 0.5*grad(u)^2)
+  fix u on left
+}
+run w with newmark from 0 to 1 step 0.5 { record field u to "afolder.pvd" }
+EOF
+(cd "$dir" && "$DYN" ffolder.dyn > ffolder.out 2>&1)
+rc=$?
+[ $rc -eq 3 ] || fail "a field record to a folder: status $rc"
+grep -q "^ffolder.dyn:8:61: error: cannot write 'afolder.pvd': Is a directory" "$dir/ffolder.out" ||
+	fail "a field record to a folder: $(cat "$dir/ffolder.out")"
 
 exit $status
