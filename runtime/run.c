@@ -1639,6 +1639,30 @@ static const char *signal_name(int sig)
 
 /* A handled signal stops the run after its current step with status
  * 128 + the signal's number (130 for SIGINT, as shells report it). */
+/* Whether a shared run (run_shared) stops at this step for a signal
+ * that any of its processes received: all of them decide it here, so that
+ * none is left in the next step's solve while the others free theirs
+ * (mpirun forwards Ctrl-C as SIGTERM to each process, which receive it
+ * at different steps).  The signal is then the same on every process:
+ * the first of SIGINT, SIGTERM, SIGHUP, SIGXCPU that one received. */
+static int shared_stop(void)
+{
+	static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGXCPU };
+	double x[4] = { 0 };
+	int sig = rt_signal ? rt_signal : SIGINT;
+	for (int q = 0; q < 4 && rt_interrupted; q++)
+		x[q] = sig == sigs[q];
+	if (la_mpi_sum(x, 4))
+		return rt_interrupted != 0;
+	for (int q = 0; q < 4; q++)
+		if (x[q] > 0) {
+			rt_signal = sigs[q];
+			rt_interrupted = 1;
+			return 1;
+		}
+	return 0;
+}
+
 static int interrupted(struct rt_stepper_run *r, struct rt_error *err)
 {
 	int sig = rt_signal ? rt_signal : SIGINT;
@@ -2002,7 +2026,7 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 	for (int step = 0; step < nsteps && !r->done; step++) {
 		/* partitioned, a Ctrl-C stops every process at the step where
 		 * their sums first carried it (part_step) */
-		if (r->eng.part ? r->eng.part_stop : rt_interrupted)
+		if (r->eng.part ? r->eng.part_stop : r->shared ? shared_stop() : rt_interrupted)
 			return r->status = interrupted(r, err);
 		/* step k → k + 1 on the grid tₖ = t₀ + kτ, t_N = T1 */
 		int k = r->k + 1;

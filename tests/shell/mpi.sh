@@ -41,6 +41,8 @@
 #   - a solver that fails fails on every process: one message, exit 4;
 #     so does a file that one process alone cannot write (rank 0's
 #     record, rank 1's piece of a field record), at the step it fails;
+#   - Ctrl-C (mpirun sends SIGTERM to each process) stops every process
+#     at one step: one message, the record whole up to that step;
 #     a failure before any solve (a script error) exits as serially;
 #   - a script on standard input (which reaches rank 0 alone) and the
 #     REPL are refused (exit 2);
@@ -367,6 +369,42 @@ mpi 3 p3 piece.dyn
 [ "$(grep -c "piece.dyn:8:1: error: t = 0.5 (step 1): 2 other processes could not write their files" p3/err)" = 1 ] ||
 	fail "mpirun -n 3 piece.dyn: not said once: $(head -c 600 p3/err)"
 rm -rf p3/f_000001_1.vtu p3/f_000001_2.vtu
+# Ctrl-C: mpirun forwards it to every process as SIGTERM, which they
+# receive at different steps; they stop together (shared_stop), one
+# message, the record whole and ending at the step the message names
+cat > "$dir/long.dyn" <<'EOS'
+mesh blk = rectangle(0, 1, 0, 1, nx = 8, ny = 8)
+model block {
+  field u on blk : P1^2
+  kinetic   integral(blk, 0.5*dot(u', u'))
+  potential integral(blk, tr(eps(u))^2 + inner(eps(u), eps(u)))
+  fix u on left
+  init u = [0, 0.01*x^2]
+}
+run block with newmark from 0 to 1000 step 1e-3, solver = direct { record t, p = u at (1, 0.5) to "long.csv" }
+EOS
+rm -f p2/long.csv p2/.long.csv.*
+(cd p2 && exec mpirun --allow-run-as-root --oversubscribe -n 2 "$DYN" ../long.dyn > out 2> err < /dev/null) &
+mpid=$!
+i=0
+while [ $i -lt 200 ]; do
+	# the run is stepping once its temporary holds rows
+	[ -n "$(find p2 -name '.long.csv.*' -size +2k 2> /dev/null)" ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -INT $mpid
+wait $mpid
+rc=$?
+[ "$rc" != 0 ] || fail "mpirun -n 2 long.dyn stopped by Ctrl-C: exit 0"
+[ "$(grep -c "error: stopped by SIGTERM at t = " p2/err)" = 1 ] ||
+	fail "mpirun -n 2 long.dyn stopped by Ctrl-C: not said once: $(head -c 600 p2/err)"
+tstop=$(sed -n 's/.*error: stopped by SIGTERM at t = \([0-9.e+-]*\) (step.*/\1/p' p2/err)
+last=$(tail -n 1 p2/long.csv | cut -d, -f1)
+[ -n "$tstop" ] && [ "$last" = "$tstop" ] ||
+	fail "mpirun -n 2 long.dyn stopped by Ctrl-C: the record ends at t = $last, the message says $tstop"
+awk -F, 'NR > 1 && NF != 3 { exit 1 }' p2/long.csv || fail "mpirun -n 2 long.dyn: the record has a cut row"
+[ -z "$(find p2 -name '.long.csv.*')" ] || fail "mpirun -n 2 long.dyn: a temporary was left"
 # a script error: the serial status and message, once
 printf 'let a = 1\nprint b\n' > bad.dyn
 (cd s && "$DYN" ../bad.dyn > bout 2> berr < /dev/null)
