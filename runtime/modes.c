@@ -215,7 +215,10 @@ static int modes_large(struct rt_problem *pb, int k, double *w2, double *phi, st
 		int r = la_eigs(n, k, sigma, &ops, w2, phi);
 		if (r == 0) {
 			rc = 0;
-			snap_rigid(w2, k, ratio, 1e-10);
+			/* with no stiffness on the diagonal (K = 0, a free
+			 * mass) every ω² is rounding: the scale is then that of
+			 * the shift, 1, not the rounding itself */
+			snap_rigid(w2, k, ratio > 0 ? ratio : 1, 1e-10);
 		}
 		else
 			snprintf(err->msg, sizeof err->msg, "the eigenproblem K phi = w^2 M phi failed (ARPACK: %s)",

@@ -275,7 +275,9 @@ static int value(struct scan *s, const char *txt, int integer, const char *what)
 
 	errno = 0;
 	v = strtod(txt, &end);
-	if (end == txt || *end != '\0') {
+	/* decimal only (the Matrix Market format's numbers): not strtod's
+	 * hexadecimal (0x10) */
+	if (end == txt || *end != '\0' || strpbrk(txt, "xXpP")) {
 		set_err(s->err, s->errlen, "'%s' line %ld: %s: the value is not a number",
 		        s->path, s->line, what);
 		return -1;

@@ -136,7 +136,9 @@ static int outfile_open(struct rt_outfile *o, const char *path, int own)
 	/* a symbolic link is replaced by the new file, not followed (dyn(1),
 	 * "OUTPUT FILES"): only a name that is itself a folder or a device
 	 * is not */
+	int replaces = 0;   /* a regular file, whose permissions the new one keeps */
 	if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode)) {
+		replaces = S_ISREG(st.st_mode);
 		if (S_ISDIR(st.st_mode)) {
 			errno = EISDIR;
 			return -1;
@@ -176,10 +178,13 @@ static int outfile_open(struct rt_outfile *o, const char *path, int own)
 	live = o;
 	unblock(&old);
 	/* mkstemp makes the file private (0600); a record is an ordinary
-	 * file, with the permissions that fopen would have given it. */
+	 * file, with the permissions that fopen would have given it, or
+	 * those of the file it replaces (a record made read-only by its
+	 * user, or shared with a group, stays so, as fopen over it would
+	 * have kept them) */
 	mode_t mask = umask(022);
 	umask(mask);
-	fchmod(fd, 0666 & ~mask);
+	fchmod(fd, replaces ? st.st_mode & 0777 : 0666 & ~mask);
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		int e = errno;

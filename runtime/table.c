@@ -76,7 +76,9 @@ static enum num_status parse_number(const char *s, double *v)
 		return NUM_EMPTY;
 	errno = 0;
 	*v = strtod(s, &end);
-	if (end == s || *end != '\0')
+	/* decimal only, as the language and --set write numbers: strtod's
+	 * hexadecimal (0x10, 0x1p-3) is no sample a table holds */
+	if (end == s || *end != '\0' || strpbrk(s, "xXpP"))
 		return NUM_BAD;
 	/* Overflow (1e999) and "inf"/"nan" have no use as samples and would
 	 * poison every interpolated value; underflow to 0 is harmless. */

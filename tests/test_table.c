@@ -254,6 +254,11 @@ static void test_errors(void)
 	CHECK(read_fails("test_table_tmp_bad.csv", 2));
 	CHECK_ERR("line 2, column 2: not a number");
 
+	/* Hexadecimal is not a number of a table (strtod took 0x10 as 16). */
+	write_file("test_table_tmp_bad.csv", "0,1\n0.1,0x10\n");
+	CHECK(read_fails("test_table_tmp_bad.csv", 2));
+	CHECK_ERR("line 2, column 2: not a number");
+
 	/* A second non-numeric line is not a header. */
 	write_file("test_table_tmp_bad.csv", "time,v\nunits,m\n0,1\n");
 	CHECK(read_fails("test_table_tmp_bad.csv", 2));

@@ -114,6 +114,8 @@ printf '%s\n3 3 2\n1 1 2\n1 2 -1\n' "$H" | mk upper
 expect upper stiffness "stiffness: 'upper.mtx' line 4: entry (1, 2) is above the diagonal: a symmetric file stores the lower triangle"
 printf '%s\n3 3 1\n2 1 0x1q\n' "$H" | mk number
 expect number stiffness "stiffness: 'number.mtx' line 3: entry (2, 1): the value is not a number"
+printf '%s\n3 3 1\n2 1 0x10\n' "$H" | mk hex
+expect hex stiffness "stiffness: 'hex.mtx' line 3: entry (2, 1): the value is not a number"
 printf '%s\n3 3 1\n2 2 inf\n' "$H" | mk infinite
 expect infinite stiffness "stiffness: 'infinite.mtx' line 3: entry (2, 2): the value is not finite"
 printf '%s\n3 3 1\n2 2 1e400\n' "$H" | mk overflow

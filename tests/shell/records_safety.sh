@@ -10,7 +10,8 @@
 #     reached, and no temporary is left;
 #   - SIGKILL leaves the old file untouched (the rows written so far are
 #     in the hidden temporary .NAME.XXXXXX beside it);
-#   - a normal end replaces the old file by the new one whole;
+#   - a normal end replaces the old file by the new one whole, with the
+#     old one's permissions (a new file: 0666 less the umask);
 #   - a name that is a link to the process's standard output
 #     (/proc/self/fd/1, as /dev/stdout is) is not replaced: the rows go
 #     to the output, after what was printed before, and the link stays;
@@ -198,6 +199,20 @@ no_temporary "normal end" a.csv
 case $(ls -l "$dir/a.csv") in
 -rw-r--r--*) ;;
 *) fail "normal end: permissions $(ls -l "$dir/a.csv")" ;;
+esac
+# a file that replaces another keeps its permissions; a new one has
+# 0666 less the umask
+chmod 640 "$dir/a.csv"
+(cd "$dir" && umask 022 && "$DYN" short.dyn) || fail "short.dyn failed"
+case $(ls -l "$dir/a.csv") in
+-rw-r-----*) ;;
+*) fail "a record over a file of mode 640: permissions $(ls -l "$dir/a.csv")" ;;
+esac
+rm -f "$dir/a.csv"
+(cd "$dir" && umask 027 && "$DYN" short.dyn) || fail "short.dyn failed"
+case $(ls -l "$dir/a.csv") in
+-rw-r-----*) ;;
+*) fail "a new record under umask 027: permissions $(ls -l "$dir/a.csv")" ;;
 esac
 
 # a link to standard output: written through, never replaced
