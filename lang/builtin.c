@@ -117,7 +117,7 @@ static int table_call(struct eval *ev, struct ast_expr *call, struct value *out)
 	int idx;
 	if (col < 2)
 		return eval_error(ev, arg(call, 1)->loc,
-		                  "column %ld: column 1 is time, data columns count from 2", col);
+		                  "column %ld is not a data column: column 1 is time, data columns count from 2", col);
 	struct ir_table tb = { full, 0, NULL, NULL };
 	char err[512];
 	if (table_read(full, (int)col, &tb.n, &tb.x, &tb.y, err, sizeof err))

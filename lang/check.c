@@ -73,6 +73,8 @@ struct checker {
 	int errors;
 	int depth;
 	int seq;                /* definitions so far */
+	int redefining;         /* a model's names again (run's records):
+	                           its duplicates were reported once */
 };
 
 static void frame_of(struct import_frame *fr, const char *path, const char *name, struct loc loc)
@@ -125,6 +127,8 @@ static struct cname *define(struct checker *c, const char *name, enum bind_kind 
 			n->seq = ++c->seq;
 			return n;
 		}
+		if (c->redefining)
+			return n;
 		diag_error(c->d, loc, "'%s' is already defined", name);
 		if (n->loc.file)
 			diag_note(c->d, n->loc, "'%s' was defined here", name);
@@ -325,9 +329,10 @@ static void expr1(struct checker *c, struct ast_expr *e)
 							builtin |= strcmp(builtin_names[b], a->name) == 0;
 						if (builtin) {
 							/* a built-in is no function of the script */
+							int mat = n[0] == 'm';
 							diag_error(c->d, a->loc, "%s needs the name of a function of the script "
-							           "(function f(i) = %s(i), then %s(..., f)), not the built-in %s",
-							           n, a->name, n, a->name);
+							           "(function f(%s) = %s(%s), then %s(..., f)), not the built-in %s",
+							           n, mat ? "i, j" : "i", a->name, mat ? "i, j" : "i", n, a->name);
 							c->errors++;
 						} else if (!f)
 							undefined(c, a->loc, "function", a->name);
@@ -405,9 +410,12 @@ static void expr1(struct checker *c, struct ast_expr *e)
 	}
 }
 
-/* The names a model defines, in a fresh scope left pushed. */
-static void model_scope(struct checker *c, struct ast_model *m)
+/* The names a model defines, in a fresh scope left pushed.  again: the
+ * model was checked already (a run's records see its names): its
+ * parameters' values and duplicates are not reported a second time. */
+static void model_scope(struct checker *c, struct ast_model *m, int again)
 {
+	c->redefining = again;
 	push(c);
 	c->in_fields = 0;
 	for (int i = 0; i < m->items.n; i++)
@@ -417,7 +425,8 @@ static void model_scope(struct checker *c, struct ast_model *m)
 		if (it->kind == AST_ITEM_PARAM || it->kind == AST_ITEM_LET)
 			for (int k = 0; k < it->defs.n; k++) {
 				struct ast_arg *d = it->defs.v[k];
-				expr(c, d->value);
+				if (!again)
+					expr(c, d->value);
 				define(c, d->name, B_VALUE, d->loc);
 			}
 		else if (it->kind == AST_ITEM_FIELD)
@@ -426,16 +435,17 @@ static void model_scope(struct checker *c, struct ast_model *m)
 			for (int k = 0; k < it->names.n; k++) {
 				struct ast_expr *d = it->names.v[k];
 				struct ast_expr *nm = d->kind == AST_INDEX ? d->lhs : d;
-				if (d->kind == AST_INDEX)
+				if (d->kind == AST_INDEX && !again)
 					expr(c, d->rhs);
 				define(c, nm->name, B_DOF, nm->loc);
 			}
 	}
+	c->redefining = 0;
 }
 
 static void model(struct checker *c, struct ast_model *m)
 {
-	model_scope(c, m);
+	model_scope(c, m, 0);
 	c->in_model = 1;
 	for (int i = 0; i < m->items.n; i++) {
 		struct ast_item *it = m->items.v[i];
@@ -642,7 +652,7 @@ static void run(struct checker *c, struct ast_run *r)
 	shadowed_params(c, r, m->model);
 	/* record NAME = EXPR sees the model's names; plain items (t, u',
 	 * energy) are checked by lowering, which knows their meaning */
-	model_scope(c, m->model);
+	model_scope(c, m->model, 1);
 	c->in_model = 1;
 	for (int k = 0; k < r->records.n; k++) {
 		struct ast_record *rec = r->records.v[k];
@@ -762,7 +772,8 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 	case AST_STMT_PLOT:
 		for (int i = 0; i < st->exprs.n; i++)
 			expr(c, st->exprs.v[i]);
-		expr(c, st->path);
+		if (st->path)
+			expr(c, st->path);
 		args(c, &st->defs);
 		return;
 	case AST_STMT_CHECK:

@@ -71,10 +71,50 @@ static const char *find_line(const struct diag *d, const char *file, int line, s
  * with a 10 MB line must not print 10 MB per diagnostic. */
 enum { QUOTE_MAX = 160, QUOTE_WIDTH = 120 };
 
+size_t diag_utf8_glyph(const char *s, size_t i, size_t end)
+{
+	const unsigned char *u = (const unsigned char *)s + i;
+	size_t len = u[0] >= 0xC2 && u[0] <= 0xDF ? 2 : u[0] >= 0xE0 && u[0] <= 0xEF ? 3 : u[0] >= 0xF0 && u[0] <= 0xF4 ? 4 : 0;
+	if (!len || i + len > end)
+		return 0;
+	unsigned long cp = u[0] & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+	for (size_t k = 1; k < len; k++) {
+		if ((u[k] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (u[k] & 0x3F);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF (RFC 3629) */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+		return 0;
+	/* what a terminal does not draw: C1 controls, zero-width and
+	 * direction marks, line and paragraph separators, embeddings and
+	 * isolates (they reorder the rest of the line), the byte-order mark,
+	 * specials, tags */
+	if (cp < 0xA0 || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
+	    (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF || (cp >= 0xFFF0 && cp <= 0xFFFF) ||
+	    (cp >= 0xE0000 && cp <= 0xE007F))
+		return 0;
+	return len;
+}
+
+/* The characters shown for bytes [a, b) of a line: a UTF-8 character is
+ * one, every other byte one (printed as itself or '?'). */
+static size_t glyphs(const char *s, size_t a, size_t b, size_t end)
+{
+	size_t g = 0;
+	for (size_t i = a; i < b; i++, g++) {
+		size_t u = (unsigned char)s[i] >= 0x80 ? diag_utf8_glyph(s, i, end) : 0;
+		if (u)
+			i += u - 1;
+	}
+	return g;
+}
+
 /* Print the source line and the caret line, each composed in a buffer
  * and written at once (stderr is unbuffered: one write per byte took 17 s
  * on a 10 MB line); bytes that are not printable ASCII (binary garbage)
- * are shown as '?' so the terminal stays sane. */
+ * are shown as '?' so the terminal stays sane, well-formed UTF-8 (a
+ * comment in another language, a name typed as θ) as itself. */
 static void quote(struct diag *d, struct loc loc)
 {
 	size_t n;
@@ -97,19 +137,31 @@ static void quote(struct diag *d, struct loc loc)
 	k += (size_t)snprintf(buf, sizeof buf, "%s", pre);
 	for (size_t i = from; i < to; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t u = c >= 0x80 ? diag_utf8_glyph(s, i, to) : 0;
+		if (u) {
+			memcpy(buf + k, s + i, u);
+			k += u;
+			i += u - 1;
+			continue;
+		}
 		buf[k++] = c == '\t' || (c >= 0x20 && c < 0x7f) ? (char)c : '?';
 	}
 	k += (size_t)snprintf(buf + k, sizeof buf - k, "%s\n", post);
 	fwrite(buf, 1, k, d->out);
-	/* the caret line, tabs reproduced so that it lines up */
+	/* the caret line, tabs reproduced so that it lines up; a space per
+	 * character shown (a UTF-8 character's bytes are one) */
 	k = (size_t)snprintf(buf, sizeof buf, "%s", from > 0 ? "   " : "");
-	for (size_t i = from; i < col; i++)
+	for (size_t i = from; i < col; i++) {
+		size_t u = (unsigned char)s[i] >= 0x80 ? diag_utf8_glyph(s, i, to) : 0;
+		if (u)
+			i += u - 1;
 		buf[k++] = s[i] == '\t' ? '\t' : ' ';
+	}
 	buf[k++] = '^';
 	size_t len = loc.len > 1 ? (size_t)loc.len : 1;
 	if (col + len > to)
 		len = to > col ? to - col : 1;
-	for (size_t i = 1; i < len; i++)
+	for (size_t i = 1, g = glyphs(s, col, col + len, to); i < g; i++)
 		buf[k++] = '~';
 	buf[k++] = '\n';
 	fwrite(buf, 1, k, d->out);

@@ -32,6 +32,11 @@ struct diag {
 };
 
 void diag_init(struct diag *d);
+/* The length of the well-formed UTF-8 character beyond ASCII at s[i] (2
+ * to 4 bytes, all before end) that a terminal draws as a glyph, or 0 (a
+ * control, a direction mark, a malformed byte): what a message and its
+ * quoted line may show as itself. */
+size_t diag_utf8_glyph(const char *s, size_t i, size_t end);
 void diag_add_source(struct diag *d, const char *name, const char *text, size_t len);
 void diag_error(struct diag *d, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

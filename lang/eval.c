@@ -64,10 +64,14 @@ struct binding *scope_bind(struct eval *ev, const char *name, enum bind_kind kin
 	}
 	if (builtin_exists(name) || strcmp(name, "pi") == 0 || strcmp(name, "t") == 0 ||
 	    strcmp(name, "true") == 0 || strcmp(name, "false") == 0) {
-		if (kind != B_DOF || strcmp(name, "t") == 0) {
-			eval_error(ev, loc, "'%s' is a built-in name and cannot be redefined", name);
-			return NULL;
-		}
+		eval_error(ev, loc, "'%s' is a built-in name and cannot be redefined", name);
+		return NULL;
+	}
+	const char *member = kind == B_DOF ? result_member(name) : NULL;
+	if (member) {
+		eval_error(ev, loc, "'%s' names a run's %s (r.%s): a dof, field or internal variable of that name could "
+		           "not be read back; choose another name", name, member, name);
+		return NULL;
 	}
 	struct binding *b = arena_alloc(ev->a, sizeof *b);
 	b->name = name;
@@ -583,6 +587,20 @@ static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
 }
 
 /* ---- runs as values: r.u, r.x[2], r.u(T) ---- */
+
+const char *result_member(const char *name)
+{
+	if (strcmp(name, "t") == 0)
+		return "time";
+	for (int i = 0; i < RT_NENERGY; i++)
+		if (strcmp(name, rt_energy_name[i]) == 0)
+			return "energy history";
+	if (strcmp(name, "lambda") == 0)
+		return "constraint multipliers";
+	if (strcmp(name, "impulse") == 0 || strcmp(name, "impulse_t") == 0)
+		return "contact impulses";
+	return NULL;
+}
 
 static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run, struct value *out)
 {

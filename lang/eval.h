@@ -47,6 +47,9 @@ struct session {
 	int term_color;              /* REPL: :plot may use ANSI colours */
 	int allow_redefine;          /* REPL: names may be defined again */
 	int dump_ir;                 /* print the IR of every run, do not step */
+	int dumped;                  /* --dump-ir printed a run's plan */
+	int term_plot;               /* REPL: :plot's statement, drawn on the
+	                                terminal (a plot with no file) */
 	int check_only;              /* --check: execute the statements, lowering
 	                                every run without stepping it (a dry
 	                                run: no results) */

@@ -353,7 +353,16 @@ static int plot_vectors(struct eval *ev, struct ast_expr *e, struct value *y, st
  * after an hour of stepping. */
 static int plot_setup(struct eval *ev, struct ast_stmt *st, struct plot_spec *spec, const char **path)
 {
-	if (eval_string(ev, st->path, path, "the file name"))
+	/* the REPL's :plot is a plot with no file; a script's names one */
+	if (ev->s->term_plot && st->path)
+		return eval_error(ev, st->path->loc, ":plot draws on the terminal: a plot to a file is the statement "
+		                  "plot Y to \"FILE.svg\"");
+	if (!st->path && !ev->s->term_plot)
+		return eval_error(ev, st->loc, "plot needs a file: plot Y to \"FILE.svg\" (at the prompt, :plot Y "
+		                  "draws on the terminal)");
+	if (!st->path)
+		*path = "$terminal";
+	else if (eval_string(ev, st->path, path, "the file name"))
 		return -1;
 	for (int i = 0; i < st->defs.n; i++) {
 		struct ast_arg *o = st->defs.v[i];
@@ -424,6 +433,19 @@ static int exec_plot(struct eval *ev, struct ast_stmt *st)
 	spec.series = ser;
 	if (plot_setup(ev, st, &spec, &path))
 		return -1;
+	/* a logarithmic axis draws positive values only: a plot with none
+	 * was an empty frame, written with status 0 */
+	long drawable = 0;
+	for (int i = 0; i < n && (spec.logx || spec.logy) && !drawable; i++)
+		for (int k = 0; k < ser[i].n && ser[i].x && ser[i].y; k++) {
+			double px = ser[i].x[k], py = ser[i].y[k];
+			drawable += isfinite(px) && isfinite(py) && (!spec.logx || px > 0) && (!spec.logy || py > 0);
+		}
+	if ((spec.logx || spec.logy) && !drawable)
+		return eval_error(ev, st->loc, "nothing to draw: %s", spec.logx && spec.logy ?
+		                  "no point of the plot has both coordinates positive, which logx and logy need" :
+		                  spec.logy ? "no value of the plot is positive, which logy = true needs" :
+		                  "no abscissa of the plot is positive, which logx = true needs");
 	if (strcmp(path, "$terminal") == 0) {
 		/* the REPL's :plot */
 		plot_term_write(stdout, &spec, ev->s->term_width > 0 ? ev->s->term_width : 80, 16, ev->s->term_color);
@@ -659,6 +681,7 @@ int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct valu
 		return -1;
 	if (ev->s->dump_ir) {
 		ir_dump_run(stdout, plan);
+		ev->s->dumped = 1;
 		return 1;   /* nothing was run: the caller stops here */
 	}
 	if (ev->s->check_only) {
@@ -1004,6 +1027,8 @@ static int exec_stmts(struct eval *ev, struct ast_vec *stmts)
 		int rc = exec_stmt(ev, stmts->v[i]);
 		if (ev->s->run_interrupted)
 			return -1;   /* its statement is done: the rest is not */
+		if (rc > 0)   /* --dump-ir printed a run's plan: nothing after it */
+			return failed ? failed : rc;
 		if (rc && ev->s->dry_hit) {
 			/* --check: the statement needs a run's results */
 			ev->s->dry_hit = 0;

@@ -76,6 +76,10 @@ struct model_ctx {
 	 * regions share (a corner) is prescribed once (fe.c, fe_constraint) */
 	const struct ast_item **claim;
 	int *claim_reg;
+	/* init: which dofs have an initial position (bit 0) or velocity
+	 * (bit 1), and internal variables a value (bit 0), so that none is
+	 * given twice (NULL until the first init item) */
+	unsigned char *init_given;
 };
 
 /* A sum's body being lowered once as a kernel (ir.h, struct ir_kernel):
@@ -134,6 +138,11 @@ struct scope *scope_new(struct arena *a, struct scope *parent);
 struct binding *scope_lookup(struct scope *sc, const char *name);
 struct binding *scope_lookup_local(struct scope *sc, const char *name);
 struct binding *scope_bind(struct eval *ev, const char *name, enum bind_kind kind, struct loc loc);
+/* What a run value's member called name is when it is none of the
+ * model's names (run_field: t, the ledger's histories, the multipliers,
+ * the impulses), or NULL: a dof, an internal variable or a record of that
+ * name could not be read back as r.NAME, and is refused. */
+const char *result_member(const char *name);
 
 /* Expressions. */
 int eval_expr(struct eval *ev, struct ast_expr *e, struct value *out);

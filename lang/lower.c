@@ -308,11 +308,15 @@ static int declare_dofs(struct eval *ev, struct ast_item *it, struct model_ctx *
 		struct ast_expr *nm = d->kind == AST_INDEX ? d->lhs : d;
 		long size = 1;
 		if (d->kind == AST_INDEX) {
-			if (eval_int(ev, d->rhs, &size, "the size of a dof vector"))
+			double x;
+			if (eval_number(ev, d->rhs, &x, "the size of a dof vector"))
 				return -1;
-			if (size < 1 || size > 10000000)
-				return eval_error(ev, d->rhs->loc, "the size of vector %s must be from 1 to 10^7, not %ld",
-				                  nm->name, size);
+			if (x != floor(x))
+				return eval_error(ev, d->rhs->loc, "the size of a dof vector must be a whole number");
+			if (x < 1 || x > 1e7)
+				return eval_error(ev, d->rhs->loc, "the size of vector %s must be from 1 to 10^7, not %.15g",
+				                  nm->name, x);
+			size = (long)x;
 		}
 		struct binding *b = scope_bind(ev, nm->name, B_DOF, nm->loc);
 		if (!b)
@@ -812,10 +816,24 @@ static int init(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 		int *regs;
 		if (eval_expr(ev, pair->rhs, &v) || to_vector(ev, &v, count, pair->rhs->loc, "the initial value", &regs))
 			return -1;
+		if (!mc->init_given && !(mc->init_given = arena_alloc(ev->a, (size_t)m->ndof + (size_t)m->nint + 1)))
+			return -1;
 		for (int i = 0; i < count; i++) {
 			double x;
 			if (!ir_is_const(ev->prog, regs[i], &x))
 				return eval_error(ev, pair->rhs->loc, "an initial value must be constant");
+			/* a second value would silently replace the first */
+			unsigned char *given = &mc->init_given[(internal ? m->ndof : 0) + first + i];
+			if (*given & (1u << (primes != 0))) {
+				char nm[IR_NAME_SIZE];
+				if (internal)
+					ir_intvar_name(m, first + i, nm, sizeof nm);
+				else
+					ir_dof_name(m, first + i, nm, sizeof nm);
+				return eval_error(ev, pair->lhs->loc, "%s%s is given an initial value twice", nm,
+				                  primes ? "'" : "");
+			}
+			*given |= (unsigned char)(1u << (primes != 0));
 			(internal ? m->z0 : primes ? m->v0 : m->u0)[first + i] = x;
 		}
 	}
@@ -1191,11 +1209,8 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 		 * script reads back as r.NAME, which must not hide r.t, an
 		 * energy or a dof */
 		struct binding *b = scope_lookup(ev->scope, it->name);
-		if (strcmp(it->name, "t") == 0 || strcmp(it->name, "energy") == 0 || (b && b->kind == B_DOF))
+		if (result_member(it->name) || strcmp(it->name, "energy") == 0 || (b && b->kind == B_DOF))
 			return eval_error(ev, it->loc, "'%s' names a recorded quantity already; choose another name", it->name);
-		for (int i = 0; i < RT_NENERGY; i++)
-			if (strcmp(it->name, rt_energy_name[i]) == 0)
-				return eval_error(ev, it->loc, "'%s' names a recorded quantity already; choose another name", it->name);
 	}
 	if (it->has_at) {
 		/* a field at a point: one column per component */
@@ -1840,6 +1855,9 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 		return eval_error(ev, ar->dt->loc, "the step must be positive, not %g", run->dt);
 	if (!(run->t1 > run->t0))
 		return eval_error(ev, ar->t1->loc, "the end time %g is not after the start time %g", run->t1, run->t0);
+	if (!isfinite(run->t1 - run->t0))
+		return eval_error(ev, ar->t1->loc, "the run from %g to %g is longer than a double can hold", run->t0,
+		                  run->t1);
 	/* The times t0 + k dt must be distinct and resolve the step: a step
 	 * below 64 units in the last place of the largest time (about 1.5 %
 	 * of the step) gave repeated times in the records and a history

@@ -319,7 +319,14 @@ static int petsc_args(int argc, char **argv)
 			continue;
 		}
 		kept[nk++] = argv[k];
-		if (k + 1 < argc && argv[k + 1][0] != '-') {
+		/* its value, when the next word is one: not an option, or a
+		 * negative number (-pc_gamg_threshold -1 took -1 for an option
+		 * of dyn's) */
+		const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+		char *end;
+		int negative = v && v[0] == '-' && (isdigit((unsigned char)v[1]) || v[1] == '.') &&
+		               (strtod(v, &end), *end == '\0');
+		if (v && (v[0] != '-' || negative)) {
 			size_t len = strlen(argv[k + 1]);
 			if (!(len > 4 && strcmp(argv[k + 1] + len - 4, ".dyn") == 0))
 				kept[nk++] = argv[++k];
@@ -534,6 +541,27 @@ static int dyn_main(int argc, char **argv)
 		free(p);
 	}
 
+	/* -c and --dump-ir look at a script without running it; -i runs one
+	 * and goes on at the prompt: either, not both (-i was obeyed and
+	 * the others ignored), and never the REPL for want of a file */
+	const char *look = s.check_only ? "-c" : s.dump_ir ? "--dump-ir" : NULL;
+	if (look && interactive) {
+		fprintf(stderr, "dyn: %s checks a script without running it, -i runs one and then reads the prompt: "
+		        "give one or the other\n", look);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (look && optind == argc && isatty(0)) {
+		fprintf(stderr, "dyn: %s needs a script: a FILE, or - for standard input\n", look);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (interactive && strcmp(interactive, "-") == 0) {
+		fprintf(stderr, "dyn: -i takes a script file: standard input is the prompt's (dyn - runs a script "
+		        "from it)\n");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	/* under mpirun standard input reaches rank 0 alone: the script must
 	 * be a file that every process reads, and there is no REPL */
 	if (la_mpi_size() > 1 && (interactive || optind == argc || strcmp(argv[optind], "-") == 0)) {
@@ -602,6 +630,11 @@ static int dyn_main(int argc, char **argv)
 		}
 	if (status == 0)
 		status = session_exec_program(&s, prog);
+	if (status == 0 && s.dump_ir && !s.dumped) {
+		/* it printed nothing and said nothing */
+		fprintf(stderr, "dyn: --dump-ir: the script has no run statement: there is no plan to print\n");
+		status = EXIT_INPUT;
+	}
 	free(text);
 	if (status == 0 && s.failed_checks)
 		status = EXIT_CHECK;

@@ -267,6 +267,7 @@ stmt:
 		$$ = ast_stmt_new(A, AST_STMT_CHECK, L(@1)); $$->value = $2; $$->tol = $4; $$->relative = 1; }
 	| PLOT plot_items TO expr run_options {
 		$$ = ast_stmt_new(A, AST_STMT_PLOT, L(@1)); $$->exprs = $2; $$->path = $4; $$->defs = $5; }
+	| PLOT plot_items       { $$ = ast_stmt_new(A, AST_STMT_PLOT, L(@1)); $$->exprs = $2; /* :plot's; a script's needs TO */ }
 	| IMPORT IDENT          { $$ = ast_stmt_new(A, AST_STMT_IMPORT, L(@1)); $$->name = $2; $$->name_loc = L(@2); }
 	| MESH IDENT '=' expr   { $$ = ast_stmt_new(A, AST_STMT_MESH, L(@1)); $$->name = $2; $$->name_loc = L(@2); $$->value = $4; }
 	| expr                  { $$ = ast_stmt_new(A, AST_STMT_EXPR, $1->loc); $$->value = $1; }

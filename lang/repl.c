@@ -544,6 +544,12 @@ static void show(const char *name)
 		printf("%s: a built-in function (:help language lists them, dyn(5) explains them)\n", name);
 		return;
 	}
+	for (int i = 0; !b && i < IR_NFAMILY; i++)
+		if (strcmp(ir_family_info[i].name, name) == 0) {
+			printf("%s: a built-in scheme family (:scheme %s shows its parameters and spectral radius)\n", name,
+			       name);
+			return;
+		}
 	if (!b) {
 		/* a diagnostic at the command's argument, as :eig's */
 		struct eval ev;
@@ -757,9 +763,16 @@ static void scheme_info(const char *text)
 	struct eval ev;
 	session_eval_init(S, &ev);
 	struct arena *a = S->arena;
-	char *src = arena_printf(a, "%s\n", text);
-	/* parse "NAME" or "NAME(args)" as an expression statement */
-	struct ast_program *prog = parse_text(a, &S->diag, "<scheme>", src, strlen(src));
+	/* parse "NAME" or "NAME(args)" as an expression statement, at the
+	 * command's line and columns (execute_for_command) so that its
+	 * errors point where the user typed */
+	size_t n = strlen(text), pad = arg_col > 1 ? (size_t)arg_col - 1 : 0;
+	char *src = arena_alloc(a, n + pad + 2);
+	memset(src, ' ', pad);
+	memcpy(src + pad, text, n);
+	memcpy(src + pad + n, "\n", 2);
+	char *whole = arena_strndup(a, typed, typed_len);
+	struct ast_program *prog = parse_text_at(a, &S->diag, "<stdin>", src, n + pad + 1, cmd_line, whole, typed_len);
 	S->diag.errors = 0;
 	if (!prog || prog->stmts.n != 1 || ((struct ast_stmt *)prog->stmts.v[0])->kind != AST_STMT_EXPR) {
 		puts("usage: :scheme NAME or :scheme NAME(ARGS)");
@@ -988,8 +1001,10 @@ static void command(char *line)
 		rl_get_screen_size(&rows, &cols);
 		S->term_width = cols > 0 ? cols - 1 : 80;
 		S->term_color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
-		char *src = arena_printf(S->arena, "plot %s to \"$terminal\"\n", arg);
+		char *src = arena_printf(S->arena, "plot %s\n", arg);
+		S->term_plot = 1;
 		execute_for_command(src, arg_col - 6);
+		S->term_plot = 0;
 	} else if (strcmp(cmd, ":load") == 0 && *arg) {
 		/* a script is a regular file (a folder opens, and reads as
 		 * nothing; a FIFO's open blocks), stated before it is opened */

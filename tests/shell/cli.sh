@@ -323,5 +323,21 @@ want_rc emptyin 0
 empty emptyin.out "stdout of dyn < /dev/null"
 empty emptyin.err "stderr of dyn < /dev/null"
 
+# -c or --dump-ir with -i: one or the other (-i was obeyed, the other
+# ignored); -i - : standard input is the prompt's
+for o in -c --dump-ir; do
+	t check_i "$o" -i ok.dyn
+	want_rc check_i 2
+	has check_i.err "dyn: $o checks a script without running it, -i runs one and then reads the prompt: give one or the other" "dyn $o -i"
+done
+t i_stdin -i -
+want_rc i_stdin 2
+has i_stdin.err "dyn: -i takes a script file: standard input is the prompt's (dyn - runs a script from it)" "dyn -i -"
+# -c without a file on a terminal: refused, not the REPL
+if [ -n "${PTYRUN:-}" ] && [ -x "$PTYRUN" ]; then
+	printf 'expect dyn: -c needs a script: a FILE, or - for standard input\nexit 2\n' > c_tty.pty
+	"$PTYRUN" c_tty.pty "$DYN" -c > c_tty.out 2> c_tty.err || fail "dyn -c on a terminal: $(cat c_tty.err c_tty.out)"
+fi
+
 [ $status -eq 0 ] && echo "cli: all checks passed"
 exit $status

@@ -68,9 +68,14 @@ result() {  # NAME FILE-NAME-IN-DIAGNOSTICS STATUS
 	grep -q "^$2:[0-9][0-9]*:[0-9][0-9]*: error: " "$1.err" ||
 		fail "$1: no '$2:LINE:COL: error:' diagnostic: $(head -c 300 "$1.err")"
 	# the quoted source lines are sanitised: no control bytes other than
-	# tab and newline, nothing above 0x7e, reach the terminal
-	if LC_ALL=C grep -q '[^	 -~]' "$1.err"; then
-		fail "$1: stderr contains raw control or non-ASCII bytes"
+	# tab and newline reach the terminal, and above 0x7e only well-formed
+	# UTF-8 that a terminal draws (lang/diag.c, diag_utf8_glyph): no C1
+	# control, direction mark, separator, byte-order mark or tag
+	if ! perl -e 'local $/; my $s = <STDIN>;
+		exit 1 if $s =~ /\xC2[\x80-\x9F]|\xE2\x80[\x8B-\x8F\xA8-\xAE]|\xE2\x81[\xA0-\xAF]|\xEF\xBB\xBF|\xEF\xBF[\xB0-\xBF]|\xF3\xA0[\x80-\x81]/;
+		$s =~ s/[\xC2-\xDF][\x80-\xBF]|[\xE0-\xEF][\x80-\xBF]{2}|[\xF0-\xF4][\x80-\xBF]{3}//g;
+		exit($s =~ /[^\t\n\x20-\x7E]/ ? 1 : 0)' < "$1.err"; then
+		fail "$1: stderr contains raw control bytes or non-ASCII bytes that are not a drawn UTF-8 character"
 	fi
 	if [ -f "$1.want" ]; then
 		head -n 1 "$1.err" > "$1.first"

@@ -103,6 +103,12 @@ want preonly 4
 has_err preonly "it.dyn:8:9: error: t = 0.01 (step 1): PETSc's solve (ksp preonly, pc jacobi) left a residual "
 has_err preonly "above 1e-09 (100 times -ksp_rtol, at least 1e-9)"
 
+# a negative value is the option's, not an option of dyn's (-ksp_rtol -1
+# was taken for dyn's option -1: "invalid option")
+run negative it.dyn -ksp_type cg -ksp_max_it 2 -ksp_atol -1
+want negative 4
+has_err negative "PETSc's solve (ksp cg, pc "
+
 run before -ksp_type cg -pc_type none -ksp_max_it 2 it.dyn
 want before 4
 has_err before "it.dyn:8:9: error: t = 0.01 (step 1): PETSc's solve (ksp cg, pc none) failed: DIVERGED_ITS after 2 iterations"

@@ -13,7 +13,9 @@
 #   spring's four counted before duplicates are summed);
 # - a run failing under :run is reported once; an unfinished statement
 #   at the end of the input is named;
-# - :eig's mode shapes carry modes()'s sign: the largest entry positive.
+# - :eig's mode shapes carry modes()'s sign: the largest entry positive;
+# - :scheme's errors are located at its argument; :show of a family;
+# - :plot's errors concern what was typed.
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -68,5 +70,25 @@ printf 'model iso {\n  dof x[2]\n  mass [1, 0; 0, 1]\n  stiffness [2, -1; -1, 2]
 	"$DYN" -i "$dir/bad.dyn" > "$dir/eig.out" 2>&1
 grep -q '^  x\[1\] *0\.70711 *0\.70711$' "$dir/eig.out" && grep -q '^  x\[2\] *0\.70711 *-0\.70711$' "$dir/eig.out" ||
 	fail ":eig shapes not sign-normalised: $(grep 'x\[' "$dir/eig.out")"
+# :scheme's errors point where its argument was typed (they said
+# <scheme>:1:1); :show of a built-in family says what it is (it said
+# "undefined name")
+printf 'print 1\n:scheme foo\n:scheme newmark(x = 1)\n:show newmark\n' |
+	"$DYN" -i "$dir/bad.dyn" > "$dir/sch.out" 2>&1
+grep -q "^<stdin>:2:9: error: unknown scheme 'foo'" "$dir/sch.out" || fail ":scheme foo: $(grep error "$dir/sch.out")"
+grep -q "^<stdin>:3:17: error: newmark has no parameter 'x'" "$dir/sch.out" ||
+	fail ":scheme newmark(x = 1): $(grep error "$dir/sch.out")"
+grep -q "^newmark: a built-in scheme family (:scheme newmark shows its parameters and spectral radius)$" \
+	"$dir/sch.out" || fail ":show newmark: $(grep newmark "$dir/sch.out")"
+# :plot's errors are about what was typed (they named an invisible
+# 'to'); a file is the plot statement's, a plot statement needs one
+printf 'model m {\n  dof u\n  mass 1\n  stiffness 1\n  init u = 1\n}\n' > "$dir/pm.dyn"
+printf ':start let r = run m with newmark from 0 to 1 step 0.1\n:run\n:plot r.u as\n:plot r.u to "x.svg"\n' |
+	"$DYN" -i "$dir/pm.dyn" > "$dir/plot.out" 2>&1
+grep -q "^<stdin>:3:13: error: syntax error: unexpected end of line, expecting string" "$dir/plot.out" ||
+	fail ":plot r.u as: $(grep error "$dir/plot.out")"
+grep -q '^<stdin>:4:14: error: :plot draws on the terminal: a plot to a file is the statement plot Y to "FILE.svg"' \
+	"$dir/plot.out" || fail ":plot to a file: $(grep error "$dir/plot.out")"
+grep -q "'to'" "$dir/plot.out" && fail ":plot's errors name 'to': $(grep error "$dir/plot.out")"
 [ "$status" -eq 0 ] && echo "repl_commands: ok"
 exit "$status"
