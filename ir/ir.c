@@ -1007,4 +1007,11 @@ static void dump_run_plan(FILE *f, const struct ir_run *r)
 			}
 		}
 	}
+	/* record field U to "F.pvd": what each frame writes */
+	for (int o = 0; o < r->nfield_output; o++) {
+		const struct ir_field_output *fo = &r->field_output[o];
+		fprintf(f, "  record field %s to %s every %d: %ld nodes%s, %d component%s\n", fo->name, fo->path,
+		        fo->every > 0 ? fo->every : 1, fo->nnode, fo->space ? " (the space's, quadratic cells)" : "",
+		        fo->ncomp, fo->ncomp == 1 ? "" : "s");
+	}
 }

@@ -502,36 +502,23 @@ static int spectrum_call(struct eval *ev, struct ast_expr *call, struct value *o
 	return 0;
 }
 
-/* modes(MODEL, k): the lowest k modes of a model linearised at its
- * initial state (runtime/modes.c: dsygvd up to RT_MODES_DENSE_MAX
- * unknowns, ARPACK beyond), with their participation along the support
- * direction d (every dof along 1 without a support: a rigid translation
- * of the whole model). */
-static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
+/* The model that MODEL or MODEL(p = v, ...) names, its parameters set as
+ * run MODEL(p = v) sets them (modes(), :eig); who prefixes the messages. */
+int lower_model_expr(struct eval *ev, struct ast_expr *me, const char *who, struct ir_model **out)
 {
-	if (positional(ev, call, "modes"))
-		return -1;
-	if (call->args.n != 2)
-		return arity_error(ev, call, "modes", "2 arguments (model, k)");
-	struct ast_expr *me = arg(call, 0);
-	/* modes(MODEL, k) or, as run MODEL(p = v) takes, modes(MODEL(p = v), k) */
 	struct ast_run over = { 0 };
 	if (me->kind == AST_CALL && me->lhs->kind == AST_NAME) {
 		over.overrides = me->args;
 		me = me->lhs;
 	}
 	if (me->kind != AST_NAME)
-		return eval_error(ev, me->loc, "modes: the first argument must be the name of a model");
-	long k;
-	if (eval_int(ev, arg(call, 1), &k, "the number of modes"))
-		return -1;
+		return eval_error(ev, me->loc, "%s: the first argument must be the name of a model", who);
 	struct eval sub = *ev;
-	struct ir_model *m = NULL;
 	if (over.overrides.n) {
 		for (int i = 0; i < over.overrides.n; i++)
 			if (!((struct ast_arg *)over.overrides.v[i])->name)
 				return eval_error(ev, ((struct ast_arg *)over.overrides.v[i])->loc,
-				                  "modes: %s(...) takes its parameters by name, p = v", me->name);
+				                  "%s: %s(...) takes its parameters by name, p = v", who, me->name);
 		struct binding *b = scope_lookup(ev->scope, me->name);
 		if (b && b->kind == B_MODEL && run_overrides_check(ev->d, ev->a, b->stmt->model, &over, eval_script_value, ev))
 			return -1;
@@ -545,8 +532,28 @@ static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 		sub.overrides = &over.overrides;
 		sub.override_val = ov;
 	}
-	if (lower_model_named(&sub, me->name, me->loc, &m))
+	return lower_model_named(&sub, me->name, me->loc, out);
+}
+
+/* modes(MODEL, k): the lowest k modes of a model linearised at its
+ * initial state (runtime/modes.c: dsygvd up to RT_MODES_DENSE_MAX
+ * unknowns, ARPACK beyond), with their participation along the support
+ * direction d (every dof along 1 without a support: a rigid translation
+ * of the whole model). */
+static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
+{
+	if (positional(ev, call, "modes"))
 		return -1;
+	if (call->args.n != 2)
+		return arity_error(ev, call, "modes", "2 arguments (model, k)");
+	struct ast_expr *me = arg(call, 0);
+	long k;
+	if (eval_int(ev, arg(call, 1), &k, "the number of modes"))
+		return -1;
+	struct ir_model *m = NULL;
+	if (lower_model_expr(ev, me, "modes", &m))
+		return -1;
+	me = me->kind == AST_CALL ? me->lhs : me;
 	int n = m->ndof, nmax = n - m->nconstraint;
 	if (nmax < 1)   /* "k must be between 1 and 0" would say nothing */
 		return eval_error(ev, me->loc, "modes: model %s has no modes: its %d constraint%s leave%s none of its %d "

@@ -201,6 +201,10 @@ int eval_script_value(void *ctx, const char *name);
 
 /* Runs (lower.c). */
 int lower_model_named(struct eval *ev, const char *name, struct loc loc, struct ir_model **out);
+/* The model that MODEL or MODEL(p = v, ...) names, its parameters set as
+ * run sets them (builtin.c: modes(), the REPL's :eig); who prefixes the
+ * messages.  0, or -1 with the error reported. */
+int lower_model_expr(struct eval *ev, struct ast_expr *me, const char *who, struct ir_model **out);
 int lower_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme *out);
 int lower_run(struct eval *ev, struct ast_run *run, struct ir_run **out);
 int run_exec(struct eval *ev, struct ast_run *ast, const char *name, struct value *out);

@@ -681,10 +681,44 @@ static void show(const char *name)
 }
 
 /* :eig MODEL [K] */
+/* :eig's model, MODEL or MODEL(p = v, ...) as modes() takes it, parsed
+ * at the command's line (errors point where it was typed) */
+static struct ir_model *model_expr_of(const char *text, size_t len)
+{
+	struct eval ev;
+	session_eval_init(S, &ev);
+	size_t pad = arg_col > 1 ? (size_t)arg_col - 1 : 0;
+	char *src = arena_alloc(S->arena, len + pad + 2);
+	memset(src, ' ', pad);
+	memcpy(src + pad, text, len);
+	memcpy(src + pad + len, "\n", 2);
+	char *whole = arena_strndup(S->arena, typed, typed_len);
+	struct ast_program *prog = parse_text_at(S->arena, &S->diag, "<stdin>", src, len + pad + 1, cmd_line, whole,
+	                                         typed_len);
+	struct ir_model *m = NULL;
+	if (prog && prog->stmts.n == 1 && ((struct ast_stmt *)prog->stmts.v[0])->kind == AST_STMT_EXPR)
+		lower_model_expr(&ev, ((struct ast_stmt *)prog->stmts.v[0])->value, ":eig", &m);
+	else if (prog)
+		puts("usage: :eig MODEL [K] or :eig MODEL(p = v, ...) [K]");
+	S->diag.errors = 0;
+	return m;
+}
+
 static void eig(const char *arg)
 {
 	char name[256];
-	size_t len = strcspn(arg, " \t");
+	/* MODEL, or MODEL(...) up to its closing parenthesis */
+	size_t len = strcspn(arg, " \t(");
+	if (arg[len] == '(') {
+		int depth = 0;
+		for (; arg[len]; len++)
+			if (arg[len] == '(')
+				depth++;
+			else if (arg[len] == ')' && --depth == 0) {
+				len++;
+				break;
+			}
+	}
 	if (len >= sizeof name) {
 		printf("undefined model '%s'\n", arg);
 		return;
@@ -702,7 +736,7 @@ static void eig(const char *arg)
 			return;
 		}
 	}
-	struct ir_model *m = model_of(name);
+	struct ir_model *m = strchr(name, '(') ? model_expr_of(name, len) : model_of(name);
 	if (!m)
 		return;
 	int n = m->ndof;

@@ -1376,9 +1376,12 @@ static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n
 		if (keep[n + m + c])
 			bad = !(res->col[c] = malloc(len));
 	free(keep);
+	/* the advice that can help: history_budget only bounds what is kept
+	 * when every dof's history is (kept_all) */
 	if (bad)
-		return fail(err, 3, plan->model->loc, "out of memory for the history of %d steps: "
-		            "lower history_budget and record what you need", N);
+		return fail(err, 3, plan->loc, "out of memory for the histories of this run (%.0f MB for %d steps): "
+		            "take a larger step or a shorter run, or record fewer quantities%s", ceil(bytes / 1e6), N,
+		            res->kept_all ? ", or lower history_budget (every dof's history is kept within it)" : "");
 	return 0;
 }
 

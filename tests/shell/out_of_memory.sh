@@ -38,6 +38,15 @@ st=$?
 [ "$st" -eq 3 ] || fail "long: exit status $st, expected 3"
 head -1 "$dir/long.err" | grep -q "long.dyn:1:10008: error: expression nested too deeply (more than 5000 levels): use sum(i in a..b) for long sums\$" ||
 	fail "long: $(head -c 300 "$dir/long.err")"
+# histories beyond the address space (577 MB of them under 400 MB): the
+# message names the run and what helps (it advised "lower history_budget"
+# at the model's line, also when that could not help)
+printf 'model m {\n  dof x[10]\n  mass 1\n  stiffness 1\n  init x[1] = 1\n}\nlet r = run m with newmark from 0 to 2000 step 1e-3, history_budget = 1000\nprint r.x[1](1)\n' > "$dir/hist.dyn"
+(ulimit -v "$limit"; exec timeout 60 "$DYN" --memory-limit 2000 "$dir/hist.dyn") > "$dir/hist.out" 2> "$dir/hist.err"
+st=$?
+[ "$st" -eq 3 ] || fail "hist: exit status $st, expected 3"
+grep -q "hist.dyn:7:9: error: out of memory for the histories of this run (577 MB for 2000000 steps): take a larger step or a shorter run, or record fewer quantities, or lower history_budget (every dof's history is kept within it)\$" "$dir/hist.err" ||
+	fail "hist: $(head -c 300 "$dir/hist.err")"
 rm -f "$dir/lets.dyn" "$dir/long.dyn"
 
 # Memory running out anywhere in a run's setup: for limits from just

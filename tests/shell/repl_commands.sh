@@ -15,7 +15,7 @@
 #   at the end of the input is named;
 # - :eig's mode shapes carry modes()'s sign: the largest entry positive;
 # - :scheme's errors are located at its argument; :show of a family;
-# - :plot's errors concern what was typed.
+# - :plot's errors concern what was typed; :eig MODEL(p = v).
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -90,5 +90,12 @@ grep -q "^<stdin>:3:13: error: syntax error: unexpected end of line, expecting s
 grep -q '^<stdin>:4:14: error: :plot draws on the terminal: a plot to a file is the statement plot Y to "FILE.svg"' \
 	"$dir/plot.out" || fail ":plot to a file: $(grep error "$dir/plot.out")"
 grep -q "'to'" "$dir/plot.out" && fail ":plot's errors name 'to': $(grep error "$dir/plot.out")"
+# :eig takes a model with its parameters set, as modes() does (it said
+# "not '= 9)'")
+printf 'model osc {\n  param k = 4\n  dof u\n  mass 1\n  stiffness k\n}\n' > "$dir/eo.dyn"
+printf ':eig osc(k = 9)\n:eig osc(kk = 9) 1\n' | "$DYN" -i "$dir/eo.dyn" > "$dir/eo.out" 2>&1
+grep -q '^1  *3  *0\.47746483  *2\.0943951$' "$dir/eo.out" || fail ":eig osc(k = 9): $(cat "$dir/eo.out")"
+grep -q "^<stdin>:2:10: error: model osc has no parameter 'kk'" "$dir/eo.out" ||
+	fail ":eig osc(kk = 9): $(grep error "$dir/eo.out")"
 [ "$status" -eq 0 ] && echo "repl_commands: ok"
 exit "$status"
