@@ -774,6 +774,12 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 			expr(c, st->exprs.v[i]);
 		if (st->path)
 			expr(c, st->path);
+		else if (st->kind == AST_STMT_PLOT && !c->s->term_plot) {
+			/* found before any run steps, not after them */
+			diag_error(c->d, st->loc, "plot needs a file: plot Y to \"FILE.svg\" (at the prompt, :plot Y "
+			           "draws on the terminal)");
+			c->errors++;
+		}
 		args(c, &st->defs);
 		return;
 	case AST_STMT_CHECK:

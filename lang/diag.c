@@ -88,9 +88,10 @@ size_t diag_utf8_glyph(const char *s, size_t i, size_t end)
 		return 0;
 	/* what a terminal does not draw: C1 controls, zero-width and
 	 * direction marks, line and paragraph separators, embeddings and
-	 * isolates (they reorder the rest of the line), the byte-order mark,
+	 * isolates (they reorder the rest of the line), the no-break space and
+	 * soft hyphen (they look like nothing typed), the byte-order mark,
 	 * specials, tags */
-	if (cp < 0xA0 || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
+	if (cp <= 0xA0 || cp == 0xAD || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
 	    (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF || (cp >= 0xFFF0 && cp <= 0xFFFF) ||
 	    (cp >= 0xE0000 && cp <= 0xE007F))
 		return 0;

@@ -1861,11 +1861,11 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	if (!failed && plan->nfield_output > 0) {
 		r->fouts = calloc((size_t)plan->nfield_output, sizeof *r->fouts);
 		if (!r->fouts)
-			failed = r->status = fail(err, 3, plan->loc, "out of memory");
+			failed = (r->status = fail(err, 3, plan->loc, "out of memory")) != 0;
 		for (int o = 0; o < plan->nfield_output && !failed; o++) {
 			char msg[400];
 			if (rt_field_out_open(&r->fouts[o], &plan->field_output[o], N, msg, sizeof msg))
-				failed = r->status = fail(err, 3, plan->field_output[o].loc, "%s", msg);
+				failed = (r->status = fail(err, 3, plan->field_output[o].loc, "%s", msg)) != 0;
 		}
 	}
 	if (shared_failure(r, failed, 3, err))
@@ -2244,6 +2244,9 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 	if (r->pb_ok && r->state_valid && r->k > 0 && r->k < r->plan->nstep)
 		for (int o = 0; o < r->plan->nfield_output && r->fouts; o++) {
 			char msg[400];
+			int every = r->plan->field_output[o].every > 0 ? r->plan->field_output[o].every : 1;
+			if (r->k % every == 0)
+				continue;   /* step k's frame is written (field_rows) */
 			if (rt_field_out_step(&r->fouts[o], r->k, r->k, r->s.t, r->x.u, msg, sizeof msg) && !status)
 				status = fail(err, 4, r->plan->field_output[o].loc, "t = %.10g (step %d): %s", r->s.t, r->k,
 				              msg);

@@ -627,11 +627,13 @@ static void sum_lanes(double *restrict s, const double *restrict x, int m)
 
 /* nm_step_pass for a chain: M diagonal (banded, kl = ku = 0), K and C
  * symmetric tridiagonal packed (la_mat_pack).  The same arithmetic row
- * by row as the general pass (the same bits), in three sweeps per block
- * that a compiler can vectorise: the rows' updates into the block's
+ * by row as the general pass (the same bits of the state and of the next
+ * right-hand side, with floating-point contraction off: ISO C11, which
+ * AM_CFLAGS' -std=c11 selects), in three sweeps per block, the first two
+ * of which a compiler vectorises: the rows' updates into the block's
  * windows (chain_update), the rows' terms (chain_rows), then the sums of
- * the terms over the rows in ascending order, as the general pass adds
- * them.  The windows hold rows i0 − 1 .. i1 of block [i0, i1) at
+ * the terms over the rows in four lanes (sum_lanes: the ledger differs
+ * from the general pass's in rounding only).  The windows hold rows i0 − 1 .. i1 of block [i0, i1) at
  * [j − i0 + 1]; the last two rows of a block are the first two of the
  * next. */
 static void chain_pass(struct newmark *s, struct chain_step *c)

@@ -53,7 +53,8 @@ struct rt_system {
  *
  * and the next step's right-hand side from the predictors of the state
  * just written.  Each sum has the bits of the separate passes (rows and
- * terms in ascending order); ΔW = Δu·(fᵏ⁻¹ + fᵏ)/2 is the caller's, over
+ * terms in ascending order), except a packed chain's (chain_pass: four
+ * lanes, the same in rounding only); ΔW = Δu·(fᵏ⁻¹ + fᵏ)/2 is the caller's, over
  * the load's pattern. */
 struct rt_step_pass {
 	double t, tau;                /* the step t − τ → t */

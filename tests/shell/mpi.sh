@@ -360,6 +360,9 @@ mpi 2 p2 piece.dyn
 [ "$(cat p2/piece.csv)" = "t
 0
 0.5" ] || fail "mpirun -n 2 piece.dyn: the record does not end at the step of the failure: $(cat p2/piece.csv)"
+# the frame of the step that stopped the run is listed once (the end of
+# a stopped run wrote it again)
+[ "$(grep -c 'f_000001.pvtu' p2/f.pvd)" -le 1 ] || fail "mpirun -n 2 piece.dyn: f.pvd lists step 1 twice: $(cat p2/f.pvd)"
 rm -rf p2/f_000001_1.vtu
 # two processes that fail: rank 0 says how many
 rm -rf p3/f_* p3/f.pvd p3/piece.csv
