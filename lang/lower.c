@@ -674,9 +674,15 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				/* an operator held as entries (the other may be
 				 * dense: a declared matrix beside a folded energy):
 				 * C's entries are theirs, scaled (duplicates are
-				 * summed later) */
-				long nnz = scaled_entries(&m->mass, n, a0, NULL, 0) +
-				           scaled_entries(&m->stiffness, n, a1, NULL, 0);
+				 * summed later); a term scaled by 0 is left out,
+				 * so that rayleigh(a0, 0) on a lumped mass is
+				 * diagonal by pattern, its explicit step a division
+				 * (M's entries kept when both are 0: C is then
+				 * zero on M's pattern) */
+				const struct ir_matrix *mm = a0 != 0 || a1 == 0 ? &m->mass : NULL;
+				const struct ir_matrix *kk = a1 != 0 ? &m->stiffness : NULL;
+				long nnz = (mm ? scaled_entries(mm, n, a0, NULL, 0) : 0) +
+				           (kk ? scaled_entries(kk, n, a1, NULL, 0) : 0);
 				if (nnz > INT32_MAX)
 					return eval_error(ev, e->loc, "out of memory");
 				m->damping.nnz = (int)nnz;
@@ -685,8 +691,9 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				m->damping.row = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 				m->damping.col = arena_alloc(ev->a, sizeof(int) * ((size_t)nnz + 1));
 				m->damping.val = arena_alloc(ev->a, sizeof(double) * ((size_t)nnz + 1));
-				long k = scaled_entries(&m->mass, n, a0, &m->damping, 0);
-				scaled_entries(&m->stiffness, n, a1, &m->damping, k);
+				long k = mm ? scaled_entries(mm, n, a0, &m->damping, 0) : 0;
+				if (kk)
+					scaled_entries(kk, n, a1, &m->damping, k);
 				m->damping_kind = IR_DAMP_MATRIX;
 				return 0;
 			}

@@ -380,10 +380,11 @@ struct engine {
 	 * against (alpha_energy_init; dyn(5), ENERGY LEDGER) */
 	struct alpha_energy alg;
 	/* central differences on several processes, each stepping its own
-	 * rows (part_step; runtime/part.h): M's diagonal, the predictors;
-	 * part_stop: a Ctrl-C on some process, known to all at the same step */
+	 * rows (part_step; runtime/part.h): M's diagonal, C's (NULL without
+	 * damping), the predictors; part_stop: a Ctrl-C on some process,
+	 * known to all at the same step */
 	struct rt_part *part;
-	double *mdiag, *ut, *vt;
+	double *mdiag, *cdiag, *ut, *vt;
 	int part_stop;
 };
 
@@ -528,17 +529,21 @@ static int pass_step(struct engine *e, double t1, double tau, struct rt_state *x
 /* Central differences on this process's rows (scheme_linear.explicit_rows;
  * runtime/part.h), in place: the predictors ũ = u + τv + ½τ²a, ṽ = v +
  * ½τa of the owned rows, ũ's ghosts from their owners, then row by row
- * aᵏ = (f − K ũ)/m, uᵏ = ũ, vᵏ = ṽ + ½τaᵏ — nm_step_to's arithmetic, the
- * same bits — and the ledger's sums over the owned rows (ΔW = Δu·(fᵏ⁻¹ +
- * fᵏ)/2, T = ½vᵀMv, Φ = ½uᵀKu with K uᵏ = K ũ already formed), added over
- * the processes with a flag for a Ctrl-C on any of them. */
+ * aᵏ = (f − K ũ − c ṽ)/(m + ½τc), uᵏ = ũ, vᵏ = ṽ + ½τaᵏ with m and c the
+ * diagonals of M and C — nm_step_to's arithmetic, the same bits when its
+ * step matrix M + ½τC is diagonal by pattern (dyn(1), MPI) — and the
+ * ledger's sums over the owned rows (ΔW = Δu·(fᵏ⁻¹ + fᵏ)/2, ΔD =
+ * Δu·c(vᵏ⁻¹ + vᵏ)/2, T = ½vᵀMv, Φ = ½uᵀKu with K uᵏ = K ũ already
+ * formed), added over the processes with a flag for a Ctrl-C on any of
+ * them. */
 static int part_step(struct engine *e, double t1, double tau, struct rt_state *x, double *dW, double *dD,
                      struct rt_error *err)
 {
 	struct rt_part *p = e->part;
 	const double b = 0, g = 0.5, cu = tau * tau * (0.5 - b), cv = tau * (1 - g);
 	double *u = x->u, *v = x->v, *a = x->a, *ut = e->ut, *vt = e->vt;
-	const double *uprev = e->prev->u, *m = e->mdiag;
+	const double *uprev = e->prev->u, *vprev = e->prev->v, *m = e->mdiag, *c = e->cdiag;
+	const double gt = g * tau;
 	double *fk = e->fprev;
 	e->fprev = e->f;
 	e->f = fk;
@@ -552,24 +557,32 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 		snprintf(err->msg, sizeof err->msg, "MPI failed to exchange the rows of the step between processes");
 		return -1;
 	}
-	double sum[4] = { 0, 0, 0, rt_interrupted ? 1 : 0 };
+	double sum[5] = { 0, 0, 0, rt_interrupted ? 1 : 0, 0 };
 	for (int i = p->r0; i < p->r1; i++) {
 		double ku = rt_part_row_dot(p, i, ut);
 		double r = f[i];
 		r -= ku;
-		a[i] = r / m[i];
-		u[i] = ut[i] + b * tau * tau * a[i];
-		v[i] = vt[i] + g * tau * a[i];
+		if (c) {
+			r -= c[i] * vt[i];
+			a[i] = r / (m[i] + gt * c[i]);
+			u[i] = ut[i] + b * tau * tau * a[i];
+			v[i] = vt[i] + g * tau * a[i];
+			sum[4] += (u[i] - uprev[i]) * 0.5 * (c[i] * (vprev[i] + v[i]));
+		} else {
+			a[i] = r / m[i];
+			u[i] = ut[i] + b * tau * tau * a[i];
+			v[i] = vt[i] + g * tau * a[i];
+		}
 		sum[0] += (u[i] - uprev[i]) * (0.5 * (fp[i] + f[i]));
 		sum[1] += v[i] * m[i] * v[i];
 		sum[2] += u[i] * ku;
 	}
-	if (la_mpi_sum(sum, 4)) {
+	if (la_mpi_sum(sum, 5)) {
 		snprintf(err->msg, sizeof err->msg, "MPI failed to add the ledger's sums over the processes");
 		return -1;
 	}
 	*dW = sum[0];
-	*dD = 0;
+	*dD = sum[4];
 	e->T = 0.5 * sum[1];
 	e->P = 0.5 * sum[2];
 	e->part_stop = sum[3] > 0;
@@ -578,23 +591,31 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 
 /* Whether central differences step on this process's rows: several
  * processes, a model on a mesh (one stated with dofs runs replicated,
- * dyn(1), MPI), the scheme's row-by-row step (a diagonal M, no C), no
- * constraints, contacts or internal variables, Φ = ½uᵀKu with K
- * symmetric.  Then the partition, M's diagonal and the predictors'
- * vectors; 0 also when it does not apply, -1 when out of memory. */
+ * dyn(1), MPI), the scheme's row-by-row step (M and C diagonal by value:
+ * a lumped mass, rayleigh(a0, 0) on it), no constraints, contacts or
+ * internal variables, Φ = ½uᵀKu with K symmetric.  Then the partition,
+ * the diagonals and the predictors' vectors; 0 also when it does not
+ * apply, -1 when out of memory. */
 static int part_init(struct engine *e)
 {
 	struct rt_problem *pb = e->pb;
 	int n = pb->n, P = la_mpi_size();
-	if (P < 2 || !e->lin->explicit_rows || pb->ir->nfe == 0 || pb->hasC || pb->nc || pb->m ||
+	if (P < 2 || !e->lin->explicit_rows || pb->ir->nfe == 0 || pb->nc || pb->m ||
 	    pb->ir->contact.n || !e->plain_phi || e->pass || !pb->Km.sym || n < P)
 		return 0;
 	if (!(e->mdiag = malloc(sizeof(double) * ((size_t)n + 1))))
 		return -1;
 	int diag = la_mat_diagonal(&pb->Mm, e->mdiag);
+	if (diag > 0 && pb->hasC) {
+		if (!(e->cdiag = malloc(sizeof(double) * ((size_t)n + 1))))
+			diag = -1;
+		else
+			diag = la_mat_diagonal(&pb->Cm, e->cdiag);
+	}
 	if (diag <= 0) {
 		free(e->mdiag);
-		e->mdiag = NULL;
+		free(e->cdiag);
+		e->mdiag = e->cdiag = NULL;
 		return diag;
 	}
 	e->part = malloc(sizeof *e->part);
@@ -923,6 +944,7 @@ static void engine_free(struct engine *e)
 		rt_part_free(e->part);
 	free(e->part);
 	free(e->mdiag);
+	free(e->cdiag);
 	free(e->ut);
 	free(e->vt);
 }

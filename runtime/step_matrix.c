@@ -136,12 +136,12 @@ int step_factor(struct step_matrix *sm, double cM, double cC, double cK, double 
 		 * looks at the values to choose its strategy) */
 		enum la_backend b = sys->backend;
 		/* an explicit scheme's step matrix with a lumped mass (βτ²K
-		 * = 0, no damping: diagonal values on the union's pattern) is
+		 * = 0, no damping or a diagonal one: a diagonal pattern) is
 		 * solved on every process alike, as by one process:
 		 * distributing it over several (their default, dyn(1) MPI)
 		 * would add an all-gather to each step and save nothing */
-		if (sys->backend_mpi && sys->nc == 0 && cK == 0 && (!sys->C || cC == 0) && sys->M->kl == 0 &&
-		    sys->M->ku == 0)
+		if (sys->backend_mpi && sys->nc == 0 && cK == 0 &&
+		    (!sys->C || cC == 0 || (sys->C->kl == 0 && sys->C->ku == 0)) && sys->M->kl == 0 && sys->M->ku == 0)
 			b = LA_AUTO;
 		if (b == LA_CHOLMOD && !(sm->spd && sm->S.sym))
 			b = LA_UMFPACK;

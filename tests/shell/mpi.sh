@@ -21,6 +21,11 @@
 #     step, a history read back and a field series as well; a load that
 #     is NaN from t = 0.051 stops every process there with one message
 #     and exit 4, the record ending at the last good step;
+#   - the same with mass-proportional damping (rayleigh(2, 0): C
+#     diagonal by value, each process stepping its rows with c ṽ on the
+#     right and m + ½τc on the left): the serial records to 1e-10, the
+#     dissipation (a tenth of the energy in play) included, the ledger's
+#     residual the serial one to 1e-12 of the energy;
 #   - a cantilever on a Gmsh mesh (tests/data/rect_tri41.msh, unstructured
 #     triangles, clamped on its physical group "left", a traction on
 #     "right") and a visco-elasto-plastic bar (40 P1 cells with a plastic
@@ -108,6 +113,9 @@ print r.p_y(0.05), r.q_x(0.1), r.p_y(0.1)
 EOS
 sed -e 's/sin(10\*t)\]/sin(10*t) + (if t > 0.05 then sqrt(t - 1) else 0)]/' -e 's/"cd2.csv"/"nan.csv"/' \
 	-e '/record field/d' -e '/^print/d' cd2.dyn > cdnan.dyn
+# ... damped by C = 2 M (diagonal by value, on K's pattern)
+sed -e 's/^  fix u on left/  damping rayleigh(2, 0)\n&/' -e 's/"cd2.csv"/"cd3.csv"/' -e '/record field/d' \
+	-e '/^print/d' cd2.dyn > cd3.dyn
 cat > chain.dyn <<'EOS'
 param nb = 100, k = 1e4
 model chain {
@@ -156,6 +164,10 @@ same() {
 (cd s && "$DYN" ../cd2.dyn > cd2.out 2> err < /dev/null) || fail "serial cd2.dyn: $(head -3 s/err)"
 (cd s && "$DYN" ../cdnan.dyn > nan.out 2> nan.err < /dev/null)
 [ $? = 4 ] && grep -q 'error: t = 0.051 (step 51)' s/nan.err || fail "serial cdnan.dyn: $(head -3 s/nan.err)"
+(cd s && "$DYN" ../cd3.dyn > out 2> err < /dev/null) || fail "serial cd3.dyn: $(head -3 s/err)"
+# the damping acts: at t = 0.1 the dissipated energy is a tenth of the
+# stored (measured 6.07e-6 against 4.22e-5)
+tail -n 1 s/cd3.csv | awk -F, '{ exit !($8 > 0.05 * $7) }' || fail "serial cd3.dyn: no dissipation: $(tail -n 1 s/cd3.csv)"
 for np in 2 3; do
 	mpi "$np" "p$np" block.dyn
 	[ "$rc" = 0 ] || { fail "mpirun -n $np block: exit $rc: $(head -3 "p$np/err")"; continue; }
@@ -175,6 +187,9 @@ for np in 2 3; do
 		for (i = 1; i <= 3; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-10 * 0.01) exit 1 }
 	}' || fail "mpirun -n $np cd2.dyn printed '$(cat "p$np/out")', serially '$(cat s/cd2.out)'"
 	[ "$(ls "p$np"/cd2_*.pvtu 2> /dev/null | wc -l)" = 5 ] || fail "mpirun -n $np cd2.dyn: not 5 .pvtu frames"
+	mpi "$np" "p$np" cd3.dyn
+	[ "$rc" = 0 ] || fail "mpirun -n $np cd3.dyn: exit $rc: $(head -3 "p$np/err")"
+	same s/cd3.csv "p$np/cd3.csv" 1e-10
 	mpi "$np" "p$np" cdnan.dyn
 	[ "$rc" = 4 ] || fail "mpirun -n $np cdnan.dyn: exit $rc, expected 4"
 	[ "$(grep -c 'error: t = 0.051 (step 51)' "p$np/err")" = 1 ] ||
@@ -404,7 +419,10 @@ rc=$?
 	fail "mpirun -n 2 long.dyn stopped by Ctrl-C: not said once: $(head -c 600 p2/err)"
 tstop=$(sed -n 's/.*error: stopped by SIGTERM at t = \([0-9.e+-]*\) (step.*/\1/p' p2/err)
 last=$(tail -n 1 p2/long.csv | cut -d, -f1)
-[ -n "$tstop" ] && [ "$last" = "$tstop" ] ||
+# the same step: the record's t is the shortest round trip of the sum of
+# the steps (1.8880000000000001), the message's has the step's digits
+# (1.888); apart by less than half a step (1e-3) they name one step
+[ -n "$tstop" ] && [ -n "$last" ] && awk -v a="$last" -v b="$tstop" 'BEGIN { d = a - b; exit !(d < 5e-4 && d > -5e-4) }' ||
 	fail "mpirun -n 2 long.dyn stopped by Ctrl-C: the record ends at t = $last, the message says $tstop"
 awk -F, 'NR > 1 && NF != 3 { exit 1 }' p2/long.csv || fail "mpirun -n 2 long.dyn: the record has a cut row"
 [ -z "$(find p2 -name '.long.csv.*')" ] || fail "mpirun -n 2 long.dyn: a temporary was left"
