@@ -2090,6 +2090,12 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 				for (int i = 0; i < n && !failed; i++)
 					if (!isfinite(r->x.u[i]) || !isfinite(r->x.v[i]))
 						failed = 2;
+			/* the multipliers enter no energy: a solve that gave them
+			 * alone (a failed iterative one fills NaN) is found here,
+			 * not in the records */
+			for (int q = 0; q < r->pb.nc && !failed; q++)
+				if (!isfinite(r->x.lam[q]))
+					failed = 3;
 		}
 		if (failed) {
 			double bad = 0;
@@ -2100,6 +2106,9 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 					disp = !isfinite(r->x.u[i]);
 					bad = disp ? r->x.u[i] : r->x.v[i];
 				}
+			int badlam = 0;
+			while (failed == 3 && badlam < r->pb.nc - 1 && isfinite(r->x.lam[badlam]))
+				badlam++;
 			restore_state(r, sz);
 			r->state_valid = 1;
 			/* a backend's failed solve (PETSc's reason) left NaN in the
@@ -2111,6 +2120,12 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 			if (why)
 				return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): %s", tk, k, why);
 			char nm[IR_NAME_SIZE];
+			if (failed == 3)
+				return r->status = fail(err, 4, plan->loc,
+				                        "t = %.10g (step %d): the multiplier lambda[%d] is not finite: a "
+				                        "constraint or its rate has no finite value there, the constraints are "
+				                        "not independent, or the step is too large",
+				                        tk, k, badlam + 1);
 			if (failed == 2)
 				return r->status = fail(err, 4, plan->loc,
 				                        "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "
