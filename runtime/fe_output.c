@@ -87,7 +87,7 @@ int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, const 
 			memcpy(w->piece[q], o->path, len);
 			snprintf(w->piece[q] + len, 48, "_%06d_%d.vtu", k, q);
 		}
-		if (vtu_write_piece(w->piece[r], o->mesh, nc * r / P, nc * (r + 1) / P, &f, 1, err, errlen) ||
+		if (vtu_write_piece(w->piece[r], o->mesh, o->space, nc * r / P, nc * (r + 1) / P, &f, 1, err, errlen) ||
 		    vtu_write_pvtu(p, &f, 1, P, w->pname, err, errlen))
 			return -1;
 	} else if (o->space ? vtu_write_space(p, o->space, &f, 1, NULL, 0, err, errlen)

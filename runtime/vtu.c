@@ -332,39 +332,49 @@ int vtu_write(const char *path, const struct mesh *m,
 	return write_grid(path, &g, point, npoint, cell, ncell, err, errlen, 0);
 }
 
+/* The grid of space s (NULL: of mesh m): P1 and Q1 on the mesh's
+ * nodes and cells, P2 on all its nodes with quadratic cells.  0, or −1
+ * with a message for a space whose nodes are not points. */
+static int space_grid(const struct mesh *m, const struct fe_space *s, struct grid *g, char *err, size_t errlen)
+{
+	struct grid mg = { m->dim, m->nnodes, m->x, m->ncells, m->nv, m->cells, vtk_type(m->type) };
+	*g = mg;
+	if (!s || s->family == FE_P1 || s->family == FE_Q1)
+		return 0;
+	if (s->family == FE_P2) {
+		/* VTK_QUADRATIC_EDGE, _TRIANGLE, _TETRA: fe_ref.h's order. */
+		struct grid sg = { m->dim, s->nnode, s->node_x, m->ncells, s->nloc, s->cell_nodes,
+		                   m->type == MESH_INTERVAL ? 21 : m->type == MESH_TRIANGLE ? 22 : 24 };
+		*g = sg;
+		return 0;
+	}
+	mesh_errf(err, errlen, "a %s field is written on its mesh (vtu_write): its nodes "
+	          "are not points", fe_family_name(s->family));
+	return -1;
+}
+
 int vtu_write_space(const char *path, const struct fe_space *s,
                     const struct vtu_field *point, int npoint,
                     const struct vtu_field *cell, int ncell,
                     char *err, size_t errlen)
 {
-	const struct mesh *m = s->mesh;
-	struct grid g = {
-		m->dim, s->nnode, s->node_x, m->ncells, s->nloc, s->cell_nodes, 0
-	};
-
-	switch (s->family) {
-	case FE_P1:
-	case FE_Q1:
-		return vtu_write(path, m, point, npoint, cell, ncell, err, errlen);
-	case FE_P2:
-		/* VTK_QUADRATIC_EDGE, _TRIANGLE, _TETRA: fe_ref.h's order. */
-		g.type = m->type == MESH_INTERVAL ? 21 : m->type == MESH_TRIANGLE ? 22 : 24;
-		return write_grid(path, &g, point, npoint, cell, ncell, err, errlen, 0);
-	default:
-		mesh_errf(err, errlen, "a %s field is written on its mesh (vtu_write): its nodes "
-		          "are not points", fe_family_name(s->family));
+	struct grid g;
+	if (space_grid(s->mesh, s, &g, err, errlen))
 		return -1;
-	}
+	return write_grid(path, &g, point, npoint, cell, ncell, err, errlen, 0);
 }
 
-int vtu_write_piece(const char *path, const struct mesh *m, long c0, long c1,
+int vtu_write_piece(const char *path, const struct mesh *m, const struct fe_space *s, long c0, long c1,
                     const struct vtu_field *point, int npoint,
                     char *err, size_t errlen)
 {
+	struct grid w;
+	if (space_grid(m, s, &w, err, errlen))
+		return -1;
 	long nc = c1 - c0, npts = 0;
-	int nv = m->nv, rc = -1;
-	long *loc = malloc(((size_t)m->nnodes + 1) * sizeof *loc);
-	long *glob = malloc(((size_t)m->nnodes + 1) * sizeof *glob);
+	int nv = w.nv, rc = -1;
+	long *loc = malloc(((size_t)w.npts + 1) * sizeof *loc);
+	long *glob = malloc(((size_t)w.npts + 1) * sizeof *glob);
 	long *conn = malloc(((size_t)nc * (size_t)nv + 1) * sizeof *conn);
 	double *x = NULL;
 	struct vtu_field *pf = calloc((size_t)npoint + 1, sizeof *pf);
@@ -374,22 +384,22 @@ int vtu_write_piece(const char *path, const struct mesh *m, long c0, long c1,
 		goto out;
 	if (!loc || !glob || !conn || !pf || !val)
 		goto oom;
-	for (long i = 0; i < m->nnodes; i++)
+	for (long i = 0; i < w.npts; i++)
 		loc[i] = -1;
 	for (long c = c0; c < c1; c++)
 		for (int v = 0; v < nv; v++) {
-			long g = m->cells[c * nv + v];
+			long g = w.conn[c * nv + v];
 			if (loc[g] < 0) {
 				loc[g] = npts;
 				glob[npts++] = g;
 			}
 			conn[(c - c0) * nv + v] = loc[g];
 		}
-	if (!(x = malloc(((size_t)npts * (size_t)m->dim + 1) * sizeof *x)))
+	if (!(x = malloc(((size_t)npts * (size_t)w.dim + 1) * sizeof *x)))
 		goto oom;
 	for (long i = 0; i < npts; i++)
-		for (int k = 0; k < m->dim; k++)
-			x[i * m->dim + k] = m->x[glob[i] * m->dim + k];
+		for (int k = 0; k < w.dim; k++)
+			x[i * w.dim + k] = w.x[glob[i] * w.dim + k];
 	for (int q = 0; q < npoint; q++) {
 		long stride = point[q].stride ? point[q].stride : point[q].ncomp;
 		int nco = point[q].ncomp;
@@ -403,7 +413,7 @@ int vtu_write_piece(const char *path, const struct mesh *m, long c0, long c1,
 		pf[q].v = val[q];
 	}
 	{
-		struct grid g = { m->dim, npts, x, nc, nv, conn, vtk_type(m->type) };
+		struct grid g = { w.dim, npts, x, nc, nv, conn, w.type };
 		rc = write_grid(path, &g, pf, npoint, NULL, 0, err, errlen, 1);
 	}
 	goto out;

@@ -295,7 +295,9 @@ done
 
 # fields: one .pvtu per frame, indexed by the .pvd, naming one piece per
 # process, whose points and values reassemble the serial VTU's (to 1e-10
-# of the field: MUMPS against CHOLMOD), cells counted once
+# of the field: MUMPS against CHOLMOD), cells counted once; for P2 the
+# edge midpoints too (a piece held the vertices alone, with linear
+# cells)
 cat > field.dyn <<'EOS'
 mesh blk = rectangle(0, 1, 0, 1, nx = 6, ny = 5)
 model block {
@@ -307,6 +309,7 @@ model block {
 }
 run block with newmark from 0 to 0.01 step 1e-3 { record field u to "u.pvd" every 5 }
 EOS
+sed -e 's/P1^2/P2^2/' -e 's/"u.pvd"/"u2.pvd"/' field.dyn > field2.dyn
 # vtu_points FILE: "x y z ux uy uz" for each point of a VTU of dyn's whose
 # first array is the 2-D vector field (written with 3 components), then
 # the points: each array a 12-character base64 header and 32 characters
@@ -319,22 +322,24 @@ vtu_points() {
 	cut -c$((n + 25))-$((2 * n + 24)) "$1.b64" | base64 -d | od -A n -t f8 -w24 -v > "$1.x"
 	paste "$1.x" "$1.u"
 }
-(cd s && "$DYN" ../field.dyn > fout 2> ferr < /dev/null) || fail "serial field.dyn: $(head -3 s/ferr)"
+for fs in field:u field2:u2; do
+f=${fs%:*} u=${fs#*:}
+(cd s && "$DYN" ../$f.dyn > fout 2> ferr < /dev/null) || fail "serial $f.dyn: $(head -3 s/ferr)"
 for np in 2 3; do
-	mpi "$np" "p$np" field.dyn
-	[ "$rc" = 0 ] || { fail "mpirun -n $np field.dyn: exit $rc: $(head -3 "p$np/err")"; continue; }
-	files=$(sed -n 's/.*file="\([^"]*\)".*/\1/p' "p$np/u.pvd" | tr '\n' ' ')
-	[ "$files" = "u_000000.pvtu u_000005.pvtu u_000010.pvtu " ] || fail "mpirun -n $np: u.pvd lists $files"
-	pieces=$(sed -n 's/.*Source="\([^"]*\)".*/\1/p' "p$np/u_000010.pvtu" | tr '\n' ' ')
+	mpi "$np" "p$np" $f.dyn
+	[ "$rc" = 0 ] || { fail "mpirun -n $np $f.dyn: exit $rc: $(head -3 "p$np/err")"; continue; }
+	files=$(sed -n 's/.*file="\([^"]*\)".*/\1/p' "p$np/$u.pvd" | tr '\n' ' ')
+	[ "$files" = "${u}_000000.pvtu ${u}_000005.pvtu ${u}_000010.pvtu " ] || fail "mpirun -n $np: $u.pvd lists $files"
+	pieces=$(sed -n 's/.*Source="\([^"]*\)".*/\1/p' "p$np/${u}_000010.pvtu" | tr '\n' ' ')
 	want= q=0
-	while [ "$q" -lt "$np" ]; do want="${want}u_000010_$q.vtu " q=$((q + 1)); done
-	[ "$pieces" = "$want" ] || fail "mpirun -n $np: u_000010.pvtu names $pieces"
+	while [ "$q" -lt "$np" ]; do want="${want}${u}_000010_$q.vtu " q=$((q + 1)); done
+	[ "$pieces" = "$want" ] || fail "mpirun -n $np: ${u}_000010.pvtu names $pieces"
 	cells=0
-	for f in $pieces; do
-		cells=$((cells + $(sed -n 's/.*NumberOfCells="\([0-9]*\)".*/\1/p' "p$np/$f")))
+	for piece in $pieces; do
+		cells=$((cells + $(sed -n 's/.*NumberOfCells="\([0-9]*\)".*/\1/p' "p$np/$piece")))
 	done
-	[ "$cells" = 60 ] || fail "mpirun -n $np: the pieces hold $cells cells, the mesh 60"
-	msg=$({ vtu_points s/u_000010.vtu; echo END; for f in $pieces; do vtu_points "p$np/$f"; done; } | awk '
+	[ "$cells" = 60 ] || fail "mpirun -n $np $f.dyn: the pieces hold $cells cells, the mesh 60"
+	msg=$({ vtu_points "s/${u}_000010.vtu"; echo END; for piece in $pieces; do vtu_points "p$np/$piece"; done; } | awk '
 	function abs(x) { return x < 0 ? -x : x }
 	$1 == "END" { part = 1; next }
 	!part { k = sprintf("%.12g %.12g", $1, $2); ux[k] = $4; uy[k] = $5
@@ -345,7 +350,8 @@ for np in 2 3; do
 	END { if (bad) exit 1
 		for (k in ux) if (!(k in seen)) { print "the point " k " is in no piece"; exit 1 }
 		if (!(D <= 1e-10 * U)) { printf "the pieces differ by %g from the serial field (%g)\n", D, U; exit 1 } }') ||
-		fail "mpirun -n $np field.dyn: $msg"
+		fail "mpirun -n $np $f.dyn: $msg"
+done
 done
 
 # a model with dofs: replicated, the serial answer bit for bit
