@@ -23,6 +23,14 @@ void rt_part_free(struct rt_part *p)
 	free(p->ridx);
 	free(p->sbuf);
 	free(p->rbuf);
+	free(p->gidx);
+	free(p->gown);
+	free(p->gscount);
+	free(p->gsdispl);
+	free(p->grcount);
+	free(p->grdispl);
+	free(p->gsbuf);
+	free(p->grbuf);
 	memset(p, 0, sizeof *p);
 }
 
@@ -204,4 +212,56 @@ int rt_part_exchange(struct rt_part *p, double *x)
 int rt_part_gather(struct rt_part *p, double *x)
 {
 	return la_mpi_gather(x, p->count, p->displ);
+}
+
+int rt_part_gather_plan(struct rt_part *p, const int *idx, int n)
+{
+	int P = p->P;
+	p->gidx = malloc(sizeof(int) * ((size_t)n + 1));
+	p->gown = malloc(sizeof(int) * ((size_t)n + 1));
+	p->gscount = calloc((size_t)P, sizeof(int));
+	p->gsdispl = calloc((size_t)P, sizeof(int));
+	p->grcount = calloc((size_t)P, sizeof(int));
+	p->grdispl = calloc((size_t)P, sizeof(int));
+	p->gsbuf = malloc(sizeof(double) * (3 * (size_t)n + 1));
+	p->grbuf = malloc(sizeof(double) * (3 * (size_t)n + 1));
+	if (!p->gidx || !p->gown || !p->gscount || !p->gsdispl || !p->grcount || !p->grdispl || !p->gsbuf ||
+	    !p->grbuf)
+		return -1;
+	p->ng = n;
+	p->nown = 0;
+	memcpy(p->gidx, idx, sizeof(int) * (size_t)n);
+	/* ascending rows: each owner's in one run, in rank order, which is
+	 * how MPI_Alltoallv lays out what it receives */
+	for (int k = 0; k < n; k++) {
+		int q = owner(p, idx[k]);
+		p->grcount[q] += 3;
+		if (q == p->rank)
+			p->gown[p->nown++] = idx[k];
+	}
+	for (int q = 1; q < P; q++)
+		p->grdispl[q] = p->grdispl[q - 1] + p->grcount[q - 1];
+	/* the same owned triples to every process (the offsets all 0) */
+	for (int q = 0; q < P; q++)
+		p->gscount[q] = 3 * p->nown;
+	return 0;
+}
+
+int rt_part_gather_rows(struct rt_part *p, double *u, double *v, double *a)
+{
+	for (int k = 0; k < p->nown; k++) {
+		int i = p->gown[k];
+		p->gsbuf[3 * k] = u[i];
+		p->gsbuf[3 * k + 1] = v[i];
+		p->gsbuf[3 * k + 2] = a[i];
+	}
+	if (la_mpi_exchange(p->gsbuf, p->gscount, p->gsdispl, p->grbuf, p->grcount, p->grdispl))
+		return -1;
+	for (int k = 0; k < p->ng; k++) {
+		int i = p->gidx[k];
+		u[i] = p->grbuf[3 * k];
+		v[i] = p->grbuf[3 * k + 1];
+		a[i] = p->grbuf[3 * k + 2];
+	}
+	return 0;
 }

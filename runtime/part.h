@@ -27,6 +27,12 @@ struct rt_part {
 	int *scount, *sdispl, *sidx, nsend;
 	int *rcount, *rdispl, *ridx, nrecv;
 	double *sbuf, *rbuf;
+	/* a few rows on every process (rt_part_gather_rows): the rows, the
+	 * owned ones among them, and per process the counts and offsets of
+	 * the u, v, a triples sent (the same ones to each) and received */
+	int *gidx, ng, *gown, nown;
+	int *gscount, *gsdispl, *grcount, *grdispl;
+	double *gsbuf, *grbuf;
 };
 
 /* The partition of K's unknowns on P processes, this one being rank; K
@@ -38,6 +44,15 @@ void rt_part_free(struct rt_part *p);
 int rt_part_exchange(struct rt_part *p, double *x);
 /* x whole from every process's rows.  0, or -1. */
 int rt_part_gather(struct rt_part *p, double *x);
+
+/* The rows idx[0 .. n − 1] (ascending, distinct) that rt_part_gather_rows
+ * brings to every process: the few that a run's records read at a step
+ * (a point's nodes), instead of the whole state.  0, or -1 when out of
+ * memory. */
+int rt_part_gather_plan(struct rt_part *p, const int *idx, int n);
+/* u, v and a of those rows from their owners, on every process: one
+ * exchange of 3 values a row.  Collective.  0, or -1 when MPI fails. */
+int rt_part_gather_rows(struct rt_part *p, double *u, double *v, double *a);
 
 /* (K x)_j for an owned row j, the terms in ascending column order (the
  * order of la_mat_mul's, whose bits it gives for a symmetric K) */

@@ -1485,6 +1485,8 @@ struct rt_stepper_run {
 	                          write, or -1 */
 };
 
+static int part_plan_rows(struct rt_stepper_run *r);
+
 volatile sig_atomic_t rt_interrupted;
 volatile sig_atomic_t rt_signal;
 volatile sig_atomic_t rt_running;
@@ -1863,6 +1865,10 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 		return r;
 	if ((r->status = engine_init(&r->eng, r->plan, &r->pb, &r->x, err)))
 		return r;
+	if (r->eng.part && part_plan_rows(r)) {
+		r->status = fail(err, 3, m->loc, "out of memory");
+		return r;
+	}
 	if (!early && (r->status = initial_acceleration(r, r->eng.lin != NULL, err)))
 		return r;
 	struct rt_state xp = { r->prev, r->prev + n, r->prev + 2 * n, r->prev + 3 * n, r->prev + 3 * n + nz,
@@ -2023,22 +2029,71 @@ static int part_sync(struct rt_stepper_run *r)
 	return rt_part_gather(p, r->x.u) || rt_part_gather(p, r->x.v) || rt_part_gather(p, r->x.a) ? -1 : 0;
 }
 
-/* Whether step k reads the whole state: a record's row (written, or kept
- * for the script), a field's frame, a kept dof's history, the last step.
+/* What step k reads of the state: 2 the whole of it (a field's frame,
+ * the last step), 1 the rows its records and kept histories read (a
+ * record's row, written or kept for the script: rt_part_gather_rows when
+ * part_plan_rows found them few, the whole state otherwise), 0 nothing.
  * From the plan alone, the same on every process (rank 0 alone writes the
- * records, but every process must gather). */
+ * records, but every process keeps the histories the script reads). */
 static int part_sync_due(const struct rt_stepper_run *r, int k)
 {
 	const struct ir_run *plan = r->plan;
-	if (k == plan->nstep || r->nkept > 0)
+	if (k == plan->nstep)
+		return 2;
+	for (int o = 0; o < plan->nfield_output; o++)
+		if (k % (plan->field_output[o].every > 0 ? plan->field_output[o].every : 1) == 0)
+			return 2;
+	if (r->nkept > 0)
 		return 1;
 	for (int o = 0; o < plan->noutput; o++)
 		if (r->outs[o].kept || k % r->outs[o].o->every == 0)
 			return 1;
-	for (int o = 0; o < plan->nfield_output; o++)
-		if (k % (plan->field_output[o].every > 0 ? plan->field_output[o].every : 1) == 0)
-			return 1;
 	return 0;
+}
+
+/* The rows the records and the kept histories read: a record of u, u' or
+ * u'' its dof, an expression (a point's value, a region's integral)
+ * every dof its program loads, a kept history its dof.  When they are
+ * fewer than an eighth of the rows, the steps that write a record gather
+ * them alone (rt_part_gather_plan): a record of a point at every step
+ * then costs an exchange of a few values, not an all-gather of 3n. */
+static int part_plan_rows(struct rt_stepper_run *r)
+{
+	const struct ir_run *plan = r->plan;
+	int n = r->pb.n, cnt = 0, rc = 0;
+	unsigned char *need = calloc((size_t)n + 1, 1);
+	if (!need)
+		return -1;
+	for (int q = 0; q < r->nkept; q++)
+		need[r->kept[q]] = 1;
+	for (int o = 0; o < plan->noutput; o++)
+		for (int j = 0; j < plan->output[o].nrecord; j++) {
+			const struct ir_record *rec = &plan->output[o].record[j];
+			if (rec->kind == IR_REC_U && rec->dof >= 0 && rec->dof < n)
+				need[rec->dof] = 1;
+			for (int i = 0; rec->kind == IR_REC_EXPR && rec->expr && i < rec->expr->n; i++) {
+				const struct ir_insn *in = &rec->expr->insn[i];
+				if ((in->op == IR_DOF || in->op == IR_VEL || in->op == IR_ACC) && in->a >= 0 && in->a < n)
+					need[in->a] = 1;
+			}
+		}
+	for (int i = 0; i < n; i++)
+		cnt += need[i];
+	if (cnt <= n / 8) {
+		int *idx = malloc(sizeof(int) * ((size_t)cnt + 1));
+		if (!idx)
+			rc = -1;
+		else {
+			int k = 0;
+			for (int i = 0; i < n; i++)
+				if (need[i])
+					idx[k++] = i;
+			rc = rt_part_gather_plan(r->eng.part, idx, cnt);
+			free(idx);
+		}
+	}
+	free(need);
+	return rc;
 }
 
 static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
@@ -2218,7 +2273,10 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 			                        created, escale, plan->scheme.name, crit);
 		}
 		r->k = k;
-		if (r->eng.part && part_sync_due(r, k) && part_sync(r))
+		int due = r->eng.part ? part_sync_due(r, k) : 0;
+		if (due && (due == 1 && r->eng.part->gidx
+		                ? rt_part_gather_rows(r->eng.part, r->x.u, r->x.v, r->x.a)
+		                : part_sync(r)))
 			return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): MPI failed to gather the state "
 			                        "of the processes", tk, k);
 		int bad = store_row(r);

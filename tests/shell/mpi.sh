@@ -115,6 +115,13 @@ print r.p_y(0.05), r.q_x(0.1), r.p_y(0.1)
 EOS
 sed -e 's/sin(10\*t)\]/sin(10*t) + (if t > 0.05 then sqrt(t - 1) else 0)]/' -e 's/"cd2.csv"/"nan.csv"/' \
 	-e '/record field/d' -e '/^print/d' cd2.dyn > cdnan.dyn
+# ... with records at every step that read a few rows (a point, the
+# right edge's integral, a history read back): those rows alone are
+# gathered at each step (rt_part_gather_rows), the whole state at the
+# last
+sed -e 's/"cd2.csv" every 7/"cd4.csv"/' \
+	-e 's/record field u to "cd2.pvd" every 25/record t, s = integral(right, dot(u'"'"', [0; 1])), w = u at (0.9, 0.1) to "cd4s.csv"/' \
+	cd2.dyn > cd4.dyn
 # ... damped by C = 2 M (diagonal by value, on K's pattern)
 sed -e 's/^  fix u on left/  damping rayleigh(2, 0)\n&/' -e 's/"cd2.csv"/"cd3.csv"/' -e '/record field/d' \
 	-e '/^print/d' cd2.dyn > cd3.dyn
@@ -167,6 +174,7 @@ same() {
 (cd s && "$DYN" ../cdnan.dyn > nan.out 2> nan.err < /dev/null)
 [ $? = 4 ] && grep -q 'error: t = 0.051 (step 51)' s/nan.err || fail "serial cdnan.dyn: $(head -3 s/nan.err)"
 (cd s && "$DYN" ../cd3.dyn > out 2> err < /dev/null) || fail "serial cd3.dyn: $(head -3 s/err)"
+(cd s && "$DYN" ../cd4.dyn > cd4.out 2> err < /dev/null) || fail "serial cd4.dyn: $(head -3 s/err)"
 # the damping acts: at t = 0.1 the dissipated energy is a tenth of the
 # stored (measured 6.07e-6 against 4.22e-5)
 tail -n 1 s/cd3.csv | awk -F, '{ exit !($8 > 0.05 * $7) }' || fail "serial cd3.dyn: no dissipation: $(tail -n 1 s/cd3.csv)"
@@ -189,6 +197,11 @@ for np in 2 3; do
 		for (i = 1; i <= 3; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-10 * 0.01) exit 1 }
 	}' || fail "mpirun -n $np cd2.dyn printed '$(cat "p$np/out")', serially '$(cat s/cd2.out)'"
 	[ "$(ls "p$np"/cd2_*.pvtu 2> /dev/null | wc -l)" = 5 ] || fail "mpirun -n $np cd2.dyn: not 5 .pvtu frames"
+	mpi "$np" "p$np" cd4.dyn
+	[ "$rc" = 0 ] || fail "mpirun -n $np cd4.dyn: exit $rc: $(head -3 "p$np/err")"
+	same s/cd4.csv "p$np/cd4.csv" 1e-10
+	cmp -s s/cd4s.csv "p$np/cd4s.csv" || fail "mpirun -n $np cd4.dyn: cd4s.csv differs from the serial one"
+	cmp -s s/cd4.out "p$np/out" || fail "mpirun -n $np cd4.dyn printed '$(cat "p$np/out")', serially '$(cat s/cd4.out)'"
 	mpi "$np" "p$np" cd3.dyn
 	[ "$rc" = 0 ] || fail "mpirun -n $np cd3.dyn: exit $rc: $(head -3 "p$np/err")"
 	same s/cd3.csv "p$np/cd3.csv" 1e-10
