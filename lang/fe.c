@@ -1716,6 +1716,12 @@ int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 	if (fd->internal && primes)
 		return eval_error(ev, pair->lhs->loc, "internal variables have no initial rate: it follows from the "
 		                  "equations");
+	/* a second value would silently replace the first (as for dofs,
+	 * lower.c's init) */
+	struct fe_field *given = mc->field[fd->index];
+	if (given->init_given & (1u << (primes != 0)))
+		return eval_error(ev, pair->lhs->loc, "%s%s is given an initial value twice", fd->name, primes ? "'" : "");
+	given->init_given |= 1u << (primes != 0);
 	double *dst = fd->internal ? mc->m->z0 : primes ? mc->m->v0 : mc->m->u0;
 	const struct fe_space *sp = fd->space;
 	const struct mesh *m = fd->mesh->m;

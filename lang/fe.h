@@ -46,6 +46,7 @@ struct fe_field {
 	long *dof;              /* space dof -> model dof, -1 when fixed */
 	int first;              /* its first model dof */
 	long nfree;
+	unsigned init_given;    /* bit 0: init NAME = ..., bit 1: init NAME' = ... */
 	struct loc loc;
 };
 
