@@ -346,6 +346,9 @@ struct ir_model {
 	struct ir_kernel *fkernel;
 	struct ir_prog *support;      /* ground acceleration a(t), or NULL */
 	double *support_dir;          /* d: load is -M d a(t) */
+	double *translation;          /* modes()'s rigid translation without a
+	                                 support (fe_translation): NULL, every
+	                                 dof along 1 */
 	struct ir_loc support_loc;
 	double *u0, *v0;              /* initial state: NULL once the run has
 	                                 copied it (ir_model_release_start) */

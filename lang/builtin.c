@@ -538,8 +538,9 @@ int lower_model_expr(struct eval *ev, struct ast_expr *me, const char *who, stru
 /* modes(MODEL, k): the lowest k modes of a model linearised at its
  * initial state (runtime/modes.c: dsygvd up to RT_MODES_DENSE_MAX
  * unknowns, ARPACK beyond), with their participation along the support
- * direction d (every dof along 1 without a support: a rigid translation
- * of the whole model). */
+ * direction d (without a support a unit rigid translation along x:
+ * every dof along 1, a vector field's first component, a Hermite
+ * field's values; fe_translation). */
 static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 {
 	if (positional(ev, call, "modes"))
@@ -577,7 +578,7 @@ static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 		eval_error(ev, call->loc, "modes: %s", err.msg[0] ? err.msg : "fewer modes than asked");
 	} else {
 		for (int i = 0; i < n; i++)
-			d[i] = m->support ? m->support_dir[i] : 1;
+			d[i] = m->support ? m->support_dir[i] : m->translation ? m->translation[i] : 1;
 		/* (a shape's sign is arbitrary: rt_modes makes its largest
 		 * entry positive) */
 		double *c[7];

@@ -2305,3 +2305,31 @@ int fe_contact_slips(struct eval *ev, struct ast_item *it, int *c, int *first)
 	free(d);
 	return n;
 }
+
+int fe_translation(struct eval *ev, struct model_ctx *mc)
+{
+	struct ir_model *m = mc->m;
+	int any = 0;
+	for (int i = 0; i < mc->nfield; i++) {
+		const struct fe_field *f = mc->field[i];
+		any |= !f->internal && (f->ncomp > 1 || f->space->family == FE_HERMITE3);
+	}
+	if (!any)
+		return 0;
+	double *d = arena_alloc(ev->a, sizeof(double) * ((size_t)m->ndof + 1));
+	if (!d)
+		return -1;
+	for (int j = 0; j < m->ndof; j++)
+		d[j] = 1;
+	for (int i = 0; i < mc->nfield; i++) {
+		const struct fe_field *f = mc->field[i];
+		if (f->internal)
+			continue;
+		/* space dof k is component k mod ncomp of node k / ncomp */
+		for (long k = 0; k < f->space->ndofs; k++)
+			if (f->dof[k] >= 0)
+				d[f->dof[k]] = k % f->ncomp == 0 && f->space->node_kind[k / f->ncomp] == FE_NODE_VALUE;
+	}
+	m->translation = d;
+	return 0;
+}

@@ -143,6 +143,12 @@ int fe_force(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair, int *
 /* init FIELD = EXPR(x, y, z) and init FIELD' = ...: the expression at the
  * field's nodes.  1 when pair is not a field's. */
 int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair);
+/* modes()'s rigid translation of the model without a support (dyn(5),
+ * modes): a vector field's dofs along its first component (x), a
+ * Hermite field's values (its slopes 0), every other dof along 1; into
+ * the model's translation, left NULL when that is every dof along 1.
+ * 0, or -1 when out of memory. */
+int fe_translation(struct eval *ev, struct model_ctx *mc);
 
 /* record FIELD at (x, y, z) (and NAME = FIELD at (...)): one expression
  * column per component, the field interpolated in the cell that contains

@@ -1004,6 +1004,8 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	m->u0 = arena_alloc(ev->a, sizeof(double) * (size_t)n);
 	m->v0 = arena_alloc(ev->a, sizeof(double) * (size_t)n);
 	m->z0 = arena_alloc(ev->a, sizeof(double) * (size_t)(m->nint + 1));
+	if (fe_translation(ev, mc))
+		return eval_error(ev, am->loc, "out of memory");
 
 	for (int i = 0; i < am->items.n; i++) {
 		struct ast_item *it = am->items.v[i];
