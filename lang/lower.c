@@ -270,6 +270,10 @@ static int target_dofs(struct eval *ev, struct ast_expr *e, int *first, int *cou
 	const struct dof_group *g = b->group;
 	*internal = g->internal;
 	if (e->kind == AST_INDEX) {
+		if (g->field)
+			return eval_error(ev, e->loc, "%s is a field, not a vector of dofs: name it whole or at points "
+			                  "(init %s = an expression of x, force %s on REGION: ..., %s at (...)), not by "
+			                  "index", g->name, g->name, g->name, g->name);
 		if (!g->vector)
 			return eval_error(ev, e->loc, "%s is not a vector", g->name);
 		long i;

@@ -976,8 +976,9 @@ static struct mesh *build(struct gm *g)
 		for (int k = dim; k < 3; k++)
 			if (g->nx[3 * i + k] != g->nx[3 * ref + k]) {
 				fail_at(g, g->nline[i], "the mesh is %d-D (its cells are %ss) but its "
-				        "nodes do not share one %c: a %d-D mesh lies in a plane %c = constant",
-				        dim, type_name(g->elem[first].type), axis[k], dim, axis[k]);
+				        "nodes do not share one %c: %s", dim, type_name(g->elem[first].type), axis[k],
+				        dim == 1 ? "a 1-D mesh lies along the x axis, y and z constant"
+				                 : "a 2-D mesh lies in a plane z = constant");
 				goto out;
 			}
 	}

@@ -314,6 +314,8 @@ static void test_errors(void)
 	    "triangles (line 13)");
 	bad("bad/nonplanar.msh", " line 8: the mesh is 2-D (its cells are triangles) but its "
 	    "nodes do not share one z: a 2-D mesh lies in a plane z = constant");
+	bad("bad/offaxis.msh", " line 7: the mesh is 1-D (its cells are lines) but its nodes do "
+	    "not share one z: a 1-D mesh lies along the x axis, y and z constant");
 	bad("bad/orphan_region.msh", " line 16: node 5 of this line (physical group 7) belongs to "
 	    "no triangle of the mesh");
 	bad("bad/dup_node.msh", " line 8: node tag 2 is defined twice (lines 7 and 8)");
