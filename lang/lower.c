@@ -1473,7 +1473,11 @@ static int series_clash(struct eval *ev, const struct out_file *files, int nfile
 	return 0;
 }
 
-static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *ar, struct ir_run *run)
+/* The run's records: their items in the model's scope (ev->scope, whose
+ * parent is the caller's), their files and every N in the caller's scope,
+ * as the run's times are. */
+static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *ar, struct ir_run *run,
+                         struct scope *caller)
 {
 	run->noutput = 0;
 	run->output = arena_alloc(ev->a, sizeof *run->output * (size_t)(ar->records.n + 1));
@@ -1484,7 +1488,7 @@ static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *
 		if (rec->plot) {
 			/* plots run after the run (exec.c); their files are known now */
 			struct scope *sc = ev->scope;
-			ev->scope = ev->s->globals;
+			ev->scope = caller;
 			ev->mc = NULL;
 			ev->prog = new_prog(ev);
 			const char *p;
@@ -1522,7 +1526,7 @@ static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *
 			if (fe_field_output(ev, it, fo))
 				return -1;
 			struct scope *sc = ev->scope;
-			ev->scope = ev->s->globals;
+			ev->scope = caller;
 			ev->mc = NULL;
 			ev->prog = new_prog(ev);
 			const char *p;
@@ -1559,7 +1563,7 @@ static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *
 			if (record_item(ev, mc, rec->items.v[i], o, &cap))
 				return -1;
 		struct scope *sc = ev->scope;
-		ev->scope = ev->s->globals;
+		ev->scope = caller;
 		ev->mc = NULL;
 		ev->prog = new_prog(ev);
 		if (rec->path) {
@@ -1922,8 +1926,14 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 	int rc = lower_model(ev, b, &run->model, mc);
 	ev->overrides = NULL;
 	ev->override_val = NULL;
-	if (rc == 0)
-		rc = lower_records(ev, mc, ar, run);
+	/* the records see the model's names, then the run's own (a loop's
+	 * variable and the body's lets, as the times and options do): the
+	 * model's scope, fresh for this lowering, takes the caller's for
+	 * its parent (the model's closure is the caller's or an ancestor) */
+	if (rc == 0) {
+		ev->scope->parent = caller;
+		rc = lower_records(ev, mc, ar, run, caller);
+	}
 	ev->scope = caller;
 	ev->mc = NULL;
 	if (rc)
