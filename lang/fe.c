@@ -2306,6 +2306,16 @@ int fe_contact_slips(struct eval *ev, struct ast_item *it, int *c, int *first)
 	return n;
 }
 
+/* Field f's dofs along dir (ncomp entries) into d: each value node's
+ * components, a Hermite field's slopes 0.  Space dof k is component
+ * k mod ncomp of node k / ncomp. */
+static void field_along(const struct fe_field *f, const double *dir, double *d)
+{
+	for (long k = 0; k < f->space->ndofs; k++)
+		if (f->dof[k] >= 0)
+			d[f->dof[k]] = f->space->node_kind[k / f->ncomp] == FE_NODE_VALUE ? dir[k % f->ncomp] : 0;
+}
+
 int fe_translation(struct eval *ev, struct model_ctx *mc)
 {
 	struct ir_model *m = mc->m;
@@ -2321,15 +2331,33 @@ int fe_translation(struct eval *ev, struct model_ctx *mc)
 		return -1;
 	for (int j = 0; j < m->ndof; j++)
 		d[j] = 1;
+	static const double x[3] = { 1, 0, 0 };
+	for (int i = 0; i < mc->nfield; i++)
+		if (!mc->field[i]->internal)
+			field_along(mc->field[i], x, d);
+	m->translation = d;
+	return 0;
+}
+
+int fe_direction(struct eval *ev, struct model_ctx *mc, const double *dir, int nd, double *d, struct loc loc)
+{
+	struct ir_model *m = mc->m;
+	long infield = 0;
 	for (int i = 0; i < mc->nfield; i++) {
 		const struct fe_field *f = mc->field[i];
 		if (f->internal)
 			continue;
-		/* space dof k is component k mod ncomp of node k / ncomp */
-		for (long k = 0; k < f->space->ndofs; k++)
-			if (f->dof[k] >= 0)
-				d[f->dof[k]] = k % f->ncomp == 0 && f->space->node_kind[k / f->ncomp] == FE_NODE_VALUE;
+		infield += f->nfree;
+		if (f->ncomp != nd)
+			return eval_error(ev, loc, "field %s has %d component%s: a direction in space has as many "
+			                  "entries, not %d (or give one per dof, %d)", f->name, f->ncomp,
+			                  f->ncomp == 1 ? "" : "s", nd, m->ndof);
 	}
-	m->translation = d;
+	if (infield != m->ndof)
+		return eval_error(ev, loc, "model %s has dofs outside its fields: the direction takes one entry per "
+		                  "dof (%d), not %d", m->name, m->ndof, nd);
+	for (int i = 0; i < mc->nfield; i++)
+		if (!mc->field[i]->internal)
+			field_along(mc->field[i], dir, d);
 	return 0;
 }

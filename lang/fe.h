@@ -149,6 +149,12 @@ int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair);
  * the model's translation, left NULL when that is every dof along 1.
  * 0, or -1 when out of memory. */
 int fe_translation(struct eval *ev, struct model_ctx *mc);
+/* A direction in space (nd entries: [dx, dy], a number on a line) as
+ * one entry per dof into d: each node's component of a vector field of
+ * nd components, a scalar or Hermite field's values (nd = 1; Hermite's
+ * slopes 0).  0, or -1 reported at loc: a model with dofs outside its
+ * fields, or a field of another number of components. */
+int fe_direction(struct eval *ev, struct model_ctx *mc, const double *dir, int nd, double *d, struct loc loc);
 
 /* record FIELD at (x, y, z) (and NAME = FIELD at (...)): one expression
  * column per component, the field interpolated in the cell that contains

@@ -1112,12 +1112,29 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 			mc->what = "the support direction";
 			mc->allow_t = 0;
 			int *regs;
-			if (eval_expr(ev, it->dir, &d) || to_vector(ev, &d, n, it->dir->loc, "the support direction", &regs))
+			if (eval_expr(ev, it->dir, &d))
 				return -1;
-			m->support_dir = arena_alloc(ev->a, sizeof(double) * (size_t)n);
-			for (int j = 0; j < n; j++)
-				if (!ir_is_const(ev->prog, regs[j], &m->support_dir[j]))
-					return eval_error(ev, it->dir->loc, "the support direction must be constant");
+			/* on a model of fields, a direction in space ([0, 1]): each
+			 * node's component (fe_direction) */
+			int nd = d.kind == VAL_NUM ? 1 : d.kind == VAL_MAT && (d.rows == 1 || d.cols == 1) ? d.rows * d.cols : -1;
+			if (mc->nfield && nd >= 1 && nd <= 3 && nd != n) {
+				double dir[3];
+				if (to_vector(ev, &d, nd, it->dir->loc, "the support direction", &regs))
+					return -1;
+				for (int j = 0; j < nd; j++)
+					if (!ir_is_const(ev->prog, regs[j], &dir[j]))
+						return eval_error(ev, it->dir->loc, "the support direction must be constant");
+				m->support_dir = arena_alloc(ev->a, sizeof(double) * (size_t)n);
+				if (fe_direction(ev, mc, dir, nd, m->support_dir, it->dir->loc))
+					return -1;
+			} else {
+				if (to_vector(ev, &d, n, it->dir->loc, "the support direction", &regs))
+					return -1;
+				m->support_dir = arena_alloc(ev->a, sizeof(double) * (size_t)n);
+				for (int j = 0; j < n; j++)
+					if (!ir_is_const(ev->prog, regs[j], &m->support_dir[j]))
+						return eval_error(ev, it->dir->loc, "the support direction must be constant");
+			}
 			m->support_loc = ir_loc_of(it->loc);
 			break;
 		}
