@@ -592,11 +592,16 @@ static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 			eval_error(ev, call->loc, "modes: %s", err.msg);
 		} else {
 			double cum = 0;
-			rc = 0;
+			int neg = 0, first = -1;
+			for (int j = 0; j < k; j++)
+				if (w2[j] < 0 && neg++ == 0)
+					first = j;
+			/* the lowest, once: each further one is the same finding */
+			rc = neg ? eval_error(ev, call->loc, "modes: mode %d of model %s has omega^2 = %g < 0%s: the "
+			                      "initial state is not a stable equilibrium", first + 1, m->name, w2[first],
+			                      neg > 1 ? arena_printf(ev->a, " (%d of the %ld modes asked are negative)", neg,
+			                                             k) : "") : 0;
 			for (int j = 0; j < k; j++) {
-				if (w2[j] < 0)
-					rc = eval_error(ev, call->loc, "modes: mode %d of model %s has omega^2 = %g < 0: the initial "
-					                "state is not a stable equilibrium", j + 1, m->name, w2[j]);
 				mv->omega[j] = sqrt(w2[j] > 0 ? w2[j] : 0);
 				mv->f[j] = mv->omega[j] / (2 * M_PI);
 				mv->period[j] = mv->omega[j] > 0 ? 2 * M_PI / mv->omega[j] : INFINITY;
