@@ -2687,17 +2687,21 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 
 	/* an internal variable no energy mentions has no equation (those
 	 * of the kernels: every instance's slots) */
-	char *zused = NULL;
+	char *zused = NULL, *zrate = NULL;
 	if (nz > 0) {
 		zused = arena_alloc(ev->a, (size_t)nz);
+		zrate = arena_alloc(ev->a, (size_t)nz);
 		const struct ir_func *fs[2] = { m->potential, m->dissipation };
 		for (int f = 0; f < 2; f++)
 			for (int q = 0; fs[f] && q < fs[f]->nkernel; q++) {
 				const struct ir_kernel *kk = &fs[f]->kernel[q];
 				for (int s = 0; s < kk->nslot; s++)
 					if (kk->kind[s] == IR_INT || kk->kind[s] == IR_INTVEL)
-						for (long i = kk->lo; i <= kk->hi; i++)
+						for (long i = kk->lo; i <= kk->hi; i++) {
 							zused[kernel_index(kk, s, i)] = 1;
+							if (f == 1 && kk->kind[s] == IR_INTVEL)
+								zrate[kernel_index(kk, s, i)] = 1;
+						}
 			}
 	}
 	for (int j = 0; j < nz; j++) {
@@ -2713,6 +2717,22 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			char nm[IR_NAME_SIZE];
 			eval_error(ev, l, "internal variable %s appears in no potential or dissipation: "
 			           "it has no equation", ir_intvar_name(m, j, nm, sizeof nm));
+			goto out;
+		}
+		/* without its rate in the dissipation, z's equation ∂Φ/∂z = 0 is
+		 * algebraic: z follows u at once, the initial z is not free, and
+		 * the schemes differ on it (the midpoint rule keeps an initial
+		 * inconsistency as an oscillation z_k − z*_k = (−1)^k c) */
+		int rate = m->sigma[j] > 0 || (zrate && zrate[j]) ||
+		           (m->dissipation && !ir_is_const(m->dissipation->prog, m->dissipation->prog->out[1 + n + j], NULL));
+		if (!rate) {
+			const struct ir_dof_group *g = ir_dof_group_of(&m->intvars, j);
+			struct loc l = { g->loc.file, g->loc.line, g->loc.col, 1 };
+			char nm[IR_NAME_SIZE];
+			ir_intvar_name(m, j, nm, sizeof nm);
+			eval_error(ev, l, "internal variable %s has no rate in the dissipation: its equation dPhi/d%s = 0 "
+			           "would hold at every instant, with no evolution (add a dissipation in %s', such as "
+			           "0.5*c*%s'^2 or sigma*abs(%s'))", nm, nm, nm, nm, nm);
 			goto out;
 		}
 	}
