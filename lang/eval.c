@@ -9,6 +9,7 @@
 #include <config.h>
 
 #include "fe.h"
+#include "fmt.h"
 #include "interp.h"
 #include "parse.h"
 #include "plot.h"
@@ -368,10 +369,39 @@ static int binary_scalar(struct eval *ev, enum ast_op op, int x, int y, struct l
 	return emit_checked(ev, map[op], x, y, 0, loc, out);
 }
 
+/* One side of a string's +: a string as it is, a number known before
+ * any run as print writes it (into buf). */
+static int string_part(struct eval *ev, const struct value *v, char buf[FMT_BUFSZ], const char **s, struct loc loc)
+{
+	double k;
+	if (v->kind == VAL_STR) {
+		*s = v->str;
+		return 0;
+	}
+	if (v->kind == VAL_NUM && ir_is_const(ev->prog, v->reg, &k)) {
+		fmt_num(buf, k);
+		*s = buf;
+		return 0;
+	}
+	return eval_error(ev, loc, "'+' joins a string to strings and numbers, not %s%s", value_kind_name(v),
+	                  v->kind == VAL_NUM ? " that depends on t or the state" : "");
+}
+
 static int binary(struct eval *ev, enum ast_op op, struct value *l, struct value *r,
                   struct loc loc, struct value *out)
 {
 	memset(out, 0, sizeof *out);
+	/* "run" + i + ".csv": a string joined to strings and numbers (a
+	 * pass's own file name in a loop) */
+	if (op == AST_OP_ADD && (l->kind == VAL_STR || r->kind == VAL_STR)) {
+		char a[FMT_BUFSZ], b[FMT_BUFSZ];
+		const char *x, *y;
+		if (string_part(ev, l, a, &x, loc) || string_part(ev, r, b, &y, loc))
+			return -1;
+		out->kind = VAL_STR;
+		out->str = arena_printf(ev->a, "%s%s", x, y);
+		return 0;
+	}
 	if (l->kind == VAL_NUM && r->kind == VAL_NUM) {
 		out->kind = VAL_NUM;
 		return binary_scalar(ev, op, l->reg, r->reg, loc, &out->reg);
