@@ -785,6 +785,12 @@ static int linearised_max(struct rt_problem *pb, const double *u, const double *
 {
 	int n = pb->n, N = pb->N;
 	if (!pb->M && !pb->varmass) {
+		/* the iteration solves with M's factor, which a linear run
+		 * gives back after its initial acceleration (initial_acceleration
+		 * with release): no estimate then (a failure's message goes
+		 * without it) */
+		if (!pb->Mf)
+			return -2;
 		struct omega *o = omega_alloc(pb);
 		if (!o)
 			return -1;
