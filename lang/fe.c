@@ -2361,3 +2361,17 @@ int fe_direction(struct eval *ev, struct model_ctx *mc, const double *dir, int n
 			field_along(mc->field[i], dir, d);
 	return 0;
 }
+
+int fe_fields_only(const struct model_ctx *mc, int ncomp)
+{
+	long infield = 0;
+	for (int i = 0; i < mc->nfield; i++) {
+		const struct fe_field *f = mc->field[i];
+		if (f->internal)
+			continue;
+		if (f->ncomp != ncomp)
+			return 0;
+		infield += f->nfree;
+	}
+	return infield == mc->m->ndof;
+}

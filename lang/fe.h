@@ -155,6 +155,9 @@ int fe_translation(struct eval *ev, struct model_ctx *mc);
  * slopes 0).  0, or -1 reported at loc: a model with dofs outside its
  * fields, or a field of another number of components. */
 int fe_direction(struct eval *ev, struct model_ctx *mc, const double *dir, int nd, double *d, struct loc loc);
+/* Whether the model's dofs are all its fields', each field of ncomp
+ * components: a direction of ncomp entries is then one in space. */
+int fe_fields_only(const struct model_ctx *mc, int ncomp);
 
 /* record FIELD at (x, y, z) (and NAME = FIELD at (...)): one expression
  * column per component, the field interpolated in the cell that contains

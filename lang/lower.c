@@ -1117,7 +1117,12 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 			/* on a model of fields, a direction in space ([0, 1]): each
 			 * node's component (fe_direction) */
 			int nd = d.kind == VAL_NUM ? 1 : d.kind == VAL_MAT && (d.rows == 1 || d.cols == 1) ? d.rows * d.cols : -1;
-			if (mc->nfield && nd >= 1 && nd <= 3 && nd != n) {
+			/* a direction in space wherever it can be one: of as many
+			 * entries as the fields have components, on a model of
+			 * fields alone, even when that is also the number of dofs
+			 * (a plate held but for 2 dofs: [0, 1] is along y, not
+			 * the second dof alone) */
+			if (mc->nfield && nd >= 1 && nd <= 3 && (nd != n || fe_fields_only(mc, nd))) {
 				double dir[3];
 				if (to_vector(ev, &d, nd, it->dir->loc, "the support direction", &regs))
 					return -1;
