@@ -424,7 +424,10 @@ void ir_model_release_start(struct ir_model *m)
 		return;
 	arena_release(m->arena, m->u0);
 	arena_release(m->arena, m->v0);
+	if (m->translation)
+		arena_release(m->arena, m->translation);
 	m->u0 = m->v0 = NULL;
+	m->translation = NULL;
 }
 
 void ir_prog_add_output(struct ir_prog *p, int reg)

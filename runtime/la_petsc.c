@@ -564,10 +564,14 @@ static int saddle_split(struct pk *k)
 	if (nz == 0)
 		return 0;
 	PC pc;
-	PetscBool kset = PETSC_FALSE, sset = PETSC_FALSE;
+	PetscBool kset = PETSC_FALSE, side = PETSC_FALSE, sset = PETSC_FALSE;
 	if (PetscOptionsHasName(NULL, NULL, "-ksp_type", &kset) ||
+	    PetscOptionsHasName(NULL, NULL, "-ksp_pc_side", &side) ||
 	    PetscOptionsHasName(NULL, NULL, "-pc_fieldsplit_schur_precondition", &sset))
 		return -1;
+	/* (FGMRES preconditions on the right only: a side asked for keeps
+	 * the Krylov method that has it) */
+	kset = kset || side;
 	/* The split's inner solves (A's block by GMRES + an incomplete
 	 * factorisation to PETSc's 1e-5, S's by its own Krylov solve) make
 	 * the preconditioner change from one application to the next: plain

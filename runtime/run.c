@@ -618,7 +618,7 @@ static int part_init(struct engine *e)
 		e->mdiag = e->cdiag = NULL;
 		return diag;
 	}
-	e->part = malloc(sizeof *e->part);
+	e->part = calloc(1, sizeof *e->part);
 	e->ut = calloc((size_t)n + 1, sizeof(double));
 	e->vt = calloc((size_t)n + 1, sizeof(double));
 	if (!e->part || !e->ut || !e->vt)
@@ -1871,9 +1871,14 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 		return r;
 	if ((r->status = engine_init(&r->eng, r->plan, &r->pb, &r->x, err)))
 		return r;
-	if (r->eng.part && part_plan_rows(r)) {
-		r->status = fail(err, 3, m->loc, "out of memory");
-		return r;
+	if (r->eng.part) {
+		/* every process goes on or none: one that stopped alone would
+		 * leave the others waiting in the first exchange */
+		double bad = part_plan_rows(r) != 0;
+		if (la_mpi_sum(&bad, 1) || bad > 0) {
+			r->status = fail(err, 3, m->loc, "out of memory");
+			return r;
+		}
 	}
 	if (!early && (r->status = initial_acceleration(r, r->eng.lin != NULL, err)))
 		return r;
@@ -2060,7 +2065,7 @@ static int part_sync_due(const struct rt_stepper_run *r, int k)
 /* The rows the records and the kept histories read: a record of u, u' or
  * u'' its dof, an expression (a point's value, a region's integral)
  * every dof its program loads, a kept history its dof.  When they are
- * fewer than an eighth of the rows, the steps that write a record gather
+ * at most an eighth of the rows, the steps that write a record gather
  * them alone (rt_part_gather_plan): a record of a point at every step
  * then costs an exchange of a few values, not an all-gather of 3n. */
 static int part_plan_rows(struct rt_stepper_run *r)

@@ -144,6 +144,11 @@ let r = run two with midpoint from 0 to 0.01 step 1e-3, solver = iterative
 EOS
 run userpc twodof.dyn -pc_type hypre
 want userpc 4
+# the split's outer solver is flexible GMRES, which preconditions on the
+# right only: a side asked for keeps GMRES (FGMRES stopped on PETSc's
+# error), and the run ends as the default's does
+run pcside twodof.dyn -ksp_pc_side left
+want pcside 0
 has_err userpc "twodof.dyn:8:9: error: t = 0.001 (step 1): PETSc's solve (ksp gmres, pc hypre) failed: "
 
 # an indefinite step matrix (a negative stiffness) is refused as by the
