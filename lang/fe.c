@@ -17,6 +17,7 @@
 #include <config.h>
 
 #include "fe.h"
+#include "fmt.h"
 #include "interp.h"
 #include "ir_diff.h"
 #include "fe_assemble.h"
@@ -1705,6 +1706,21 @@ static int qp_tab_open(struct eval *ev, const struct fe_field *f, struct fe_quad
 	return 0;
 }
 
+/* An initial value of field fd that is not finite at a point (its free
+ * dofs only: a held node takes 0 whatever the expression gives), said at
+ * the expression with the point. */
+static int init_not_finite(struct eval *ev, const struct ast_expr *pair, const struct fe_field *fd, int primes,
+                           int slope, double v, const double *x, int dim)
+{
+	char c[3][FMT_BUFSZ];
+	for (int d = 0; d < dim; d++)
+		fmt_num(c[d], x[d]);
+	return eval_error(ev, pair->rhs->loc, "the initial %s of %s%s is %s at (%s%s%s%s%s)",
+	                  slope ? "slope" : "value", fd->name, primes ? "'" : "",
+	                  isnan(v) ? "NaN" : "infinite", c[0], dim > 1 ? ", " : "", dim > 1 ? c[1] : "",
+	                  dim > 2 ? ", " : "", dim > 2 ? c[2] : "");
+}
+
 int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 {
 	int primes;
@@ -1774,6 +1790,10 @@ int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 					break;
 				}
 				long md = fd->dof[fe_space_cell_dof(sp, c, q)];
+				if (md >= 0 && !isfinite(val[0])) {
+					bad = init_not_finite(ev, pair, fd, primes, 0, val[0], t.x + q * dim, dim);
+					break;
+				}
 				if (md >= 0)
 					dst[md] = val[0];
 			}
@@ -1788,8 +1808,11 @@ int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 		int deriv = sp->node_kind && sp->node_kind[node] == FE_NODE_DERIV;
 		for (int c = 0; c < fd->ncomp; c++) {
 			long md = fd->dof[node * fd->ncomp + c];
+			double x = deriv ? val[fd->ncomp] : val[c];
+			if (md >= 0 && !isfinite(x))
+				return init_not_finite(ev, pair, fd, primes, deriv, x, sp->node_x + node * dim, dim);
 			if (md >= 0)
-				dst[md] = deriv ? val[fd->ncomp] : val[c];
+				dst[md] = x;
 		}
 	}
 	return 0;
