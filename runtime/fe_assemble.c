@@ -370,13 +370,23 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 		/* the row sums on the diagonal: those of a term in a velocity's
 		 * derivative are 0 (the basis functions sum to 1, their
 		 * gradients to 0), so lumping would drop it without a word */
-		for (int d = 0; d < c.nd; d++)
+		for (int d = 0; d < c.nd; d++) {
 			if (f->feat[c.da[d]].deriv >= 0 || f->feat[c.db[d]].deriv >= 0) {
 				mesh_errf(err, errlen, "kinetic lumped: the density has a term in a derivative of the "
 				          "velocity (grad, div or eps of u'), whose row sums are 0: lumping would drop it "
 				          "(state it in a kinetic energy that is not lumped)");
 				goto out;
 			}
+			/* a row's sum would add another component's (or field's)
+			 * entries to its own: dot(u', [1, 0.5; 0.5, 2]*u') lumped
+			 * to a mass of 2.5 along y for 2 */
+			if (fc(&f->feat[c.da[d]]) != fc(&f->feat[c.db[d]])) {
+				mesh_errf(err, errlen, "kinetic lumped: the density couples two components (or fields) "
+				          "of the velocity, which row sums would mix (state that term in a kinetic energy "
+				          "that is not lumped)");
+				goto out;
+			}
+		}
 		diag = calloc((size_t)n + 1, sizeof *diag);
 		if (!diag)
 			goto oom;
