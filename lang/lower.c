@@ -1180,8 +1180,9 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 			return eval_error(ev, (struct loc){ m->support_loc.file, m->support_loc.line, m->support_loc.col, 7 },
 			                  "support on a field held by fix with a consistent mass: the ground moves the fixed "
 			                  "nodes too, and their mass couples them to the free ones, which fix removes; hold "
-			                  "them with constraint U on REGION == 0 (its multipliers carry that load) or use "
-			                  "kinetic lumped");
+			                  "them with constraint U on REGION == 0 (its multipliers carry that load), use "
+			                  "kinetic lumped, or state the ground's acceleration a(t) as a body force on the "
+			                  "whole body, force U: -rho*a(t) (times the direction)");
 	}
 	bandwidth(n, &m->mass, &m->kl, &m->ku);
 	bandwidth(n, &m->damping, &m->kl, &m->ku);
