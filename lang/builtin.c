@@ -590,6 +590,10 @@ static int modes_call(struct eval *ev, struct ast_expr *call, struct value *out)
 		memcpy(mv->phi, phi, sizeof(double) * (size_t)n * (size_t)k);
 		if (rt_modal_mass(m, (int)k, phi, d, mv->gamma, mv->meff, &mv->total, &err)) {
 			eval_error(ev, call->loc, "modes: %s", err.msg);
+		} else if (!isfinite(mv->total)) {
+			/* d = [1e200, 0]: the masses overflow (a share of NaN) */
+			eval_error(ev, call->loc, "modes: the total mass along the support's direction, d^T M d, is not "
+			           "finite (%g): scale the direction", mv->total);
 		} else {
 			double cum = 0;
 			int neg = 0, first = -1;
