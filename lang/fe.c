@@ -1818,6 +1818,14 @@ int fe_init(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair)
 	return 0;
 }
 
+int fe_field_moved(const struct fe_field *fd, const double *dir)
+{
+	for (long k = 0; k < fd->space->ndofs; k++)
+		if (fd->dof[k] < 0 && fd->space->node_kind[k / fd->ncomp] == FE_NODE_VALUE && dir[k % fd->ncomp] != 0)
+			return 1;
+	return 0;
+}
+
 int fe_field_fixed(const struct fe_field *fd)
 {
 	for (long k = 0; k < fd->space->ndofs; k++)

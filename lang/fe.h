@@ -55,6 +55,10 @@ struct fe_field {
 int fe_function_exists(const char *name);
 /* Whether `fix` holds some of the field's dofs. */
 int fe_field_fixed(const struct fe_field *fd);
+/* Whether `fix` holds a dof of the field that the ground moves along
+ * dir (a direction in space, ncomp entries): a value's component that
+ * dir does not zero (a roller along the direction moves none). */
+int fe_field_moved(const struct fe_field *fd, const double *dir);
 
 /* mesh NAME = GENERATOR(...): build the mesh, bind it. */
 int fe_exec_mesh(struct eval *ev, struct ast_stmt *st);

@@ -64,6 +64,10 @@ struct model_ctx {
 	                           are unrolled over their cells (fe.c) */
 	int nfield;             /* finite-element fields (fe.h) */
 	struct fe_field **field;
+	/* support along a direction in space (fe_direction): its nd
+	 * entries, 0 for one entry per dof */
+	int support_nd;
+	double support_space[3];
 	/* the start time of the run being lowered (constraint FIELD on
 	 * REGION starts the region on its prescribed motion), and the
 	 * initial values so prescribed: dof, value, velocity */

@@ -931,7 +931,8 @@ static int support_fixed_coupling(const struct model_ctx *mc, const struct ast_m
 {
 	int fixed = 0, consistent = 0;
 	for (int f = 0; f < mc->nfield; f++)
-		fixed |= !mc->field[f]->internal && fe_field_fixed(mc->field[f]);
+		fixed |= !mc->field[f]->internal &&
+		         (mc->support_nd ? fe_field_moved(mc->field[f], mc->support_space) : fe_field_fixed(mc->field[f]));
 	/* a kinetic energy of dofs alone (an end mass, ½ X'²) couples no
 	 * node: only an integral's consistent mass does */
 	for (int i = 0; i < am->items.n; i++) {
@@ -1132,6 +1133,8 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 				m->support_dir = arena_alloc(ev->a, sizeof(double) * (size_t)n);
 				if (fe_direction(ev, mc, dir, nd, m->support_dir, it->dir->loc))
 					return -1;
+				mc->support_nd = nd;
+				memcpy(mc->support_space, dir, sizeof(double) * (size_t)nd);
 			} else {
 				if (to_vector(ev, &d, n, it->dir->loc, "the support direction", &regs))
 					return -1;
