@@ -243,7 +243,10 @@ static int history_fn(struct eval *ev, struct ast_expr *call, const char *name, 
 		return arity_error(ev, call, name, is_cross ? "2 arguments (a history such as r.u, a level)"
 		                                             : "1 argument (a history such as r.u)");
 	struct value h;
-	if (eval_expr(ev, arg(call, 0), &h))
+	/* over part of the run: a slice h(a..b), the samples at the step
+	 * times in [a, b] with their times */
+	int first = 0, count = -1, win = hist_window(ev, arg(call, 0), &h, &first, &count);
+	if (win < 0 || (!win && eval_expr(ev, arg(call, 0), &h)))
 		return -1;
 	if (h.kind != VAL_HIST)
 		return eval_error(ev, arg(call, 0)->loc, "%s needs a history such as r.u, not %s", name,
@@ -253,6 +256,13 @@ static int history_fn(struct eval *ev, struct ast_expr *call, const char *name, 
 	if (hist_values(ev, &h, arg(call, 0)->loc, &y, &n))
 		return -1;
 	const double *t = h.run->res->t;
+	if (win) {
+		if (count < 1)
+			return eval_error(ev, arg(call, 0)->loc, "%s: the slice holds no step of the run", name);
+		y += first;
+		t += first;
+		n = count;
+	}
 	for (int i = 0; i < n; i++)
 		if (isnan(y[i])) {
 			/* as max and maxabs: a NaN anywhere makes the result NaN,

@@ -820,6 +820,44 @@ static int hist_time(struct eval *ev, struct loc loc, const struct value *h, dou
 	return 0;
 }
 
+/* The steps whose times are in [a, b], within 1e-9 of the step: from
+ * *first, *count of them. */
+static void hist_steps(const struct value *h, double a, double b, int *first, int *count)
+{
+	const struct rt_result *r = h->run->res;
+	double tol = 1e-9 * h->run->plan->dt;
+	int f = 0;
+	while (f <= r->nstep && r->t[f] < a - tol)
+		f++;
+	int last = f;
+	while (last <= r->nstep && r->t[last] <= b + tol)
+		last++;
+	*first = f;
+	*count = last - f;
+}
+
+int hist_window(struct eval *ev, struct ast_expr *e, struct value *h, int *first, int *count)
+{
+	if (e->kind != AST_CALL || e->args.n != 1 || ((struct ast_arg *)e->args.v[0])->name)
+		return 0;
+	struct ast_expr *range = ((struct ast_arg *)e->args.v[0])->value;
+	if (range->kind != AST_RANGE || range->rhs)
+		return 0;
+	double a, b;
+	if (eval_expr(ev, e->lhs, h))
+		return -1;
+	if (h->kind != VAL_HIST)
+		return 0;
+	if (hist_available(ev, h, e->loc) || eval_number(ev, range->lo, &a, "the start of the slice") ||
+	    eval_number(ev, range->hi, &b, "the end of the slice") || hist_time(ev, range->lo->loc, h, &a) ||
+	    hist_time(ev, range->hi->loc, h, &b))
+		return -1;
+	if (b < a)
+		return eval_error(ev, range->loc, "the slice ends before it starts");
+	hist_steps(h, a, b, first, count);
+	return 1;
+}
+
 /* r.u(a..b step s): the row vector of r.u(a + k s), k = 0, 1, ... while
  * a + k s <= b (within 1e-9 s), each time computed, not accumulated;
  * r.u(a..b): the samples of the run at its step times in [a, b]. */
@@ -844,13 +882,9 @@ static int hist_slice(struct eval *ev, struct ast_expr *range, const struct valu
 		double k = floor((b - a) / s + 1e-9);
 		n = k + 1 > MAXSLICE ? MAXSLICE + 1 : (long)k + 1;
 	} else {
-		double tol = 1e-9 * h->run->plan->dt;
-		while (first <= r->nstep && r->t[first] < a - tol)
-			first++;
-		int last = first;
-		while (last <= r->nstep && r->t[last] <= b + tol)
-			last++;
-		n = last - first;
+		int count;
+		hist_steps(h, a, b, &first, &count);
+		n = count;
 	}
 	if (n > MAXSLICE)
 		return eval_error(ev, range->loc, "a slice of more than %d samples is too long", MAXSLICE);

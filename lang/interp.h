@@ -167,6 +167,10 @@ extern const char *const builtin_names[];
 
 /* The samples of a history (r.u, r.x[2]', r.kinetic): n = steps + 1. */
 int hist_values(struct eval *ev, struct value *h, struct loc loc, const double **y, int *n);
+/* Whether e is a slice h(a..b) of a history without a step: 1 with h
+ * and the steps first .. first + count - 1 whose times are in [a, b] (as
+ * the slice takes them), 0 when e is something else, -1 reported. */
+int hist_window(struct eval *ev, struct ast_expr *e, struct value *h, int *first, int *count);
 
 /* Energies of a model (lower_energy.c). */
 int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am);
