@@ -562,17 +562,13 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 		double ku = rt_part_row_dot(p, i, ut);
 		double r = f[i];
 		r -= ku;
-		if (c) {
+		if (c)
 			r -= c[i] * vt[i];
-			a[i] = r / (m[i] + gt * c[i]);
-			u[i] = ut[i] + b * tau * tau * a[i];
-			v[i] = vt[i] + g * tau * a[i];
+		a[i] = r / (c ? m[i] + gt * c[i] : m[i]);
+		u[i] = ut[i] + b * tau * tau * a[i];
+		v[i] = vt[i] + g * tau * a[i];
+		if (c)
 			sum[4] += (u[i] - uprev[i]) * 0.5 * (c[i] * (vprev[i] + v[i]));
-		} else {
-			a[i] = r / m[i];
-			u[i] = ut[i] + b * tau * tau * a[i];
-			v[i] = vt[i] + g * tau * a[i];
-		}
 		sum[0] += (u[i] - uprev[i]) * (0.5 * (fp[i] + f[i]));
 		sum[1] += v[i] * m[i] * v[i];
 		sum[2] += u[i] * ku;
