@@ -115,22 +115,25 @@ static uint64_t pow5_inv_tab[POW5_INV_N][2]; /* ⌊2^(bits(5^q) − 1 + 125) / 5
 static int tables_ready;
 
 /* ⌊a / 2^shift⌋ modulo 2^128 for a number of n 32-bit limbs (least
- * significant first); shift may be negative (a left shift). */
+ * significant first); shift may be negative (a left shift).  Output word
+ * w holds bits 32w + shift .. 32w + shift + 31 of a: the top of limb l and
+ * the bottom of limb l + 1, l = ⌊(32w + shift)/32⌋. */
 static void bits_of(const uint32_t *a, int n, int shift, uint64_t out[2])
 {
-	out[0] = out[1] = 0;
-	for (int b = 0; b < 128; b++) {
-		int src = b + shift;
-		if (src < 0 || src >= 32 * n)
-			continue;
-		if (a[src / 32] >> (src % 32) & 1)
-			out[b / 64] |= (uint64_t)1 << (b % 64);
+	int q = shift >= 0 ? shift / 32 : -((-shift + 31) / 32), r = shift - 32 * q;
+	uint32_t w[4];
+	for (int k = 0; k < 4; k++) {
+		int l = k + q;
+		uint64_t lo = l >= 0 && l < n ? a[l] : 0, hi = l + 1 >= 0 && l + 1 < n ? a[l + 1] : 0;
+		w[k] = (uint32_t)((hi << 32 | lo) >> r);
 	}
+	out[0] = (uint64_t)w[1] << 32 | w[0];
+	out[1] = (uint64_t)w[3] << 32 | w[2];
 }
 
 /* Both tables, exactly, with small integer arithmetic: 5^i by repeated
  * multiplication, ⌊2^W / 5^q⌋ by repeated division (⌊⌊a/b⌋/c⌋ = ⌊a/bc⌋),
- * then the wanted bits of each.  About 20 µs, once per process (dyn is
+ * then the wanted bits of each, once per process (dyn is
  * single-threaded). */
 static void tables_init(void)
 {
