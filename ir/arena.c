@@ -4,7 +4,6 @@
  * than a chunk (the O(n) arrays of a large model: its dofs, the entries of
  * its operators) gets a chunk of its own, which arena_release can give
  * back early: the owner of such an array says when it is done with it. */
-#define _DEFAULT_SOURCE   /* madvise's MADV_HUGEPAGE under -std=c11 */
 #include "arena.h"
 
 #include <stdarg.h>
@@ -12,9 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+
+#include "mem.h"
 
 struct chunk {
 	struct chunk *next;
@@ -86,25 +84,31 @@ void arena_free(struct arena *a)
 	free(a);
 }
 
-void mem_advise_huge(void *p, size_t size)
+/* A block of its own for an allocation above CHUNK_MIN, behind the
+ * head: the head's room stays for the small allocations that follow.
+ * Zeroed by calloc when asked, which clears nothing of a fresh mapping. */
+static void *own_chunk(struct arena *a, size_t size, int zero)
 {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	if (!p || size < 2 * huge)
-		return;
-	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + size) & ~(huge - 1);
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)size;
-#endif
+	struct chunk *c = zero ? mem_calloc(1, sizeof *c + size) : mem_alloc(sizeof *c + size);
+	if (!c)
+		arena_out_of_memory();
+	c->serial = a->serial++;
+	c->size = size;
+	c->used = size;
+	struct chunk **at = a->head ? &a->head->next : &a->head;
+	c->next = *at;
+	*at = c;
+	a->total += size;
+	return c->data;
 }
 
 void *arena_alloc(struct arena *a, size_t size)
 {
+	size = (size + 15) & ~(size_t)15;
+	if (size > CHUNK_MIN)
+		return own_chunk(a, size, 1);
 	void *p = arena_alloc_uninit(a, size);
-	memset(p, 0, (size + 15) & ~(size_t)15);
+	memset(p, 0, size);
 	return p;
 }
 
@@ -112,18 +116,9 @@ void *arena_alloc_uninit(struct arena *a, size_t size)
 {
 	size = (size + 15) & ~(size_t)15;
 	struct chunk *c = a->head;
-	if (size > CHUNK_MIN) {
-		/* a block of its own, behind the head: the head's room stays
-		 * for the small allocations that follow */
-		c = xmalloc(sizeof *c + size);
-		mem_advise_huge(c, sizeof *c + size);
-		c->serial = a->serial++;
-		c->size = size;
-		c->used = 0;
-		struct chunk **at = a->head ? &a->head->next : &a->head;
-		c->next = *at;
-		*at = c;
-	} else if (!c || c->size - c->used < size) {
+	if (size > CHUNK_MIN)
+		return own_chunk(a, size, 0);
+	if (!c || c->size - c->used < size) {
 		c = xmalloc(sizeof *c + CHUNK_MIN);
 		c->serial = a->serial++;
 		c->size = CHUNK_MIN;

@@ -56,12 +56,6 @@ void arena_rewind(struct arena *a, const struct arena_mark *m);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Ask the kernel to back the large array p (size bytes) with huge pages
- * when it touches it first (Linux's madvise(MADV_HUGEPAGE), where
- * transparent huge pages are on request): an operator of 10⁷ entries
- * then takes a few hundred page faults, not 10⁵.  A hint: nothing
- * happens elsewhere or below 4 MB. */
-void mem_advise_huge(void *p, size_t size);
 /* Bytes handed out so far (for --dump-ir statistics and benchmarks). */
 size_t arena_used(const struct arena *a);
 

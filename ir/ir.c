@@ -14,6 +14,7 @@
 #include "ir.h"
 #include "arena.h"
 #include "fmt.h"
+#include "mem.h"
 
 #include <limits.h>
 #include <math.h>
@@ -480,7 +481,7 @@ static int eval_fold(const struct ir_prog *p, const double *index, const double 
 int ir_eval_const(const struct ir_prog *p, const double *u, const double *v, const double *z, const double *zd,
                   double *out)
 {
-	double *r = malloc(sizeof(double) * (size_t)(p->n + 1));
+	double *r = mem_alloc(sizeof(double) * (size_t)(p->n + 1));
 	if (!r)
 		return -1;
 	int rc = eval_fold(p, NULL, NULL, u, v, z, zd, r, out);
@@ -755,9 +756,9 @@ long ir_model_pattern_nnz(const struct ir_model *m)
 	}
 	/* rows bucketed by column (a counting sort), then the distinct ones
 	 * of each column counted with a mark per row: O(n + entries) */
-	int *first = calloc((size_t)n + 2, sizeof *first);
-	int *mark = malloc(sizeof *mark * ((size_t)n + 1));
-	int *row = malloc(sizeof *row * (cnt + 1));
+	int *first = mem_calloc((size_t)n + 2, sizeof *first);
+	int *mark = mem_alloc(sizeof *mark * ((size_t)n + 1));
+	int *row = mem_alloc(sizeof *row * (cnt + 1));
 	long d = -1;
 	if (!first || !mark || !row || cnt > INT_MAX)
 		goto out;

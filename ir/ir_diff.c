@@ -16,6 +16,7 @@
 
 #include "ir_diff.h"
 #include "arena.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ struct ir_diff_ws {
 
 struct ir_diff_ws *ir_diff_ws_new(void)
 {
-	return calloc(1, sizeof(struct ir_diff_ws));
+	return mem_calloc(1, sizeof(struct ir_diff_ws));
 }
 
 void ir_diff_ws_free(struct ir_diff_ws *w)
@@ -54,7 +55,7 @@ void ir_diff_ws_free(struct ir_diff_ws *w)
 
 static int grow(int **p, int n)
 {
-	int *q = realloc(*p, sizeof(int) * (size_t)n);
+	int *q = mem_realloc(*p, sizeof(int) * (size_t)n);
 	if (!q)
 		return -1;
 	*p = q;

@@ -7,5 +7,5 @@ ir_libdynir_a_CPPFLAGS = -I$(srcdir)/ir
 ir_libdynir_a_SOURCES = \
 	ir/ir.c ir/ir.h ir/ir_ops.def ir/ir_families.def \
 	ir/ir_diff.c ir/ir_diff.h \
-	ir/arena.c ir/arena.h \
+	ir/arena.c ir/arena.h ir/mem.c ir/mem.h \
 	ir/fmt.c ir/fmt.h

@@ -25,6 +25,7 @@
 #include "fe_space.h"
 #include "mesh.h"
 #include "vm.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1195,8 +1196,8 @@ int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build 
 	char err[512];
 	/* the rules: one per local facet for a facet region */
 	int nrule = facets ? mesh_cell_nfacets(m->type) : 1;
-	struct fe_quad *quad = calloc((size_t)nrule, sizeof *quad);
-	struct fe_tab *tab = calloc((size_t)lay->nfield, sizeof *tab);
+	struct fe_quad *quad = mem_calloc((size_t)nrule, sizeof *quad);
+	struct fe_tab *tab = mem_calloc((size_t)lay->nfield, sizeof *tab);
 	int rc = -1;
 	if (!quad || !tab) {
 		eval_error(ev, call->loc, "out of memory");
@@ -1265,7 +1266,7 @@ int fe_integral_build(struct eval *ev, struct ast_expr *call, struct kern_build 
 	int acc = -1;
 	out->nq = nq;
 	out->wdet = lay->wdet;
-	out->qreg = malloc(sizeof(int) * (size_t)nq);
+	out->qreg = mem_alloc(sizeof(int) * (size_t)nq);
 	if (!out->qreg) {
 		ev->fe = saved;
 		ev->kern = saved_kb;
@@ -1315,8 +1316,8 @@ int fe_integral_data(struct eval *ev, struct fe_integral *in, struct loc where)
 	long ninst = in->ninst;
 	char err[512];
 	int nrule = facets ? mesh_cell_nfacets(m->type) : 1, rc = -1;
-	struct fe_quad *quad = calloc((size_t)nrule, sizeof *quad);
-	struct fe_tab *tab = calloc((size_t)lay->nfield, sizeof *tab);
+	struct fe_quad *quad = mem_calloc((size_t)nrule, sizeof *quad);
+	struct fe_tab *tab = mem_calloc((size_t)lay->nfield, sizeof *tab);
 	if (!quad || !tab) {
 		eval_error(ev, where, "out of memory");
 		goto out;
@@ -1337,7 +1338,7 @@ int fe_integral_data(struct eval *ev, struct fe_integral *in, struct loc where)
 		eval_error(ev, where, "the integral's data would pass 1 TiB");
 		goto out;
 	}
-	in->data = malloc(sizeof(double) * (size_t)ninst * (size_t)col);
+	in->data = mem_alloc(sizeof(double) * (size_t)ninst * (size_t)col);
 	if (!in->data) {
 		eval_error(ev, where, "out of memory for the data of an integral over %ld cells", ninst);
 		goto out;
@@ -1616,9 +1617,9 @@ int fe_force(struct eval *ev, struct model_ctx *mc, struct ast_expr *pair, int *
 		return -1;
 	struct loc loc = pair->rhs->loc;
 	int n = mc->m->ndof, dim = m->dim, rc = -1;
-	struct load_acc la = { malloc(sizeof(int) * (size_t)n), malloc(sizeof(double) * (size_t)n) };
+	struct load_acc la = { mem_alloc(sizeof(int) * (size_t)n), mem_alloc(sizeof(double) * (size_t)n) };
 	int nrule = rg && rg->kind == MESH_REGION_FACETS ? mesh_cell_nfacets(m->type) : 1;
-	struct fe_quad *quad = calloc((size_t)nrule, sizeof *quad);
+	struct fe_quad *quad = mem_calloc((size_t)nrule, sizeof *quad);
 	struct fe_tab tab = { 0 };
 	char err[512];
 	if (!la.reg || !la.c || !quad) {
@@ -1932,7 +1933,7 @@ int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *
 		rr->name = it->name ? it->name : arena_printf(ev->a, "%s%s(%s)", fd->name, primes ? "'" : "", label);
 		return 0;
 	}
-	double *u = calloc((size_t)sp->ndofs + 1, sizeof(double));
+	double *u = mem_calloc((size_t)sp->ndofs + 1, sizeof(double));
 	if (!u)
 		return eval_error(ev, it->at_loc, "out of memory");
 	for (int c = comp ? (int)comp - 1 : 0; c < (comp ? (int)comp : fd->ncomp); c++) {
@@ -2030,7 +2031,7 @@ static int prescribe(struct eval *ev, int g, long md, struct loc loc)
 	ir_prog_add_output(p, g);
 	ir_prog_add_output(p, dg);
 	ir_prog_compact(p);
-	double *reg = malloc(sizeof(double) * (size_t)(p->n + 1)), out[2];
+	double *reg = mem_alloc(sizeof(double) * (size_t)(p->n + 1)), out[2];
 	if (!reg)
 		return eval_error(ev, loc, "out of memory");
 	struct vm_input vin = { 0 };
@@ -2067,8 +2068,8 @@ static int point_value_scalar(struct eval *ev, struct ast_expr *e, const struct 
  * its value and rate at t0 are evaluated with no state (prescribe). */
 static int reads_state(const struct ir_prog *p, int reg)
 {
-	unsigned char *seen = calloc((size_t)reg + 1, 1);
-	int *stack = malloc(sizeof *stack * ((size_t)reg + 1) * 3 + sizeof *stack), top = 0, found = 0;
+	unsigned char *seen = mem_calloc((size_t)reg + 1, 1);
+	int *stack = mem_alloc(sizeof *stack * ((size_t)reg + 1) * 3 + sizeof *stack), top = 0, found = 0;
 	if (!seen || !stack) {
 		free(seen);
 		free(stack);

@@ -19,6 +19,7 @@
 #include "fe_assemble.h"
 #include "interp.h"
 #include "ir_diff.h"
+#include "mem.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static int grow_ints(int **v[], int k, int n, int *cap)
 		return -1;
 	int c = *cap ? 2 * *cap : 16;
 	for (int i = 0; i < k; i++) {
-		int *q = realloc(*v[i], sizeof(int) * (size_t)c);
+		int *q = mem_realloc(*v[i], sizeof(int) * (size_t)c);
 		if (!q)
 			return -1;
 		*v[i] = q;
@@ -154,7 +155,7 @@ static const unsigned long long state_ops =
  * on the index alone is smooth, as it is once unrolled and folded. */
 static int kernel_nonsmooth(const struct ir_prog *p)
 {
-	char *dep = malloc((size_t)p->n + 1);
+	char *dep = mem_alloc((size_t)p->n + 1);
 	if (!dep)
 		return 1;
 	int ns = 0;
@@ -182,9 +183,9 @@ static int derive_kernel(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *
 	int ns = kb->nslot;
 	struct ir_diff_inputs in = { ns, 2, { { k1, 0 }, { k2, 0 } } };
 	int grad[KERN_MAX_SLOTS + 1];
-	int *hr = malloc(sizeof(int) * (size_t)(ns * ns + 1));
-	int *hc = malloc(sizeof(int) * (size_t)(ns * ns + 1));
-	int *hg = malloc(sizeof(int) * (size_t)(ns * ns + 1));
+	int *hr = mem_alloc(sizeof(int) * (size_t)(ns * ns + 1));
+	int *hc = mem_alloc(sizeof(int) * (size_t)(ns * ns + 1));
+	int *hg = mem_alloc(sizeof(int) * (size_t)(ns * ns + 1));
 	int nnz = 0, rc = -1;
 	if (!hr || !hc || !hg || ir_gradient(p, w, value, &in, grad))
 		goto out;
@@ -278,8 +279,8 @@ static const double *kernel_data(const struct ir_kernel *k, long i)
  * runtime's check_quadratic of an unrolled T. */
 static int kinetic_form(const struct ir_kernel *k)
 {
-	double *r = malloc(sizeof(double) * (size_t)(k->prog->n + 1));
-	double *o = malloc(sizeof(double) * (size_t)(k->prog->nout + 1));
+	double *r = mem_alloc(sizeof(double) * (size_t)(k->prog->n + 1));
+	double *o = mem_alloc(sizeof(double) * (size_t)(k->prog->nout + 1));
 	int ok = r && o && k->quadratic;
 	for (long i = k->lo; i <= k->hi && ok; i++) {
 		if (ir_eval_instance(k->prog, (double)i, kernel_data(k, i), r, o)) {
@@ -298,7 +299,7 @@ static int add_fric(struct kern_list *kl, const struct kern_fric *fr, int n)
 {
 	if (kl->nfric + n > kl->fcap) {
 		int cap = 2 * (kl->nfric + n);
-		struct kern_fric *q = realloc(kl->fric, sizeof *q * (size_t)cap);
+		struct kern_fric *q = mem_realloc(kl->fric, sizeof *q * (size_t)cap);
 		if (!q)
 			return -1;
 		kl->fric = q;
@@ -315,8 +316,8 @@ static int keep_data(struct ir_prog *p, struct kern_build *kb)
 {
 	if (kb->ndata == 0)
 		return 0;
-	int *map = malloc(sizeof(int) * (size_t)kb->ndata);
-	double **col = malloc(sizeof *col * (size_t)kb->ndata);
+	int *map = mem_alloc(sizeof(int) * (size_t)kb->ndata);
+	double **col = mem_alloc(sizeof *col * (size_t)kb->ndata);
 	if (!map || !col) {
 		free(map);
 		free(col);
@@ -487,7 +488,7 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 		return 0;
 	if (kl->n == kl->cap) {
 		int cap = kl->cap ? 2 * kl->cap : 4;
-		struct ir_kernel *q = realloc(kl->v, sizeof *q * (size_t)cap);
+		struct ir_kernel *q = mem_realloc(kl->v, sizeof *q * (size_t)cap);
 		if (!q)
 			return -1;
 		kl->v = q;
@@ -523,7 +524,7 @@ static int integral_friction(struct eval *ev, struct ir_prog *p, const struct fe
 {
 	struct term_list tl = { 0 }, st = { 0 };
 	struct ir_loc loc = ir_loc_of(where);
-	double *coef = calloc((size_t)in->nq * (size_t)(kb->nslot + 1), sizeof(double));
+	double *coef = mem_calloc((size_t)in->nq * (size_t)(kb->nslot + 1), sizeof(double));
 	int acc = -1, nfric = 0, rc = -1;
 	if (!coef) {
 		eval_error(ev, where, "out of memory");
@@ -637,8 +638,8 @@ static int element_form(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 	if (!fk.quadratic || fk.nonsmooth)
 		return 1;
 	int nf = fkb.nslot, rc = 1;
-	double *o = malloc(sizeof(double) * (size_t)(fk.prog->nout + 1));
-	double *D = calloc((size_t)nf * (size_t)nf, sizeof(double));
+	double *o = mem_alloc(sizeof(double) * (size_t)(fk.prog->nout + 1));
+	double *D = mem_calloc((size_t)nf * (size_t)nf, sizeof(double));
 	if (!o || !D) {
 		rc = -1;
 		goto out;
@@ -735,8 +736,8 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 	int map[KERN_MAX_SLOTS], ns = 0;
 	enum ir_op kind[KERN_MAX_SLOTS];
 	long base[KERN_MAX_SLOTS];
-	dmap = malloc(sizeof(int) * (size_t)(in.ndata + 1));
-	dcol = malloc(sizeof(int) * (size_t)(in.ndata + 1));
+	dmap = mem_alloc(sizeof(int) * (size_t)(in.ndata + 1));
+	dcol = mem_alloc(sizeof(int) * (size_t)(in.ndata + 1));
 	if (!dmap || !dcol) {
 		eval_error(ev, e->loc, "out of memory");
 		goto out;
@@ -806,7 +807,7 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 	}
 	if (kl->n == kl->cap) {
 		int cap = kl->cap ? 2 * kl->cap : 4;
-		struct ir_kernel *q = realloc(kl->v, sizeof *q * (size_t)cap);
+		struct ir_kernel *q = mem_realloc(kl->v, sizeof *q * (size_t)cap);
 		if (!q) {
 			eval_error(ev, e->loc, "out of memory");
 			goto out;
@@ -1010,7 +1011,7 @@ static int load_kernel(struct eval *ev, struct ast_expr *e, int term, int rstrid
 		return -1;
 	if (kl->n == kl->cap) {
 		int cap = kl->cap ? 2 * kl->cap : 4;
-		struct ir_kernel *q = realloc(kl->v, sizeof *q * (size_t)cap);
+		struct ir_kernel *q = mem_realloc(kl->v, sizeof *q * (size_t)cap);
 		if (!q)
 			return -1;
 		kl->v = q;
@@ -1221,7 +1222,7 @@ static int derive(struct eval *ev, struct ir_diff_ws *w, struct ir_prog *p, int 
 	f->prog = p;
 	f->nvar = in->n;
 	f->loc = ir_loc_of(loc);
-	int *grad = malloc(sizeof(int) * (size_t)(in->n + 1));
+	int *grad = mem_alloc(sizeof(int) * (size_t)(in->n + 1));
 	if (!grad || ir_gradient(p, w, value, in, grad)) {
 		free(grad);
 		return eval_error(ev, loc, "out of memory differentiating this energy");
@@ -1354,8 +1355,8 @@ static int kernel_block(struct eval *ev, const struct ir_kernel *k, int lumped, 
 	for (int q = 0; q < k->prog->n; q++)
 		varies |= k->prog->insn[q].op == IR_INDEX || k->prog->insn[q].op == IR_DATA;
 	size_t nnz = (size_t)k->nnz, ninst = (size_t)(k->hi - k->lo + 1);
-	double *r = malloc(sizeof(double) * (size_t)(k->prog->n + 1));
-	double *o = malloc(sizeof(double) * (size_t)(k->prog->nout + 1));
+	double *r = mem_alloc(sizeof(double) * (size_t)(k->prog->n + 1));
+	double *o = mem_alloc(sizeof(double) * (size_t)(k->prog->nout + 1));
 	double *first = arena_alloc(ev->a, sizeof(double) * (nnz + 1)), *all = NULL;
 	int rc = r && o ? 1 : -1;
 	for (long i = k->lo; i <= (varies ? k->hi : k->lo) && rc == 1; i++) {
@@ -1443,8 +1444,8 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int
 		dofs &= k->kind[s] == IR_DOF || k->kind[s] == IR_VEL;
 	if (dofs)
 		return kernel_block(ev, k, lumped, t);
-	double *r = malloc(sizeof(double) * (size_t)(k->prog->n + 1));
-	double *o = malloc(sizeof(double) * (size_t)(k->prog->nout + 1));
+	double *r = mem_alloc(sizeof(double) * (size_t)(k->prog->n + 1));
+	double *o = mem_alloc(sizeof(double) * (size_t)(k->prog->nout + 1));
 	int rc = r && o ? 1 : -1;
 	if (rc > 0 && trip_reserve(ev, t, (long long)(k->hi - k->lo + 1) * k->nnz))
 		rc = -1;
@@ -1475,7 +1476,7 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int
  * 1, else 0; -1 when out of memory, -2 reported (kernel_entries). */
 static int quadratic_entries(struct eval *ev, const struct ir_func *f, int n, struct triplets *t)
 {
-	double *vals = malloc(sizeof(double) * (size_t)(f->prog->nout + 1));
+	double *vals = mem_alloc(sizeof(double) * (size_t)(f->prog->nout + 1));
 	if (!vals)
 		return -1;
 	/* at the origin: value, gradient and (constant) Hessian */
@@ -1953,7 +1954,7 @@ static int gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, str
 				continue;
 			}
 			int m = family_items(it, kind);
-			struct ast_item **its = malloc(sizeof *its * (size_t)m);
+			struct ast_item **its = mem_alloc(sizeof *its * (size_t)m);
 			if (!its)
 				return eval_error(ev, it->loc, "out of memory lowering this family of constraints");
 			for (int q = 0, j = 0; q < it->names.n; q++)
@@ -1983,7 +1984,7 @@ static int gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, str
 				return -1;
 			if (it->target && it->friction) {
 				/* each node's other components (fe_contact_slips) */
-				int *fs = malloc(sizeof(int) * (size_t)(nf + 1));
+				int *fs = mem_alloc(sizeof(int) * (size_t)(nf + 1));
 				if (!fs)
 					return eval_error(ev, it->loc, "out of memory");
 				int ns = fe_contact_slips(ev, it, c + k, fs);
@@ -2071,10 +2072,10 @@ static int gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, str
 	int nkern = kl->n;
 	int *fam = NULL, *sumhead = NULL, *sumnext = NULL, *pos = NULL;
 	if (nkern) {
-		fam = malloc(sizeof(int) * (size_t)nc);
-		sumhead = malloc(sizeof(int) * (size_t)nc);
-		sumnext = malloc(sizeof(int) * (size_t)nkern);
-		pos = malloc(sizeof(int) * (size_t)(n + 1));
+		fam = mem_alloc(sizeof(int) * (size_t)nc);
+		sumhead = mem_alloc(sizeof(int) * (size_t)nc);
+		sumnext = mem_alloc(sizeof(int) * (size_t)nkern);
+		pos = mem_alloc(sizeof(int) * (size_t)(n + 1));
 		if (!fam || !sumhead || !sumnext || !pos)
 			rc = eval_error(ev, am->loc, "out of memory");
 		for (int q = 0; q < nc && rc == 0; q++)
@@ -2103,7 +2104,7 @@ static int gaps(struct eval *ev, struct model_ctx *mc, struct ast_model *am, str
 				rc = eval_error(ev, am->loc, "out of memory");
 				break;
 			}
-			int *gidx = malloc(sizeof(int) * (size_t)(nnz + 1)), *gr = malloc(sizeof(int) * (size_t)(nnz + 1));
+			int *gidx = mem_alloc(sizeof(int) * (size_t)(nnz + 1)), *gr = mem_alloc(sizeof(int) * (size_t)(nnz + 1));
 			if (!gidx || !gr) {
 				free(gidx);
 				free(gr);
@@ -2442,7 +2443,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		} else {
 			/* u-dependent mass: keep T, ∂T/∂u and the entries of M(u) */
 			struct ir_kinetic *kin = arena_alloc(ev->a, sizeof *kin);
-			int *gu = malloc(sizeof(int) * (size_t)(n + 1));
+			int *gu = mem_alloc(sizeof(int) * (size_t)(n + 1));
 			struct ir_diff_inputs inu = { n, 1, { { IR_DOF, 0 } } };
 			if (!gu || ir_gradient(p, w, r, &inu, gu)) {
 				free(gu);
@@ -2450,7 +2451,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				goto out;
 			}
 			struct ir_prog *q = p;
-			int *mreg = malloc(sizeof(int) * (size_t)(fv->nnz + 1));
+			int *mreg = mem_alloc(sizeof(int) * (size_t)(fv->nnz + 1));
 			for (int k = 0; k < fv->nnz && mreg; k++)
 				mreg[k] = p->out[1 + n + k];
 			if (!mreg) {
@@ -2469,7 +2470,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				if ((drc = ir_gradient_sparse(p, w, mreg[k], &inu, &nd, &didx, &dreg)))
 					break;
 				if (ndep + nd > depcap) {
-					int cap = 2 * (ndep + nd) + 16, *d2 = realloc(dep, sizeof(int) * (size_t)cap);
+					int cap = 2 * (ndep + nd) + 16, *d2 = mem_realloc(dep, sizeof(int) * (size_t)cap);
 					if (!d2) {
 						drc = -1;
 						break;
@@ -2587,8 +2588,8 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		 * per-term dissipation */
 		{
 			struct ir_prog *q = p;
-			int *grad = malloc(sizeof(int) * (size_t)(n + nz + 1));
-			int *outs = malloc(sizeof(int) * ((size_t)nitem * (size_t)(n + nz) + 1));
+			int *grad = mem_alloc(sizeof(int) * (size_t)(n + nz + 1));
+			int *outs = mem_alloc(sizeof(int) * ((size_t)nitem * (size_t)(n + nz) + 1));
 			if (!grad || !outs) {
 				free(grad);
 				free(outs);

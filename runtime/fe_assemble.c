@@ -11,6 +11,7 @@
 #include "fe_assemble.h"
 #include "mesh_impl.h"
 #include "arena.h"
+#include "mem.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -61,8 +62,8 @@ static int csc_values(struct fe_csc *A, size_t nz)
 	} else {
 		/* x zeroed: pages fresh from the system come zeroed, without
 		 * a second pass */
-		A->i = malloc(sizeof(int) * (nz + 1));
-		A->x = calloc(nz + 1, sizeof(double));
+		A->i = mem_alloc(sizeof(int) * (nz + 1));
+		A->x = mem_calloc(nz + 1, sizeof(double));
 		mem_advise_huge(A->i, sizeof(int) * (nz + 1));
 		mem_advise_huge(A->x, sizeof(double) * (nz + 1));
 	}
@@ -202,7 +203,7 @@ static int pattern_pass(const struct asm_ctx *c, int fill, int *p, int *i, int *
 						mark[fi][cn[a]] = stamp;
 						if (nn + 2 > *nbcap) {
 							size_t cap = *nbcap ? 2 * *nbcap : 256;
-							long *q = realloc(*nb, sizeof *q * cap);
+							long *q = mem_realloc(*nb, sizeof *q * cap);
 							if (!q)
 								return -1;
 							*nb = q;
@@ -259,8 +260,8 @@ static int node_instances(const struct asm_ctx *c, long **first, long **inst)
 	const struct fe_form *f = c->f;
 	for (int fi = 0; fi < f->nfield; fi++) {
 		const struct fe_space *sp = f->space[fi];
-		first[fi] = calloc((size_t)sp->nnode + 1, sizeof(long));
-		inst[fi] = malloc(sizeof(long) * ((size_t)c->ninst * (size_t)sp->nloc + 1));
+		first[fi] = mem_calloc((size_t)sp->nnode + 1, sizeof(long));
+		inst[fi] = mem_alloc(sizeof(long) * ((size_t)c->ninst * (size_t)sp->nloc + 1));
 		if (!first[fi] || !inst[fi])
 			return -1;
 		mem_advise_huge(inst[fi], sizeof(long) * ((size_t)c->ninst * (size_t)sp->nloc + 1));
@@ -271,7 +272,7 @@ static int node_instances(const struct asm_ctx *c, long **first, long **inst)
 		}
 		for (long b = 0; b < sp->nnode; b++)
 			first[fi][b + 1] += first[fi][b];
-		long *pos = malloc(sizeof(long) * ((size_t)sp->nnode + 1));
+		long *pos = mem_alloc(sizeof(long) * ((size_t)sp->nnode + 1));
 		if (!pos)
 			return -1;
 		memcpy(pos, first[fi], sizeof(long) * (size_t)sp->nnode);
@@ -334,9 +335,9 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 	long *nb = NULL;
 	size_t nbcap = 0;
 	int *pos = NULL, g[FE_FORM_MAXSLOT];
-	double *Ke = malloc(sizeof *Ke * (size_t)ns * (size_t)ns), *diag = NULL;
-	c.quad = calloc((size_t)c.nrule, sizeof *c.quad);
-	c.tab = calloc((size_t)f->nfield, sizeof *c.tab);
+	double *Ke = mem_alloc(sizeof *Ke * (size_t)ns * (size_t)ns), *diag = NULL;
+	c.quad = mem_calloc((size_t)c.nrule, sizeof *c.quad);
+	c.tab = mem_calloc((size_t)f->nfield, sizeof *c.tab);
 	if (!Ke || !c.quad || !c.tab)
 		goto oom;
 	/* gradients of P1 on simplices are constant on the cell: the integrand
@@ -356,7 +357,7 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 		c.scaled &= f->feat[a].deriv < 0;
 	for (int fi = 0; fi < f->nfield; fi++)
 		c.scaled &= f->space[fi]->family != FE_HERMITE3;
-	if (c.scaled && !(c.Kref = malloc(sizeof *c.Kref * (size_t)ns * (size_t)ns)))
+	if (c.scaled && !(c.Kref = mem_alloc(sizeof *c.Kref * (size_t)ns * (size_t)ns)))
 		goto oom;
 	for (int r = 0; r < c.nrule; r++)
 		if (c.facets ? fe_quad_facet(f->mesh->type, r, degree, &c.quad[r], err, errlen)
@@ -387,7 +388,7 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 				goto out;
 			}
 		}
-		diag = calloc((size_t)n + 1, sizeof *diag);
+		diag = mem_calloc((size_t)n + 1, sizeof *diag);
 		if (!diag)
 			goto oom;
 		for (long k = 0; k < c.ninst; k++) {
@@ -406,7 +407,7 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 		int nz = 0;
 		for (int j = 0; j < n; j++)
 			nz += diag[j] != 0;
-		A->p = malloc(sizeof(int) * ((size_t)n + 1));
+		A->p = mem_alloc(sizeof(int) * ((size_t)n + 1));
 		if (!A->p || csc_values(A, (size_t)nz))
 			goto oom;
 		nz = 0;
@@ -426,10 +427,10 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 	if (node_instances(&c, first, inst))
 		goto oom;
 	for (int fi = 0; fi < f->nfield; fi++)
-		if (!(mark[fi] = malloc(sizeof(long) * ((size_t)f->space[fi]->nnode + 1))))
+		if (!(mark[fi] = mem_alloc(sizeof(long) * ((size_t)f->space[fi]->nnode + 1))))
 			goto oom;
-	A->p = calloc((size_t)n + 1, sizeof(int));
-	pos = malloc(sizeof(int) * ((size_t)n + 1));
+	A->p = mem_calloc((size_t)n + 1, sizeof(int));
+	pos = mem_alloc(sizeof(int) * ((size_t)n + 1));
 	if (!A->p || !pos || pattern_pass(&c, 0, A->p, NULL, NULL, first, inst, mark, &nb, &nbcap))
 		goto oom;
 	long long tot = 0;

@@ -6,6 +6,7 @@
 #include "la.h"
 #include "mesh.h"
 #include "vtu.h"
+#include "mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +19,10 @@ int rt_field_out_open(struct rt_field_out *w, const struct ir_field_output *o, i
 	w->o = o;
 	int every = o->every > 0 ? o->every : 1;
 	w->cap = nstep / every + 2;
-	w->val = calloc((size_t)o->nnode * (size_t)o->ncomp + 1, sizeof(double));
-	w->file = calloc((size_t)w->cap, sizeof *w->file);
-	w->path = calloc((size_t)w->cap, sizeof *w->path);
-	w->t = calloc((size_t)w->cap, sizeof *w->t);
+	w->val = mem_calloc((size_t)o->nnode * (size_t)o->ncomp + 1, sizeof(double));
+	w->file = mem_calloc((size_t)w->cap, sizeof *w->file);
+	w->path = mem_calloc((size_t)w->cap, sizeof *w->path);
+	w->t = mem_calloc((size_t)w->cap, sizeof *w->t);
 	if (!w->val || !w->file || !w->path || !w->t) {
 		snprintf(err, errlen, "out of memory for the field record '%s'", o->path);
 		return -1;
@@ -33,7 +34,7 @@ int rt_field_out_open(struct rt_field_out *w, const struct ir_field_output *o, i
 	const char *slash = strrchr(o->path, '/');
 	size_t dir = slash ? (size_t)(slash - o->path) + 1 : 0;
 	for (int f = 0; f < w->cap; f++) {
-		w->path[f] = malloc(len + 32);
+		w->path[f] = mem_alloc(len + 32);
 		if (!w->path[f]) {
 			snprintf(err, errlen, "out of memory for the field record '%s'", o->path);
 			return -1;
@@ -43,14 +44,14 @@ int rt_field_out_open(struct rt_field_out *w, const struct ir_field_output *o, i
 	int P = la_mpi_size();
 	if (P > 1) {
 		w->npiece = P;
-		w->piece = calloc((size_t)P, sizeof *w->piece);
-		w->pname = calloc((size_t)P, sizeof *w->pname);
+		w->piece = mem_calloc((size_t)P, sizeof *w->piece);
+		w->pname = mem_calloc((size_t)P, sizeof *w->pname);
 		if (!w->piece || !w->pname) {
 			snprintf(err, errlen, "out of memory for the field record '%s'", o->path);
 			return -1;
 		}
 		for (int r = 0; r < P; r++) {
-			if (!(w->piece[r] = malloc(len + 48))) {
+			if (!(w->piece[r] = mem_alloc(len + 48))) {
 				snprintf(err, errlen, "out of memory for the field record '%s'", o->path);
 				return -1;
 			}

@@ -2,6 +2,7 @@
  * and quadrature rules on the reference cells of mesh.h (fe_ref.h). */
 #include "fe_ref.h"
 #include "mesh_impl.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -252,8 +253,8 @@ static int quad_alloc(struct fe_quad *q, int n, int dim, int degree)
 	q->n = n;
 	q->dim = dim;
 	q->degree = degree;
-	q->xi = malloc((size_t)(n * dim) * sizeof *q->xi);
-	q->w = malloc((size_t)n * sizeof *q->w);
+	q->xi = mem_alloc((size_t)(n * dim) * sizeof *q->xi);
+	q->w = mem_alloc((size_t)n * sizeof *q->w);
 	if (!q->xi || !q->w) {
 		fe_quad_free(q);
 		return -1;

@@ -3,6 +3,7 @@
  * points. */
 #include "fe_space.h"
 #include "mesh_impl.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -54,8 +55,8 @@ static int number_p2(struct fe_space *s)
 	e.cap = 16;
 	while (e.cap < 2 * (size_t)m->ncells * (size_t)ne)
 		e.cap *= 2;
-	e.key = malloc(2 * e.cap * sizeof *e.key);
-	e.val = malloc(e.cap * sizeof *e.val);
+	e.key = mem_alloc(2 * e.cap * sizeof *e.key);
+	e.val = mem_alloc(e.cap * sizeof *e.val);
 	if (!e.key || !e.val) {
 		free(e.key);
 		free(e.val);
@@ -92,7 +93,7 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
 		mesh_errf(err, errlen, "a field has 1 to 3 components, not %d", ncomp);
 		return NULL;
 	}
-	s = calloc(1, sizeof *s);
+	s = mem_calloc(1, sizeof *s);
 	if (!s)
 		goto oom;
 	s->mesh = m;
@@ -104,7 +105,7 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
 		/* node i is mesh node i: the mesh's cells are the table */
 		s->cell_nodes = m->cells;
 	} else {
-		s->own_nodes = malloc((size_t)(m->ncells ? m->ncells : 1) * s->nloc * sizeof *s->own_nodes);
+		s->own_nodes = mem_alloc((size_t)(m->ncells ? m->ncells : 1) * s->nloc * sizeof *s->own_nodes);
 		if (!s->own_nodes)
 			goto oom;
 		s->cell_nodes = s->own_nodes;
@@ -133,8 +134,8 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
 		break;
 	}
 	s->ndofs = s->nnode * ncomp;
-	s->node_x = malloc((size_t)(s->nnode ? s->nnode : 1) * d * sizeof *s->node_x);
-	s->node_kind = malloc((size_t)(s->nnode ? s->nnode : 1));
+	s->node_x = mem_alloc((size_t)(s->nnode ? s->nnode : 1) * d * sizeof *s->node_x);
+	s->node_kind = mem_alloc((size_t)(s->nnode ? s->nnode : 1));
 	if (!s->node_x || !s->node_kind)
 		goto oom;
 	/* Node coordinates, from the vertices' (the cells' maps are affine
@@ -209,7 +210,7 @@ long fe_space_region_dofs(const struct fe_space *s, const struct mesh_region *r,
 	 * and the edges of its facets or all nodes of its cells. */
 	cap = 2 * r->nnodes + (r->kind == MESH_REGION_FACETS ? r->n * 4 : 0)
 	    + (r->kind == MESH_REGION_CELLS ? r->n * s->nloc : 0) + 1;
-	nodes = malloc((size_t)cap * sizeof *nodes);
+	nodes = mem_alloc((size_t)cap * sizeof *nodes);
 	if (!nodes)
 		goto oom;
 	if (s->family == FE_P0) {
@@ -247,7 +248,7 @@ long fe_space_region_dofs(const struct fe_space *s, const struct mesh_region *r,
 		}
 	}
 	n = mesh_sort_unique(nodes, n);
-	out = malloc((size_t)(n ? n : 1) * nc * sizeof *out);
+	out = mem_alloc((size_t)(n ? n : 1) * nc * sizeof *out);
 	if (!out) {
 		free(nodes);
 		goto oom;
@@ -287,21 +288,21 @@ int fe_tab_alloc(struct fe_tab *t, const struct fe_space *s, const struct fe_qua
 	t->nq = q->n;
 	t->nloc = s->nloc;
 	t->dim = d;
-	t->x = malloc(nq * d * sizeof *t->x);
-	t->wdet = malloc(nq * sizeof *t->wdet);
-	t->phi = malloc(nq * nl * sizeof *t->phi);
-	t->dphi = malloc(nq * nl * d * sizeof *t->dphi);
-	t->normal = malloc(nq * d * sizeof *t->normal);
+	t->x = mem_alloc(nq * d * sizeof *t->x);
+	t->wdet = mem_alloc(nq * sizeof *t->wdet);
+	t->phi = mem_alloc(nq * nl * sizeof *t->phi);
+	t->dphi = mem_alloc(nq * nl * d * sizeof *t->dphi);
+	t->normal = mem_alloc(nq * d * sizeof *t->normal);
 	if (second)
-		t->d2phi = malloc(nq * nl * d * d * sizeof *t->d2phi);
-	t->ref_xi = malloc(nq * d * sizeof *t->ref_xi);
-	t->rphi = malloc(nq * nl * sizeof *t->rphi);
-	t->rdphi = malloc(nq * nl * d * sizeof *t->rdphi);
-	t->rd2phi = malloc(nq * nl * d * d * sizeof *t->rd2phi);
-	t->gphi = malloc(nq * 8 * sizeof *t->gphi);
-	t->gdphi = malloc(nq * 8 * d * sizeof *t->gdphi);
-	t->J = malloc(nq * 9 * sizeof *t->J);
-	t->det = malloc(nq * sizeof *t->det);
+		t->d2phi = mem_alloc(nq * nl * d * d * sizeof *t->d2phi);
+	t->ref_xi = mem_alloc(nq * d * sizeof *t->ref_xi);
+	t->rphi = mem_alloc(nq * nl * sizeof *t->rphi);
+	t->rdphi = mem_alloc(nq * nl * d * sizeof *t->rdphi);
+	t->rd2phi = mem_alloc(nq * nl * d * d * sizeof *t->rd2phi);
+	t->gphi = mem_alloc(nq * 8 * sizeof *t->gphi);
+	t->gdphi = mem_alloc(nq * 8 * d * sizeof *t->gdphi);
+	t->J = mem_alloc(nq * 9 * sizeof *t->J);
+	t->det = mem_alloc(nq * sizeof *t->det);
 	if (!t->x || !t->wdet || !t->phi || !t->dphi || !t->normal || (second && !t->d2phi) ||
 	    !t->ref_xi || !t->rphi || !t->rdphi || !t->rd2phi || !t->gphi || !t->gdphi ||
 	    !t->J || !t->det) {

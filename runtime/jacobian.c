@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "jacobian.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ static size_t add_func(const struct ir_func *f, int *r, int *c, size_t k)
 /* The slots of entries r[k0 .. k0 + cnt) into *s (malloc'ed). */
 static int slots(const struct la_mat *A, const int *r, const int *c, size_t k0, size_t cnt, ptrdiff_t **s)
 {
-	*s = malloc((cnt + 1) * sizeof **s);
+	*s = mem_alloc((cnt + 1) * sizeof **s);
 	if (!*s)
 		return -1;
 	for (size_t k = 0; k < cnt; k++)
@@ -53,8 +54,8 @@ static int slots(const struct la_mat *A, const int *r, const int *c, size_t k0, 
 static int row_index(struct jacobian *J)
 {
 	size_t nx = J->A.nx;
-	J->rp = calloc((size_t)J->N + 2, sizeof *J->rp);
-	J->rs = malloc((nx + 1) * sizeof *J->rs);
+	J->rp = mem_calloc((size_t)J->N + 2, sizeof *J->rp);
+	J->rs = mem_alloc((nx + 1) * sizeof *J->rs);
 	if (!J->rp || !J->rs)
 		return -1;
 	for (size_t k = 0; k < nx; k++)
@@ -102,8 +103,8 @@ int jacobian_init(struct jacobian *J, struct rt_problem *pb, int nc, enum la_mat
 	const struct ir_kinetic *kin = pb->varmass && m->kinetic && m->kinetic->dptr ? m->kinetic : NULL;
 	size_t nkin = kin ? jacobian_kinetic_entries(kin, NULL, NULL) : 0;
 	size_t ne = (size_t)N + nM + nK + nC + nphi + npsi + nkphi + nkpsi + 2 * ng + nh + nkin;
-	int *r = malloc((ne + 1) * sizeof *r), *c = malloc((ne + 1) * sizeof *c);
-	double *zero = calloc(ne + 1, sizeof *zero);
+	int *r = mem_alloc((ne + 1) * sizeof *r), *c = mem_alloc((ne + 1) * sizeof *c);
+	double *zero = mem_calloc(ne + 1, sizeof *zero);
 	int rc = -1;
 	if (!r || !c || !zero)
 		goto out;
@@ -147,7 +148,7 @@ int jacobian_init(struct jacobian *J, struct rt_problem *pb, int nc, enum la_mat
 	/* band padding of the operators (row -1) is left out of the pattern:
 	 * triplets must be in range */
 	size_t kept = 0;
-	int *r2 = malloc((ne + 1) * sizeof *r2), *c2 = malloc((ne + 1) * sizeof *c2);
+	int *r2 = mem_alloc((ne + 1) * sizeof *r2), *c2 = mem_alloc((ne + 1) * sizeof *c2);
 	if (!r2 || !c2) {
 		free(r2);
 		free(c2);
@@ -163,9 +164,9 @@ int jacobian_init(struct jacobian *J, struct rt_problem *pb, int nc, enum la_mat
 	free(c2);
 	if (trc)
 		goto out;
-	J->row = malloc((J->A.nx + 1) * sizeof *J->row);
-	J->col = malloc((J->A.nx + 1) * sizeof *J->col);
-	J->diag = malloc(((size_t)N + 1) * sizeof *J->diag);
+	J->row = mem_alloc((J->A.nx + 1) * sizeof *J->row);
+	J->col = mem_alloc((J->A.nx + 1) * sizeof *J->col);
+	J->diag = mem_alloc(((size_t)N + 1) * sizeof *J->diag);
 	if (!J->row || !J->col || !J->diag)
 		goto out;
 	la_mat_pattern(&J->A, J->row, J->col);
@@ -295,8 +296,8 @@ int jacobian_init_ggl(struct jacobian *J, struct rt_problem *pb, int nc)
 	int NS = pb->N, V = NS + nc, N = V + nc, n = pb->n;
 	size_t ng = (size_t)m->ngrad, nh = (size_t)m->nhess, nb = B.A.nx;
 	/* the base pattern's slots by column: cp, cs */
-	size_t *cp = calloc((size_t)V + 2, sizeof *cp);
-	ptrdiff_t *cs = malloc((nb + 1) * sizeof *cs);
+	size_t *cp = mem_calloc((size_t)V + 2, sizeof *cp);
+	ptrdiff_t *cs = mem_alloc((nb + 1) * sizeof *cs);
 	int rc = -1;
 	int *r = NULL, *c = NULL;
 	double *zero = NULL;
@@ -316,11 +317,11 @@ int jacobian_init_ggl(struct jacobian *J, struct rt_problem *pb, int nc)
 		nmu += cp[m->gi[q] + 1] - cp[m->gi[q]];
 	size_t nn = (size_t)nc * (size_t)nc;
 	size_t ne = nb + (size_t)nc * 2 + ng + nh + nmu + 2 * nn;
-	r = malloc((ne + 1) * sizeof *r);
-	c = malloc((ne + 1) * sizeof *c);
-	zero = calloc(ne + 1, sizeof *zero);
-	J->mup = malloc((ng + 1) * sizeof *J->mup);
-	J->mus = malloc((nmu + 1) * sizeof *J->mus);
+	r = mem_alloc((ne + 1) * sizeof *r);
+	c = mem_alloc((ne + 1) * sizeof *c);
+	zero = mem_calloc(ne + 1, sizeof *zero);
+	J->mup = mem_alloc((ng + 1) * sizeof *J->mup);
+	J->mus = mem_alloc((nmu + 1) * sizeof *J->mus);
 	if (!r || !c || !zero || !J->mup || !J->mus)
 		goto out;
 	size_t k = 0;
@@ -364,9 +365,9 @@ int jacobian_init_ggl(struct jacobian *J, struct rt_problem *pb, int nc)
 	if (la_mat_triplets(&J->A, LA_MAT_CSC, N, k, r, c, zero))
 		goto out;
 	J->N = N;
-	J->row = malloc((J->A.nx + 1) * sizeof *J->row);
-	J->col = malloc((J->A.nx + 1) * sizeof *J->col);
-	J->diag = malloc(((size_t)N + 1) * sizeof *J->diag);
+	J->row = mem_alloc((J->A.nx + 1) * sizeof *J->row);
+	J->col = mem_alloc((J->A.nx + 1) * sizeof *J->col);
+	J->diag = mem_alloc(((size_t)N + 1) * sizeof *J->diag);
 	if (!J->row || !J->col || !J->diag)
 		goto out;
 	la_mat_pattern(&J->A, J->row, J->col);
@@ -383,7 +384,7 @@ int jacobian_init_ggl(struct jacobian *J, struct rt_problem *pb, int nc)
 	};
 	for (size_t t = 0; t < sizeof moved / sizeof moved[0]; t++) {
 		size_t cnt = moved[t].cnt;
-		if (!(*moved[t].dst = malloc((cnt + 1) * sizeof **moved[t].dst)))
+		if (!(*moved[t].dst = mem_alloc((cnt + 1) * sizeof **moved[t].dst)))
 			goto out;
 		for (size_t q = 0; q < cnt; q++) {
 			ptrdiff_t b = moved[t].src[q];
@@ -395,8 +396,8 @@ int jacobian_init_ggl(struct jacobian *J, struct rt_problem *pb, int nc)
 		goto out;
 	for (size_t q = 0; q < nmu; q++)
 		J->mus[q] = la_mat_slot(&J->A, B.row[J->mus[q]], B.col[J->mus[q]]);
-	J->sgmu = malloc((nn + 1) * sizeof *J->sgmu);
-	J->svmu = malloc((nn + 1) * sizeof *J->svmu);
+	J->sgmu = mem_alloc((nn + 1) * sizeof *J->sgmu);
+	J->svmu = mem_alloc((nn + 1) * sizeof *J->svmu);
 	if (!J->sgmu || !J->svmu)
 		goto out;
 	for (size_t q = 0; q < nn; q++) {

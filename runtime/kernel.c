@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "kernel.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,17 +28,17 @@ static int ws_init(struct rt_kernels *ks, const struct ir_kernel *kv, int nk, in
 {
 	ks->kv = kv;
 	ks->nk = nk;
-	ks->ws = calloc((size_t)nk, sizeof *ks->ws);
+	ks->ws = mem_calloc((size_t)nk, sizeof *ks->ws);
 	if (!ks->ws)
 		return -1;
 	for (int q = 0; q < nk; q++) {
 		const struct ir_kernel *k = &kv[q];
 		struct rt_kernel_ws *w = &ks->ws[q];
 		size_t ninst = (size_t)(k->hi - k->lo + 1);
-		w->reg = calloc((size_t)k->prog->n + 1, sizeof(double));
-		w->out = calloc((size_t)k->prog->nout + 1, sizeof(double));
-		w->loc = calloc((size_t)k->nslot + 1, sizeof(double));
-		w->hess = calloc(keep ? ninst * (size_t)k->nnz + 1 : 1, sizeof(double));
+		w->reg = mem_calloc((size_t)k->prog->n + 1, sizeof(double));
+		w->out = mem_calloc((size_t)k->prog->nout + 1, sizeof(double));
+		w->loc = mem_calloc((size_t)k->nslot + 1, sizeof(double));
+		w->hess = mem_calloc(keep ? ninst * (size_t)k->nnz + 1 : 1, sizeof(double));
 		if (!w->reg || !w->out || !w->loc || !w->hess)
 			return -1;
 	}

@@ -21,6 +21,7 @@
 #include <lapacke.h>
 
 #include "la.h"
+#include "mem.h"
 
 struct la_factor {
 	enum la_kind kind;
@@ -56,7 +57,7 @@ struct la_factor *la_factor_alloc(int n, enum la_kind kind, int kl, int ku)
 	kl = imin(kl, n - 1);
 	ku = imin(ku, n - 1);
 
-	f = calloc(1, sizeof *f);
+	f = mem_calloc(1, sizeof *f);
 	if (!f)
 		return NULL;
 	f->kind = kind;
@@ -87,9 +88,9 @@ struct la_factor *la_factor_alloc(int n, enum la_kind kind, int kl, int ku)
 	}
 
 	len = (size_t)f->ldab * (size_t)n;
-	f->ab = malloc(len * sizeof *f->ab);
+	f->ab = mem_alloc(len * sizeof *f->ab);
 	if (kind == LA_DENSE_GENERAL || kind == LA_BAND_GENERAL)
-		f->ipiv = malloc((size_t)n * sizeof *f->ipiv);
+		f->ipiv = mem_alloc((size_t)n * sizeof *f->ipiv);
 	if (!f->ab || ((kind == LA_DENSE_GENERAL || kind == LA_BAND_GENERAL)
 	               && !f->ipiv)) {
 		la_factor_free(f);
@@ -327,7 +328,7 @@ int la_sygv(int n, const double *k, const double *m, double *w, double *phi)
 
 	if (n < 1)
 		return n == 0 ? 0 : -1;
-	a = malloc(2 * nn * sizeof *a);
+	a = mem_alloc(2 * nn * sizeof *a);
 	if (!a)
 		return -1;
 	b = a + nn;

@@ -16,6 +16,7 @@
 #include <lapacke.h>
 
 #include "la_impl.h"
+#include "mem.h"
 
 enum variant { DG, PT, PB, GB };
 
@@ -83,10 +84,10 @@ static int slot_of(const struct band *b, int i, int j)
 static int band_order(struct band *b, const struct la_mat *A, int **prow, int **pcol, int **ppinv)
 {
 	int n = A->n, *p = NULL, *ix = NULL, *row = NULL, *col = NULL, *pinv = NULL;
-	b->perm = malloc(((size_t)n + 1) * sizeof *b->perm);
-	pinv = malloc(((size_t)n + 1) * sizeof *pinv);
-	b->tmp = malloc(((size_t)n + 1) * sizeof *b->tmp);
-	b->at = malloc((A->nx + 1) * sizeof *b->at);
+	b->perm = mem_alloc(((size_t)n + 1) * sizeof *b->perm);
+	pinv = mem_alloc(((size_t)n + 1) * sizeof *pinv);
+	b->tmp = mem_alloc(((size_t)n + 1) * sizeof *b->tmp);
+	b->at = mem_alloc((A->nx + 1) * sizeof *b->at);
 	int bw = -1;
 	if (!b->perm || !pinv || !b->tmp || !b->at || la_sym_pattern(A, &p, &ix) ||
 	    (bw = la_rcm(n, p, ix, b->perm)) < 0 || la_entries(A, &row, &col))
@@ -126,7 +127,7 @@ fail:
 
 static void *band_alloc(const struct la_mat *A, unsigned flags)
 {
-	struct band *b = calloc(1, sizeof *b);
+	struct band *b = mem_calloc(1, sizeof *b);
 	int n = A->n, *row = NULL, *col = NULL, *pinv = NULL;
 	if (!b)
 		return NULL;
@@ -152,10 +153,10 @@ static void *band_alloc(const struct la_mat *A, unsigned flags)
 		/* dgbtrf wants kl rows on top for the fill of row interchanges */
 		b->ld = 2 * b->kl + b->ku + 1;
 		b->len = (size_t)b->ld * (size_t)n;
-		if (!(b->ipiv = malloc(((size_t)n + 1) * sizeof *b->ipiv)))
+		if (!(b->ipiv = mem_alloc(((size_t)n + 1) * sizeof *b->ipiv)))
 			goto fail;
 	}
-	if (b->len >= INT32_MAX || !(b->ab = malloc((b->len + 1) * sizeof *b->ab)))
+	if (b->len >= INT32_MAX || !(b->ab = mem_alloc((b->len + 1) * sizeof *b->ab)))
 		goto fail;
 	if (b->ident && A->kind == LA_MAT_BAND) {
 		/* a banded matrix in its own order: the place of an entry in

@@ -11,6 +11,7 @@
 #include <lapacke.h>
 
 #include "la_impl.h"
+#include "mem.h"
 
 struct dense {
 	int n, spd;
@@ -33,16 +34,16 @@ static void dense_free(void *p)
 
 static void *dense_alloc(const struct la_mat *A, unsigned flags)
 {
-	struct dense *d = calloc(1, sizeof *d);
+	struct dense *d = mem_calloc(1, sizeof *d);
 	int *row = NULL, *col = NULL, n = A->n;
 	if (!d)
 		return NULL;
 	d->n = n;
 	d->spd = (flags & LA_SPD) != 0;
 	d->ne = A->nx;
-	d->at = malloc((A->nx + 1) * sizeof *d->at);
-	d->a = malloc(((size_t)n * (size_t)n + 1) * sizeof *d->a);
-	d->ipiv = malloc(((size_t)n + 1) * sizeof *d->ipiv);
+	d->at = mem_alloc((A->nx + 1) * sizeof *d->at);
+	d->a = mem_alloc(((size_t)n * (size_t)n + 1) * sizeof *d->a);
+	d->ipiv = mem_alloc(((size_t)n + 1) * sizeof *d->ipiv);
 	if (!d->at || !d->a || !d->ipiv || la_entries(A, &row, &col)) {
 		dense_free(d);
 		return NULL;

@@ -18,6 +18,7 @@
 
 #include "la.h"
 #include "la_impl.h"
+#include "mem.h"
 
 static int imax(int a, int b)
 {
@@ -148,9 +149,9 @@ int la_csc_build(int n, size_t ne, const int *row, const int *col, int upper, in
 	*ixp = NULL;
 	if (tot >= UINT32_MAX)
 		return -1;
-	uint32_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
-	uint32_t *a = malloc(tot * sizeof *a), *b = malloc(tot * sizeof *b);
-	int *p = calloc((size_t)n + 1, sizeof *p), *ix = NULL;
+	uint32_t *cnt = mem_calloc((size_t)n + 1, sizeof *cnt);
+	uint32_t *a = mem_alloc(tot * sizeof *a), *b = mem_alloc(tot * sizeof *b);
+	int *p = mem_calloc((size_t)n + 1, sizeof *p), *ix = NULL;
 	int rc = -1;
 	if (!cnt || !a || !b || !p)
 		goto out;
@@ -185,7 +186,7 @@ int la_csc_build(int n, size_t ne, const int *row, const int *col, int upper, in
 			nnz++;
 	if (nnz > INT32_MAX)
 		goto out;
-	ix = malloc((nnz + 1) * sizeof *ix);
+	ix = mem_alloc((nnz + 1) * sizeof *ix);
 	if (!ix)
 		goto out;
 	if (map)
@@ -239,7 +240,7 @@ static int alloc_kind(struct la_mat *A, enum la_mat_kind kind)
 		A->nx = (size_t)n * (size_t)n;
 	else
 		A->nx = (size_t)(A->kl + A->ku + 1) * (size_t)n;
-	A->x = calloc(A->nx + 1, sizeof *A->x);
+	A->x = mem_calloc(A->nx + 1, sizeof *A->x);
 	return A->x ? 0 : -1;
 }
 
@@ -274,14 +275,14 @@ int la_mat_triplets(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, 
 		return 0;
 	}
 	/* Compressed columns: they sum the duplicates. */
-	int *map = malloc((nnz + 1) * sizeof *map);
+	int *map = mem_alloc((nnz + 1) * sizeof *map);
 	if (!map || la_csc_build(n, nnz, row, col, 0, &A->p, &A->i, map)) {
 		free(map);
 		return -1;
 	}
 	A->kind = LA_MAT_CSC;
 	A->nx = (size_t)A->p[n];
-	A->x = calloc(A->nx + 1, sizeof *A->x);
+	A->x = mem_calloc(A->nx + 1, sizeof *A->x);
 	if (!A->x) {
 		free(map);
 		return -1;
@@ -359,8 +360,8 @@ int la_mat_entries(struct la_mat *A, enum la_mat_kind kind, int n,
 		A->sym = is_symmetric(A);
 		return 0;
 	}
-	struct entry_trip t = { malloc((s.nnz + 1) * sizeof *t.row), malloc((s.nnz + 1) * sizeof *t.col),
-	                        malloc((s.nnz + 1) * sizeof *t.val), 0 };
+	struct entry_trip t = { mem_alloc((s.nnz + 1) * sizeof *t.row), mem_alloc((s.nnz + 1) * sizeof *t.col),
+	                        mem_alloc((s.nnz + 1) * sizeof *t.val), 0 };
 	int rc = -1;
 	if (t.row && t.col && t.val) {
 		each(src, trip_entry, &t);
@@ -383,9 +384,9 @@ int la_mat_csc_entries(struct la_mat *A, enum la_mat_kind kind, int n, size_t nn
 			return -2;
 	A->kind = LA_MAT_CSC;
 	A->nx = nnz;
-	A->p = calloc((size_t)n + 1, sizeof *A->p);
-	A->i = malloc((nnz + 1) * sizeof *A->i);
-	A->x = malloc((nnz + 1) * sizeof *A->x);
+	A->p = mem_calloc((size_t)n + 1, sizeof *A->p);
+	A->i = mem_alloc((nnz + 1) * sizeof *A->i);
+	A->x = mem_alloc((nnz + 1) * sizeof *A->x);
 	if (!A->p || !A->i || !A->x)
 		return -1;
 	for (size_t k = 0; k < nnz; k++)
@@ -433,8 +434,8 @@ int la_mat_from_dense(struct la_mat *A, enum la_mat_kind kind, int n, const doub
 	size_t nnz = 0, k = 0;
 	for (size_t q = 0; q < (size_t)n * (size_t)n; q++)
 		nnz += a[q] != 0;   /* a NaN counts: it must not be dropped */
-	int *row = malloc((nnz + 1) * sizeof *row), *col = malloc((nnz + 1) * sizeof *col);
-	double *val = malloc((nnz + 1) * sizeof *val);
+	int *row = mem_alloc((nnz + 1) * sizeof *row), *col = mem_alloc((nnz + 1) * sizeof *col);
+	double *val = mem_alloc((nnz + 1) * sizeof *val);
 	int rc = -1;
 	if (row && col && val) {
 		for (int j = 0; j < n; j++)
@@ -464,7 +465,7 @@ int la_mat_resize(struct la_mat *D, const struct la_mat *A, int N, enum la_mat_k
 		return -1;
 	/* compact away a band's padding: triplets must be in range */
 	size_t k = 0;
-	double *val = malloc((A->nx + 1) * sizeof *val);
+	double *val = mem_alloc((A->nx + 1) * sizeof *val);
 	if (!val) {
 		free(row);
 		free(col);
@@ -520,8 +521,8 @@ void la_mat_pattern(const struct la_mat *A, int *row, int *col)
 
 int la_entries(const struct la_mat *A, int **row, int **col)
 {
-	*row = malloc((A->nx + 1) * sizeof **row);
-	*col = malloc((A->nx + 1) * sizeof **col);
+	*row = mem_alloc((A->nx + 1) * sizeof **row);
+	*col = mem_alloc((A->nx + 1) * sizeof **col);
 	if (!*row || !*col) {
 		free(*row);
 		free(*col);
@@ -762,9 +763,9 @@ int la_mat_sum_init(struct la_mat *S, int nterm, const struct la_mat *const *ter
 		size_t ne = 0, off = 0;
 		for (int t = 0; t < S->nterm; t++)
 			ne += S->term[t]->nx;
-		row = malloc((ne + 1) * sizeof *row);
-		col = malloc((ne + 1) * sizeof *col);
-		S->slots = malloc((ne + 1) * sizeof *S->slots);
+		row = mem_alloc((ne + 1) * sizeof *row);
+		col = mem_alloc((ne + 1) * sizeof *col);
+		S->slots = mem_alloc((ne + 1) * sizeof *S->slots);
 		if (!row || !col || !S->slots)
 			goto oom;
 		for (int t = 0; t < S->nterm; t++) {
@@ -781,7 +782,7 @@ int la_mat_sum_init(struct la_mat *S, int nterm, const struct la_mat *const *ter
 		row = col = NULL;
 		S->kind = LA_MAT_CSC;
 		S->nx = (size_t)S->p[n];
-		S->x = calloc(S->nx + 1, sizeof *S->x);
+		S->x = mem_calloc(S->nx + 1, sizeof *S->x);
 		if (!S->x)
 			goto oom;
 		csc_band(S);
@@ -879,8 +880,8 @@ static int bfs(int s, const int *p, const int *ix, const int *deg, int *mark, in
 
 int la_rcm(int n, const int *p, const int *ix, int *perm)
 {
-	int *deg = malloc(((size_t)n + 1) * sizeof *deg), *mark = calloc((size_t)n + 1, sizeof *mark);
-	int *pinv = malloc(((size_t)n + 1) * sizeof *pinv);
+	int *deg = mem_alloc(((size_t)n + 1) * sizeof *deg), *mark = mem_calloc((size_t)n + 1, sizeof *mark);
+	int *pinv = mem_alloc(((size_t)n + 1) * sizeof *pinv);
 	int done = 0, stamp = 0, bw = 0;
 	if (!deg || !mark || !pinv) {
 		bw = -1;
@@ -968,8 +969,8 @@ int la_sym_pattern(const struct la_mat *A, int **p, int **ix)
 		int n = A->n, b = imax(A->kl, A->ku);
 		if ((size_t)n * (size_t)(2 * b + 1) > INT32_MAX)
 			return -1;
-		*p = malloc(((size_t)n + 1) * sizeof **p);
-		*ix = malloc(((size_t)n * (size_t)(2 * b + 1) + 1) * sizeof **ix);
+		*p = mem_alloc(((size_t)n + 1) * sizeof **p);
+		*ix = mem_alloc(((size_t)n * (size_t)(2 * b + 1) + 1) * sizeof **ix);
 		if (!*p || !*ix) {
 			free(*p);
 			free(*ix);
@@ -990,7 +991,7 @@ int la_sym_pattern(const struct la_mat *A, int **p, int **ix)
 		return -1;
 	la_entries_in_band(A, row, col);
 	size_t ne = A->nx;
-	int *r2 = realloc(row, (2 * ne + 1) * sizeof *r2), *c2 = r2 ? realloc(col, (2 * ne + 1) * sizeof *c2) : NULL;
+	int *r2 = mem_realloc(row, (2 * ne + 1) * sizeof *r2), *c2 = r2 ? mem_realloc(col, (2 * ne + 1) * sizeof *c2) : NULL;
 	if (!r2 || !c2) {
 		free(r2 ? r2 : row);
 		free(c2 ? c2 : col);
@@ -1023,7 +1024,7 @@ enum la_backend la_backend_choose(const struct la_mat *A, unsigned flags, int *b
 	if (!la_mat_band_pays(n, bw, bw)) {
 		/* reorder: a chain numbered end to end from both sides, or a
 		 * grid numbered by rows, has a narrow band after all */
-		int *p, *ix, *perm = malloc(((size_t)n + 1) * sizeof *perm);
+		int *p, *ix, *perm = mem_alloc(((size_t)n + 1) * sizeof *perm);
 		if (perm && la_sym_pattern(A, &p, &ix) == 0) {
 			int b = la_rcm(n, p, ix, perm);
 			if (b >= 0)
@@ -1046,7 +1047,7 @@ struct la_solver *la_solver_alloc(const struct la_mat *A, enum la_backend backen
 		backend = la_backend_choose(A, flags, NULL);
 	if (backend == LA_CHOLMOD && (!(flags & LA_SPD) || !A->sym))
 		return NULL;
-	struct la_solver *s = calloc(1, sizeof *s);
+	struct la_solver *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->ops = ops_of(backend);
@@ -1158,7 +1159,7 @@ int la_mat_pack(struct la_mat *A)
 	A->packed = 1;
 	/* the freed tail goes back to the system (a large block is its own
 	 * mapping, which realloc shrinks) */
-	double *y = realloc(x, (A->nx + 1) * sizeof *x);
+	double *y = mem_realloc(x, (A->nx + 1) * sizeof *x);
 	if (y)
 		A->x = y;
 	return 1;

@@ -4,6 +4,7 @@
  * mesh_gmsh.c. */
 #include "mesh.h"
 #include "mesh_impl.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -150,7 +151,7 @@ void mesh_errf(char *err, size_t errlen, const char *fmt, ...)
 
 struct mesh *mesh_new(enum mesh_cell_type t, long nnodes, long ncells, char *err, size_t errlen)
 {
-	struct mesh *m = calloc(1, sizeof *m);
+	struct mesh *m = mem_calloc(1, sizeof *m);
 
 	if (!m)
 		goto oom;
@@ -159,8 +160,8 @@ struct mesh *mesh_new(enum mesh_cell_type t, long nnodes, long ncells, char *err
 	m->nv = mesh_cell_nv(t);
 	m->nnodes = nnodes;
 	m->ncells = ncells;
-	m->x = malloc((size_t)(nnodes ? nnodes : 1) * m->dim * sizeof *m->x);
-	m->cells = malloc((size_t)(ncells ? ncells : 1) * m->nv * sizeof *m->cells);
+	m->x = mem_alloc((size_t)(nnodes ? nnodes : 1) * m->dim * sizeof *m->x);
+	m->cells = mem_alloc((size_t)(ncells ? ncells : 1) * m->nv * sizeof *m->cells);
 	if (!m->x || !m->cells)
 		goto oom;
 	return m;
@@ -192,7 +193,7 @@ long mesh_sort_unique(long *v, long n)
 struct mesh_region *mesh_add_region(struct mesh *m, const char *name,
                                     enum mesh_region_kind kind, int tag)
 {
-	struct mesh_region *r = realloc(m->regions, (size_t)(m->nregions + 1) * sizeof *r);
+	struct mesh_region *r = mem_realloc(m->regions, (size_t)(m->nregions + 1) * sizeof *r);
 	size_t len = strlen(name);
 
 	if (!r)
@@ -200,7 +201,7 @@ struct mesh_region *mesh_add_region(struct mesh *m, const char *name,
 	m->regions = r;
 	r += m->nregions;
 	memset(r, 0, sizeof *r);
-	r->name = malloc(len + 1);
+	r->name = mem_alloc(len + 1);
 	if (!r->name)
 		return NULL;
 	memcpy(r->name, name, len + 1);
@@ -218,7 +219,7 @@ int mesh_region_finish(const struct mesh *m, struct mesh_region *r)
 	switch (r->kind) {
 	case MESH_REGION_CELLS:
 		r->n = mesh_sort_unique(r->cell, r->n);
-		r->nodes = malloc((size_t)(r->n ? r->n : 1) * m->nv * sizeof *r->nodes);
+		r->nodes = mem_alloc((size_t)(r->n ? r->n : 1) * m->nv * sizeof *r->nodes);
 		if (!r->nodes)
 			return -1;
 		for (long i = 0; i < r->n; i++)
@@ -226,8 +227,8 @@ int mesh_region_finish(const struct mesh *m, struct mesh_region *r)
 				r->nodes[cnt++] = m->cells[r->cell[i] * m->nv + k];
 		break;
 	case MESH_REGION_FACETS:
-		r->fnodes = malloc((size_t)(r->n ? r->n : 1) * r->fnv * sizeof *r->fnodes);
-		r->nodes = malloc((size_t)(r->n ? r->n : 1) * r->fnv * sizeof *r->nodes);
+		r->fnodes = mem_alloc((size_t)(r->n ? r->n : 1) * r->fnv * sizeof *r->fnodes);
+		r->nodes = mem_alloc((size_t)(r->n ? r->n : 1) * r->fnv * sizeof *r->nodes);
 		if (!r->fnodes || !r->nodes)
 			return -1;
 		for (long i = 0; i < r->n; i++) {
@@ -294,7 +295,7 @@ static int box_regions(struct mesh *m, const char *const *names, const double *l
                        const double *hi)
 {
 	int nf = mesh_cell_nfacets(m->type), fnv = mesh_cell_facet_nv(m->type), d = m->dim;
-	unsigned char *bits = malloc((size_t)m->nnodes);
+	unsigned char *bits = mem_alloc((size_t)m->nnodes);
 	long count[6] = { 0, 0, 0, 0, 0, 0 };
 	struct mesh_region *r[6];
 	int rc = -1;
@@ -332,8 +333,8 @@ static int box_regions(struct mesh *m, const char *const *names, const double *l
 			r[side] = mesh_add_region(m, names[side], MESH_REGION_FACETS, 0);
 			if (!r[side])
 				goto out;
-			r[side]->cell = malloc((size_t)(count[side] ? count[side] : 1) * sizeof *r[side]->cell);
-			r[side]->facet = malloc((size_t)(count[side] ? count[side] : 1) * sizeof *r[side]->facet);
+			r[side]->cell = mem_alloc((size_t)(count[side] ? count[side] : 1) * sizeof *r[side]->cell);
+			r[side]->facet = mem_alloc((size_t)(count[side] ? count[side] : 1) * sizeof *r[side]->facet);
 			if (!r[side]->cell || !r[side]->facet)
 				goto out;
 		}
@@ -798,7 +799,7 @@ static long bucket_of(const struct mesh_locator *L, int d, const double *p, int 
 
 static int build_locator(struct mesh *m)
 {
-	struct mesh_locator *L = calloc(1, sizeof *L);
+	struct mesh_locator *L = mem_calloc(1, sizeof *L);
 	int d = m->dim;
 	double hi[3], vol = 1, h;
 	long nb = 1;
@@ -835,7 +836,7 @@ static int build_locator(struct mesh *m)
 			nb *= L->nb[k];
 		}
 	}
-	L->start = calloc((size_t)nb + 1, sizeof *L->start);
+	L->start = mem_calloc((size_t)nb + 1, sizeof *L->start);
 	if (!L->start)
 		goto oom;
 	/* Two passes over the cells' bounding boxes: count, then fill. */
@@ -865,7 +866,7 @@ static int build_locator(struct mesh *m)
 		if (!pass) {
 			for (long b = 0; b < nb; b++)
 				L->start[b + 1] += L->start[b];
-			L->cell = malloc((size_t)(L->start[nb] ? L->start[nb] : 1) * sizeof *L->cell);
+			L->cell = mem_alloc((size_t)(L->start[nb] ? L->start[nb] : 1) * sizeof *L->cell);
 			if (!L->cell)
 				goto oom;
 			/* Refill from the starts: start[b + 1] runs from start[b]. */

@@ -25,6 +25,7 @@
 #include "mesh.h"
 #include "mesh_impl.h"
 #include "outfile.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -229,7 +230,7 @@ static int grow(void **p, long *cap, long need, size_t size)
 		return 0;
 	while (c < need)
 		c *= 2;
-	q = realloc(*p, (size_t)c * size);
+	q = mem_realloc(*p, (size_t)c * size);
 	if (!q)
 		return -1;
 	*p = q;
@@ -364,7 +365,7 @@ static int read_names(struct gm *g)
 	g->names_line = r->line;
 	if (record(r, 1, "the number of physical names") || count(r, 0, "the number of physical names", &n))
 		return -1;
-	g->group = calloc((size_t)(n ? n : 1), sizeof *g->group);
+	g->group = mem_calloc((size_t)(n ? n : 1), sizeof *g->group);
 	if (!g->group)
 		return oom(r);
 	for (long i = 0; i < n; i++) {
@@ -390,7 +391,7 @@ static int read_names(struct gm *g)
 				return fail(r, "two physical groups have the same name (lines %ld and %ld)",
 				            g->group[j].line, r->line);
 		}
-		gr->name = malloc((size_t)(e - q));
+		gr->name = mem_alloc((size_t)(e - q));
 		if (!gr->name)
 			return oom(r);
 		memcpy(gr->name, q + 1, (size_t)(e - q - 1));
@@ -467,12 +468,12 @@ static int add_node(struct gm *g, long tag, const double *x, long line, long *ca
 		return oom(&g->r);
 	/* The parallel arrays follow ntag's capacity. */
 	{
-		double *nx = realloc(g->nx, (size_t)*cap * 3 * sizeof *nx);
+		double *nx = mem_realloc(g->nx, (size_t)*cap * 3 * sizeof *nx);
 		long *nl;
 		if (!nx)
 			return oom(&g->r);
 		g->nx = nx;
-		nl = realloc(g->nline, (size_t)*cap * sizeof *nl);
+		nl = mem_realloc(g->nline, (size_t)*cap * sizeof *nl);
 		if (!nl)
 			return oom(&g->r);
 		g->nline = nl;
@@ -721,9 +722,9 @@ static int facet_map_build(struct facet_map *fm, const struct mesh *m)
 	fm->cap = 16;
 	while (fm->cap < 2 * (size_t)m->ncells * (size_t)nf)
 		fm->cap *= 2;
-	fm->key = malloc(fm->cap * (size_t)fm->fnv * sizeof *fm->key);
-	fm->cell = malloc(fm->cap * sizeof *fm->cell);
-	fm->f = malloc(fm->cap * sizeof *fm->f);
+	fm->key = mem_alloc(fm->cap * (size_t)fm->fnv * sizeof *fm->key);
+	fm->cell = mem_alloc(fm->cap * sizeof *fm->cell);
+	fm->f = mem_alloc(fm->cap * sizeof *fm->f);
 	if (!fm->key || !fm->cell || !fm->f)
 		return -1;
 	for (size_t i = 0; i < fm->cap; i++)
@@ -806,7 +807,7 @@ static int group_of(struct gm *g, int d, long t, int *idx)
 			return 0;
 		}
 	{
-		struct group *gr = realloc(g->group, (size_t)(g->ngroup + 1) * sizeof *gr);
+		struct group *gr = mem_realloc(g->group, (size_t)(g->ngroup + 1) * sizeof *gr);
 		if (!gr)
 			return -1;
 		g->group = gr;
@@ -814,7 +815,7 @@ static int group_of(struct gm *g, int d, long t, int *idx)
 		gr->dim = d;
 		gr->tag = (int)t;
 		gr->line = 0;
-		gr->name = malloc(24);
+		gr->name = mem_alloc(24);
 		if (!gr->name)
 			return -1;
 		snprintf(gr->name, 24, "%ld", t);
@@ -850,8 +851,8 @@ static int cmp_elem(const void *a, const void *b)
 static long *repeats(struct gm *g)
 {
 	long n = g->nelem;
-	long *dup = malloc((size_t)(n ? n : 1) * sizeof *dup), *order = malloc((size_t)(n ? n : 1) * sizeof *order);
-	long *key = malloc((size_t)(g->npool ? g->npool : 1) * sizeof *key);
+	long *dup = mem_alloc((size_t)(n ? n : 1) * sizeof *dup), *order = mem_alloc((size_t)(n ? n : 1) * sizeof *order);
+	long *key = mem_alloc((size_t)(g->npool ? g->npool : 1) * sizeof *key);
 	if (!dup || !order || !key) {
 		free(dup);
 		free(order);
@@ -908,7 +909,7 @@ static struct mesh *build(struct gm *g)
 			ncell++;
 		}
 	/* Tags to indices; a tag twice is an error. */
-	sorted = malloc((size_t)(g->nnodes ? g->nnodes : 1) * 2 * sizeof *sorted);
+	sorted = mem_alloc((size_t)(g->nnodes ? g->nnodes : 1) * 2 * sizeof *sorted);
 	if (!sorted)
 		goto oom;
 	for (long i = 0; i < g->nnodes; i++) {
@@ -939,7 +940,7 @@ static struct mesh *build(struct gm *g)
 	 * matrix that is not positive definite; it is dropped, and the others
 	 * keep their order.  An element of a physical group that touches one
 	 * is an error: its region would reach outside the body. */
-	renum = malloc((size_t)(g->nnodes ? g->nnodes : 1) * sizeof *renum);
+	renum = mem_alloc((size_t)(g->nnodes ? g->nnodes : 1) * sizeof *renum);
 	if (!renum)
 		goto oom;
 	for (long i = 0; i < g->nnodes; i++)
@@ -983,7 +984,7 @@ static struct mesh *build(struct gm *g)
 			}
 	}
 	dup = repeats(g);
-	cellidx = malloc((size_t)(g->nelem ? g->nelem : 1) * sizeof *cellidx);
+	cellidx = mem_alloc((size_t)(g->nelem ? g->nelem : 1) * sizeof *cellidx);
 	if (!dup || !cellidx)
 		goto oom;
 	ncell = 0;
@@ -1022,8 +1023,8 @@ static struct mesh *build(struct gm *g)
 			if (group_of(g, g->elem[p].dim, g->phys[g->elem[p].phys + j], &idx))
 				goto oom;
 		}
-	used = calloc((size_t)(g->ngroup ? g->ngroup : 1), sizeof *used);
-	mark = calloc((size_t)(g->nelem ? g->nelem : 1), sizeof *mark);
+	used = mem_calloc((size_t)(g->ngroup ? g->ngroup : 1), sizeof *used);
+	mark = mem_calloc((size_t)(g->nelem ? g->nelem : 1), sizeof *mark);
 	if (!used || !mark)
 		goto oom;
 	for (long p = 0; p < g->nelem; p++)
@@ -1051,12 +1052,12 @@ static struct mesh *build(struct gm *g)
 		if (!reg)
 			goto oom;
 		if (kind == MESH_REGION_NODES) {
-			reg->nodes = malloc((size_t)used[gi] * 8 * sizeof *reg->nodes);
+			reg->nodes = mem_alloc((size_t)used[gi] * 8 * sizeof *reg->nodes);
 			if (!reg->nodes)
 				goto oom;
 		} else {
-			reg->cell = malloc((size_t)used[gi] * sizeof *reg->cell);
-			reg->facet = malloc((size_t)used[gi] * sizeof *reg->facet);
+			reg->cell = mem_alloc((size_t)used[gi] * sizeof *reg->cell);
+			reg->facet = mem_alloc((size_t)used[gi] * sizeof *reg->facet);
 			if (!reg->cell || !reg->facet)
 				goto oom;
 		}
@@ -1201,7 +1202,7 @@ struct mesh *mesh_read_gmsh(const char *path, char *err, size_t errlen)
 		close(fd);
 		return NULL;
 	}
-	g.r.buf = malloc((size_t)st.st_size + 1);
+	g.r.buf = mem_alloc((size_t)st.st_size + 1);
 	if (!g.r.buf) {
 		mesh_errf(err, errlen, "out of memory reading '%s'", name);
 		close(fd);

@@ -26,6 +26,7 @@
 #include "newton.h"
 #include "stage.h"
 #include "varmass.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -75,10 +76,10 @@ static int colour(struct mpv *s)
 	const struct jacobian *J = s->J;
 	int n = s->pb->n;
 	size_t ne = 0;
-	ptrdiff_t *u = malloc((J->nkin + 1) * sizeof *u);
-	size_t *rptr = calloc((size_t)n + 2, sizeof *rptr), *cp = calloc((size_t)n + 2, sizeof *cp);
-	int *rcol = NULL, *crow = NULL, *mark = malloc(((size_t)n + 1) * sizeof *mark);
-	s->color = malloc(((size_t)n + 1) * sizeof *s->color);
+	ptrdiff_t *u = mem_alloc((J->nkin + 1) * sizeof *u);
+	size_t *rptr = mem_calloc((size_t)n + 2, sizeof *rptr), *cp = mem_calloc((size_t)n + 2, sizeof *cp);
+	int *rcol = NULL, *crow = NULL, *mark = mem_alloc(((size_t)n + 1) * sizeof *mark);
+	s->color = mem_alloc(((size_t)n + 1) * sizeof *s->color);
 	int rc = -1;
 	if (!u || !rptr || !cp || !mark || !s->color)
 		goto out;
@@ -92,8 +93,8 @@ static int colour(struct mpv *s)
 			u[m++] = u[q];
 	ne = m;
 	/* the entries by row (their columns) and by column (their rows) */
-	rcol = malloc((ne + 1) * sizeof *rcol);
-	crow = malloc((ne + 1) * sizeof *crow);
+	rcol = mem_alloc((ne + 1) * sizeof *rcol);
+	crow = mem_alloc((ne + 1) * sizeof *crow);
 	if (!rcol || !crow)
 		goto out;
 	for (size_t q = 0; q < ne; q++) {
@@ -128,8 +129,8 @@ static int colour(struct mpv *s)
 		if (c == s->ncolor)
 			s->ncolor++;
 	}
-	s->cptr = calloc((size_t)s->ncolor + 2, sizeof *s->cptr);
-	s->slot = malloc((ne + 1) * sizeof *s->slot);
+	s->cptr = mem_calloc((size_t)s->ncolor + 2, sizeof *s->cptr);
+	s->slot = mem_alloc((ne + 1) * sizeof *s->slot);
 	if (!s->cptr || !s->slot)
 		goto out;
 	for (size_t q = 0; q < ne; q++)
@@ -151,7 +152,7 @@ out:
 
 struct mpv *mpv_alloc(struct rt_problem *pb, const struct nl_options *opt)
 {
-	struct mpv *s = calloc(1, sizeof *s);
+	struct mpv *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->pb = pb;

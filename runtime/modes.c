@@ -14,6 +14,7 @@
 #include "la.h"
 #include "problem.h"
 #include "nlstep.h"
+#include "mem.h"
 
 #include <float.h>
 #include <math.h>
@@ -30,7 +31,7 @@ static int project_constraints(struct rt_problem *pb, const struct ir_model *m, 
 {
 	int n = pb->n, nc = pb->nc;
 	size_t nn = (size_t)n * (size_t)n;
-	double *buf = calloc(3 * nn + 8 * (size_t)n + 2 * (size_t)nc + 1, sizeof(double));
+	double *buf = mem_calloc(3 * nn + 8 * (size_t)n + 2 * (size_t)nc + 1, sizeof(double));
 	struct nl_common c;
 	memset(&c, 0, sizeof c);
 	if (!buf || nl_common_alloc(&c, pb)) {
@@ -123,7 +124,7 @@ static int modes_large(struct rt_problem *pb, int k, double *w2, double *phi, st
 	if (nc) {
 		/* the multipliers at the initial state (sparse saddle point) */
 		struct nl_common c;
-		buf = calloc(4 * (size_t)n + (size_t)nc + 1, sizeof(double));
+		buf = mem_calloc(4 * (size_t)n + (size_t)nc + 1, sizeof(double));
 		if (!buf || nl_common_alloc(&c, pb)) {
 			free(buf);
 			nl_common_free(&c);
@@ -140,10 +141,10 @@ static int modes_large(struct rt_problem *pb, int k, double *w2, double *phi, st
 	}
 	size_t nk = pb->Km.nx, nm = pb->Mm.nx;
 	size_t ne = nk + nm + (size_t)(nc ? m->nhess : 0) + 2 * (size_t)ng;
-	int *row = malloc(sizeof(int) * (ne + 1)), *col = malloc(sizeof(int) * (ne + 1));
-	int *mr = malloc(sizeof(int) * (nm + 1)), *mc = malloc(sizeof(int) * (nm + 1));
-	double *val = malloc(sizeof(double) * (ne + 1));
-	struct shift_op op = { &pb->Mm, NULL, n, nt, calloc((size_t)nt + 1, sizeof(double)) };
+	int *row = mem_alloc(sizeof(int) * (ne + 1)), *col = mem_alloc(sizeof(int) * (ne + 1));
+	int *mr = mem_alloc(sizeof(int) * (nm + 1)), *mc = mem_alloc(sizeof(int) * (nm + 1));
+	double *val = mem_alloc(sizeof(double) * (ne + 1));
+	struct shift_op op = { &pb->Mm, NULL, n, nt, mem_calloc((size_t)nt + 1, sizeof(double)) };
 	struct la_mat S;
 	memset(&S, 0, sizeof S);
 	if (!row || !col || !mr || !mc || !val || !op.b) {
@@ -249,8 +250,8 @@ static int linearised_at(struct rt_problem *pb, const struct ir_model *m, double
 	memcpy(u, m->u0, sizeof(double) * (size_t)n);
 	if (!m->init_equilibrium || pb->nc || m->contact.n)
 		return 0;
-	double *v = calloc((size_t)n + 1, sizeof(double)), *a = calloc((size_t)n + 1, sizeof(double));
-	double *z = calloc((size_t)nz + 1, sizeof(double)), *zd = calloc((size_t)nz + 1, sizeof(double));
+	double *v = mem_calloc((size_t)n + 1, sizeof(double)), *a = mem_calloc((size_t)n + 1, sizeof(double));
+	double *z = mem_calloc((size_t)nz + 1, sizeof(double)), *zd = mem_calloc((size_t)nz + 1, sizeof(double));
 	int rc = -1;
 	if (!v || !a || !z || !zd) {
 		snprintf(err->msg, sizeof err->msg, "out of memory");
@@ -326,14 +327,14 @@ static int modes_compute(const struct ir_model *m, int kmax, double *w2, double 
 		problem_free(&pb);
 		return -1;
 	}
-	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double));
-	double *K = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	double *M = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	double *Z = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	double *q = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	double *full = phi && kmax > 0 && kmax < n ? calloc((size_t)n * (size_t)n + 1, sizeof(double)) : NULL;
+	double *J = mem_calloc((size_t)N * (size_t)N + 1, sizeof(double));
+	double *K = mem_calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double *M = mem_calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double *Z = mem_calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double *q = mem_calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double *full = phi && kmax > 0 && kmax < n ? mem_calloc((size_t)n * (size_t)n + 1, sizeof(double)) : NULL;
 	double *out = full ? full : phi;
-	double *u = calloc((size_t)n + 1, sizeof(double));
+	double *u = mem_calloc((size_t)n + 1, sizeof(double));
 	int rc = -1;
 	if ((phi && kmax > 0 && kmax < n && !full) || !u) {
 		snprintf(err->msg, sizeof err->msg, "out of memory");
@@ -394,7 +395,7 @@ int rt_modal_mass(const struct ir_model *m, int k, const double *phi, const doub
 		return -1;
 	}
 	int n = pb.n, rc = -1;
-	double *Md = calloc((size_t)n + 1, sizeof(double)), *u = calloc((size_t)n + 1, sizeof(double));
+	double *Md = mem_calloc((size_t)n + 1, sizeof(double)), *u = mem_calloc((size_t)n + 1, sizeof(double));
 	if (!Md || !u) {
 		snprintf(err->msg, sizeof err->msg, "out of memory");
 	} else if (pb.varmass && linearised_at(&pb, m, u, err)) {

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "mtx.h"
 #include "outfile.h"
+#include "mem.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -369,12 +370,12 @@ static int take(const char *path, cholmod_sparse *A, const struct header *h, str
 	a->ncol = (int)A->ncol;
 	a->symmetric = h->symmetric;
 	a->pattern = h->pattern;
-	a->colptr = malloc(sizeof *a->colptr * ((size_t)a->ncol + 1));
+	a->colptr = mem_alloc(sizeof *a->colptr * ((size_t)a->ncol + 1));
 	a->nnz = 0;
 	for (int j = 0; j < a->ncol; j++)
 		a->nnz += A->packed ? p[j + 1] - p[j] : nz[j];
-	a->rowind = malloc(sizeof *a->rowind * ((size_t)a->nnz + 1));
-	a->val = malloc(sizeof *a->val * ((size_t)a->nnz + 1));
+	a->rowind = mem_alloc(sizeof *a->rowind * ((size_t)a->nnz + 1));
+	a->val = mem_alloc(sizeof *a->val * ((size_t)a->nnz + 1));
 	if (!a->colptr || !a->rowind || !a->val) {
 		set_err(err, errlen, "'%s': out of memory for %ld entries", path, a->nnz);
 		return -1;
@@ -485,7 +486,7 @@ int mtx_read(const char *path, struct mtx_csc *a, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
-	s = malloc(sizeof *s);
+	s = mem_alloc(sizeof *s);
 	if (!s) {
 		set_err(err, errlen, "'%s': out of memory", path);
 		fclose(f);

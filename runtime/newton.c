@@ -7,6 +7,7 @@
 
 #include "newton.h"
 #include "la.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,14 +28,14 @@ struct newton {
 
 static struct newton *alloc_vectors(int N)
 {
-	struct newton *nw = calloc(1, sizeof *nw);
+	struct newton *nw = mem_calloc(1, sizeof *nw);
 	if (!nw)
 		return NULL;
 	nw->N = N;
-	nw->r = malloc(sizeof(double) * ((size_t)N + 1));
-	nw->dx = malloc(sizeof(double) * ((size_t)N + 1));
-	nw->xt = malloc(sizeof(double) * ((size_t)N + 1));
-	nw->rt = malloc(sizeof(double) * ((size_t)N + 1));
+	nw->r = mem_alloc(sizeof(double) * ((size_t)N + 1));
+	nw->dx = mem_alloc(sizeof(double) * ((size_t)N + 1));
+	nw->xt = mem_alloc(sizeof(double) * ((size_t)N + 1));
+	nw->rt = mem_alloc(sizeof(double) * ((size_t)N + 1));
 	if (!nw->r || !nw->dx || !nw->xt || !nw->rt) {
 		newton_free(nw);
 		return NULL;
@@ -47,7 +48,7 @@ struct newton *newton_alloc(int N)
 	struct newton *nw = alloc_vectors(N);
 	if (!nw)
 		return NULL;
-	nw->J = malloc(sizeof(double) * (size_t)N * (size_t)N);
+	nw->J = mem_alloc(sizeof(double) * (size_t)N * (size_t)N);
 	nw->f = la_factor_alloc(N, LA_DENSE_GENERAL, 0, 0);
 	if (!nw->J || !nw->f) {
 		newton_free(nw);
@@ -78,8 +79,8 @@ struct newton *newton_alloc_mat(struct la_mat *A, enum la_backend backend, int s
 	nw->backend = backend;
 	if (spd) {
 		/* Cholesky needs a symmetric pattern: the transpose of each slot */
-		int *row = malloc((A->nx + 1) * sizeof *row), *col = malloc((A->nx + 1) * sizeof *col);
-		nw->tslot = malloc((A->nx + 1) * sizeof *nw->tslot);
+		int *row = mem_alloc((A->nx + 1) * sizeof *row), *col = mem_alloc((A->nx + 1) * sizeof *col);
+		nw->tslot = mem_alloc((A->nx + 1) * sizeof *nw->tslot);
 		if (!row || !col || !nw->tslot) {
 			free(row);
 			free(col);

@@ -6,6 +6,7 @@
 #include "varmass.h"
 #include "stage.h"
 #include "la.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -41,9 +42,9 @@ static int saddle_alloc(struct nl_common *c)
 	const double *gv;
 	int ng = problem_constraint_grad(pb, &gk, &gi, &gv, NULL);
 	size_t nm = pb->Mm.nx, ne = nm + 2 * (size_t)ng;
-	int *row = malloc(sizeof(int) * (ne + 1)), *col = malloc(sizeof(int) * (ne + 1));
-	double *val = calloc(ne + 1, sizeof(double));
-	c->gslot = malloc(sizeof(size_t) * (2 * (size_t)ng + 1));
+	int *row = mem_alloc(sizeof(int) * (ne + 1)), *col = mem_alloc(sizeof(int) * (ne + 1));
+	double *val = mem_calloc(ne + 1, sizeof(double));
+	c->gslot = mem_alloc(sizeof(size_t) * (2 * (size_t)ng + 1));
 	int rc = -1;
 	if (row && col && val && c->gslot) {
 		la_mat_pattern(&pb->Mm, row, col);
@@ -109,7 +110,7 @@ static int dry_alloc(struct nl_common *c)
 		nf += pb->sigma_u[i] > 0;
 	if (nf == 0)
 		return 0;
-	if (!(c->fdof = malloc(sizeof(int) * (size_t)nf)))
+	if (!(c->fdof = mem_alloc(sizeof(int) * (size_t)nf)))
 		return -1;
 	nf = 0;
 	for (int i = 0; i < n; i++)
@@ -120,9 +121,9 @@ static int dry_alloc(struct nl_common *c)
 		/* the columns of [M Gᵀ; G 0]⁻¹ at the dofs at rest, made at
 		 * each call (G follows the configuration): dry_constrained */
 		size_t nt = (size_t)(n + pb->nc);
-		if (!(c->fcol = calloc(nt * (size_t)nf, sizeof(double))) ||
-		    !(c->fW = malloc(sizeof(double) * (size_t)nf * (size_t)nf)) ||
-		    !(c->flam = malloc(sizeof(double) * (size_t)nf)) || !(c->fb = malloc(sizeof(double) * (size_t)nf)))
+		if (!(c->fcol = mem_calloc(nt * (size_t)nf, sizeof(double))) ||
+		    !(c->fW = mem_alloc(sizeof(double) * (size_t)nf * (size_t)nf)) ||
+		    !(c->flam = mem_alloc(sizeof(double) * (size_t)nf)) || !(c->fb = mem_alloc(sizeof(double) * (size_t)nf)))
 			return -1;
 		return 0;
 	}
@@ -136,9 +137,9 @@ static int dry_alloc(struct nl_common *c)
 		diag = n == 1;
 	if (diag || nf > NL_DRY_COLUMNS)
 		return 0;
-	if (!(c->fcol = calloc((size_t)n * (size_t)nf, sizeof(double))) ||
-	    !(c->fW = malloc(sizeof(double) * (size_t)nf * (size_t)nf)) ||
-	    !(c->flam = malloc(sizeof(double) * (size_t)nf)) || !(c->fb = malloc(sizeof(double) * (size_t)nf)))
+	if (!(c->fcol = mem_calloc((size_t)n * (size_t)nf, sizeof(double))) ||
+	    !(c->fW = mem_alloc(sizeof(double) * (size_t)nf * (size_t)nf)) ||
+	    !(c->flam = mem_alloc(sizeof(double) * (size_t)nf)) || !(c->fb = mem_alloc(sizeof(double) * (size_t)nf)))
 		return -1;
 	for (int k = 0; k < nf; k++) {
 		double *x = c->fcol + (size_t)k * n;
@@ -256,12 +257,12 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 	memset(c, 0, sizeof *c);
 	c->pb = pb;
 	size_t N = (size_t)pb->N + 1, n = (size_t)pb->n;
-	c->f0 = calloc(N, sizeof(double));
-	c->f1 = calloc(N, sizeof(double));
-	c->fm = calloc(N, sizeof(double));
-	c->g = calloc(N, sizeof(double));
-	c->gu = calloc(N, sizeof(double));
-	c->Ma = calloc(n + 1, sizeof(double));
+	c->f0 = mem_calloc(N, sizeof(double));
+	c->f1 = mem_calloc(N, sizeof(double));
+	c->fm = mem_calloc(N, sizeof(double));
+	c->g = mem_calloc(N, sizeof(double));
+	c->gu = mem_calloc(N, sizeof(double));
+	c->Ma = mem_calloc(n + 1, sizeof(double));
 	if (!c->f0 || !c->f1 || !c->fm || !c->g || !c->gu || !c->Ma)
 		return -1;
 	/* A constant mass was factored once by problem_init's check (pb->Mf,
@@ -269,7 +270,7 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 	 * configuration on the matrix layer (pb->vm); the dense copy is for
 	 * the schemes that step it dense (pb->M: problem_dense). */
 	if (pb->varmass && pb->M) {
-		c->Mu = calloc(n * n + 1, sizeof(double));
+		c->Mu = mem_calloc(n * n + 1, sizeof(double));
 		c->mf = la_factor_alloc(pb->n, LA_DENSE_SPD, 0, 0);
 		if (!c->Mu || !c->mf)
 			return -1;
@@ -278,16 +279,16 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 		return -1;
 	if (pb->nc) {
 		size_t nt = (size_t)(pb->n + pb->nc);
-		c->rhs = calloc(nt, sizeof(double));
-		c->ct = calloc((size_t)pb->nc, sizeof(double));
-		c->ctt = calloc((size_t)pb->nc, sizeof(double));
+		c->rhs = mem_calloc(nt, sizeof(double));
+		c->ct = mem_calloc((size_t)pb->nc, sizeof(double));
+		c->ctt = mem_calloc((size_t)pb->nc, sizeof(double));
 		if (!c->rhs || !c->ct || !c->ctt)
 			return -1;
 		if (nt > LA_SMALL_N && !pb->varmass)
 			return saddle_alloc(c);
 		c->sf = la_factor_alloc((int)nt, LA_DENSE_GENERAL, 0, 0);
-		c->S = calloc(nt * nt, sizeof(double));
-		c->Gd = calloc((size_t)pb->nc * n + 1, sizeof(double));
+		c->S = mem_calloc(nt * nt, sizeof(double));
+		c->Gd = mem_calloc((size_t)pb->nc * n + 1, sizeof(double));
 		if (!c->sf || !c->S || !c->Gd)
 			return -1;
 	}
@@ -461,8 +462,8 @@ void nl_resting_acceleration(struct nl_common *c, struct rt_state *s)
 	int n = pb->n, nk = m->contact.n;
 	if (nk == 0 || m->contact.friction || pb->varmass || pb->nc || !pb->Mf)
 		return;
-	double *phi = calloc((size_t)nk + 1, sizeof *phi), *q = NULL, *W = NULL, *lam = NULL, *col = NULL;
-	int *act = calloc((size_t)nk + 1, sizeof *act), na = 0;
+	double *phi = mem_calloc((size_t)nk + 1, sizeof *phi), *q = NULL, *W = NULL, *lam = NULL, *col = NULL;
+	int *act = mem_calloc((size_t)nk + 1, sizeof *act), na = 0;
 	const int *gk, *gi;
 	const double *gv;
 	if (!phi || !act)
@@ -471,8 +472,8 @@ void nl_resting_acceleration(struct nl_common *c, struct rt_state *s)
 	int ng = problem_contact_grad(pb, &gk, &gi, &gv);
 	/* on the obstacle and not leaving it, to rounding of the gap's and
 	 * its rate's terms */
-	double *size = calloc((size_t)nk + 1, sizeof *size), *rate = calloc((size_t)nk + 1, sizeof *rate),
-	       *rsize = calloc((size_t)nk + 1, sizeof *rsize), *ga = calloc((size_t)nk + 1, sizeof *ga);
+	double *size = mem_calloc((size_t)nk + 1, sizeof *size), *rate = mem_calloc((size_t)nk + 1, sizeof *rate),
+	       *rsize = mem_calloc((size_t)nk + 1, sizeof *rsize), *ga = mem_calloc((size_t)nk + 1, sizeof *ga);
 	if (!size || !rate || !rsize || !ga) {
 		free(size), free(rate), free(rsize), free(ga);
 		goto out;
@@ -496,10 +497,10 @@ void nl_resting_acceleration(struct nl_common *c, struct rt_state *s)
 		free(ga);
 		goto out;
 	}
-	q = calloc((size_t)na, sizeof *q);
-	W = calloc((size_t)na * (size_t)na, sizeof *W);
-	lam = calloc((size_t)na, sizeof *lam);
-	col = calloc((size_t)n + 1, sizeof *col);
+	q = mem_calloc((size_t)na, sizeof *q);
+	W = mem_calloc((size_t)na * (size_t)na, sizeof *W);
+	lam = mem_calloc((size_t)na, sizeof *lam);
+	col = mem_calloc((size_t)n + 1, sizeof *col);
 	if (!q || !W || !lam || !col) {
 		free(ga);
 		goto out;
@@ -576,7 +577,7 @@ int nl_vectors(size_t n, ...)
 	int rc = 0;
 	va_start(ap, n);
 	for (double **p; (p = va_arg(ap, double **)) != NULL;)
-		if (!(*p = calloc(n + 1, sizeof(double))))
+		if (!(*p = mem_calloc(n + 1, sizeof(double))))
 			rc = -1;
 	va_end(ap);
 	return rc;

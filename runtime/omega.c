@@ -16,6 +16,7 @@
 #include "omega.h"
 #include "jacobian.h"
 #include "nlstep.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ static void start_vector(int n, double *x)
 
 struct omega *omega_alloc(struct rt_problem *pb)
 {
-	struct omega *o = calloc(1, sizeof *o);
+	struct omega *o = mem_calloc(1, sizeof *o);
 	if (!o)
 		return NULL;
 	o->pb = pb;

@@ -7,6 +7,7 @@
 
 #include "la_impl.h"
 #include "part.h"
+#include "mem.h"
 
 void rt_part_free(struct rt_part *p)
 {
@@ -81,13 +82,13 @@ int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank)
 		goto oom;
 	if (K->kind == LA_MAT_DENSE)
 		la_entries_in_band(K, row, col);
-	p->count = malloc(sizeof(int) * (size_t)P);
-	p->displ = malloc(sizeof(int) * (size_t)P);
-	p->scount = calloc((size_t)P, sizeof(int));
-	p->sdispl = calloc((size_t)P, sizeof(int));
-	p->rcount = calloc((size_t)P, sizeof(int));
-	p->rdispl = calloc((size_t)P, sizeof(int));
-	per = calloc((size_t)n + 1, sizeof(int));
+	p->count = mem_alloc(sizeof(int) * (size_t)P);
+	p->displ = mem_alloc(sizeof(int) * (size_t)P);
+	p->scount = mem_calloc((size_t)P, sizeof(int));
+	p->sdispl = mem_calloc((size_t)P, sizeof(int));
+	p->rcount = mem_calloc((size_t)P, sizeof(int));
+	p->rdispl = mem_calloc((size_t)P, sizeof(int));
+	per = mem_calloc((size_t)n + 1, sizeof(int));
 	if (!p->count || !p->displ || !p->scount || !p->sdispl || !p->rcount || !p->rdispl || !per)
 		goto oom;
 	for (size_t e = 0; e < K->nx; e++)
@@ -99,14 +100,14 @@ int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank)
 	int r0 = p->r0, no = p->r1 - p->r0;
 	/* the owned columns, compressed: counts, offsets, then the rows,
 	 * sorted within each column */
-	p->kp = calloc((size_t)no + 1, sizeof(int));
+	p->kp = mem_calloc((size_t)no + 1, sizeof(int));
 	if (!p->kp)
 		goto oom;
 	for (int j = 0; j < no; j++)
 		p->kp[j + 1] = p->kp[j] + per[r0 + j];
 	size_t nnz = (size_t)p->kp[no];
-	p->ki = malloc(sizeof(int) * (nnz + 1));
-	p->kx = malloc(sizeof(double) * (nnz + 1));
+	p->ki = mem_alloc(sizeof(int) * (nnz + 1));
+	p->kx = mem_alloc(sizeof(double) * (nnz + 1));
 	if (!p->ki || !p->kx)
 		goto oom;
 	memcpy(per, p->kp, sizeof(int) * (size_t)no);   /* the next slot of each column */
@@ -131,7 +132,7 @@ int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank)
 	row = col = NULL;
 	/* received: the rows outside the block that its columns reach,
 	 * ascending, hence grouped by owner */
-	mark = calloc((size_t)n, 1);
+	mark = mem_calloc((size_t)n, 1);
 	if (!mark)
 		goto oom;
 	int nr = 0;
@@ -142,7 +143,7 @@ int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank)
 			nr++;
 		}
 	}
-	p->ridx = malloc(sizeof(int) * ((size_t)nr + 1));
+	p->ridx = mem_alloc(sizeof(int) * ((size_t)nr + 1));
 	if (!p->ridx)
 		goto oom;
 	nr = 0;
@@ -161,7 +162,7 @@ int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank)
 			for (int q = 1; q < P; q++)
 				p->sdispl[q] = p->sdispl[q - 1] + p->scount[q - 1];
 			ns = p->sdispl[P - 1] + p->scount[P - 1];
-			p->sidx = malloc(sizeof(int) * ((size_t)ns + 1));
+			p->sidx = mem_alloc(sizeof(int) * ((size_t)ns + 1));
 			if (!p->sidx)
 				goto oom;
 			memset(p->scount, 0, sizeof(int) * (size_t)P);
@@ -182,8 +183,8 @@ int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank)
 	p->nsend = ns;
 	for (int q = 1; q < P; q++)
 		p->rdispl[q] = p->rdispl[q - 1] + p->rcount[q - 1];
-	p->sbuf = malloc(sizeof(double) * ((size_t)ns + 1));
-	p->rbuf = malloc(sizeof(double) * ((size_t)nr + 1));
+	p->sbuf = mem_alloc(sizeof(double) * ((size_t)ns + 1));
+	p->rbuf = mem_alloc(sizeof(double) * ((size_t)nr + 1));
 	if (!p->sbuf || !p->rbuf)
 		goto oom;
 	free(per);
@@ -217,14 +218,14 @@ int rt_part_gather(struct rt_part *p, double *x)
 int rt_part_gather_plan(struct rt_part *p, const int *idx, int n)
 {
 	int P = p->P;
-	p->gidx = malloc(sizeof(int) * ((size_t)n + 1));
-	p->gown = malloc(sizeof(int) * ((size_t)n + 1));
-	p->gscount = calloc((size_t)P, sizeof(int));
-	p->gsdispl = calloc((size_t)P, sizeof(int));
-	p->grcount = calloc((size_t)P, sizeof(int));
-	p->grdispl = calloc((size_t)P, sizeof(int));
-	p->gsbuf = malloc(sizeof(double) * (3 * (size_t)n + 1));
-	p->grbuf = malloc(sizeof(double) * (3 * (size_t)n + 1));
+	p->gidx = mem_alloc(sizeof(int) * ((size_t)n + 1));
+	p->gown = mem_alloc(sizeof(int) * ((size_t)n + 1));
+	p->gscount = mem_calloc((size_t)P, sizeof(int));
+	p->gsdispl = mem_calloc((size_t)P, sizeof(int));
+	p->grcount = mem_calloc((size_t)P, sizeof(int));
+	p->grdispl = mem_calloc((size_t)P, sizeof(int));
+	p->gsbuf = mem_alloc(sizeof(double) * (3 * (size_t)n + 1));
+	p->grbuf = mem_alloc(sizeof(double) * (3 * (size_t)n + 1));
 	if (!p->gidx || !p->gown || !p->gscount || !p->gsdispl || !p->grcount || !p->grdispl || !p->gsbuf ||
 	    !p->grbuf)
 		return -1;

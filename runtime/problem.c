@@ -8,6 +8,7 @@
 #include "la.h"
 #include "varmass.h"
 #include "vm.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -39,7 +40,7 @@ static int check_symmetric(const struct la_mat *A, const char *what, struct ir_l
 	if (A->sym || !A->x)
 		return 0;
 	double scale = la_mat_maxabs(A);
-	int *row = malloc(sizeof(int) * (A->nx + 1)), *col = malloc(sizeof(int) * (A->nx + 1));
+	int *row = mem_alloc(sizeof(int) * (A->nx + 1)), *col = mem_alloc(sizeof(int) * (A->nx + 1));
 	if (!row || !col) {
 		free(row);
 		free(col);
@@ -162,13 +163,13 @@ int problem_dense(struct rt_problem *pb)
 		return 0;
 	size_t nn = (size_t)n * (size_t)n;
 	if (!pb->M) {
-		if (!(pb->Mbuf = malloc(sizeof(double) * (nn + 1))))
+		if (!(pb->Mbuf = mem_alloc(sizeof(double) * (nn + 1))))
 			return -1;
 		la_mat_to_dense(&pb->Mm, pb->Mbuf);
 		pb->M = pb->Mbuf;
 	}
 	if (!pb->K) {
-		if (!(pb->Kbuf = malloc(sizeof(double) * (nn + 1))))
+		if (!(pb->Kbuf = mem_alloc(sizeof(double) * (nn + 1))))
 			return -1;
 		la_mat_to_dense(&pb->Km, pb->Kbuf);
 		pb->K = pb->Kbuf;
@@ -194,8 +195,8 @@ static int modal_damping(struct rt_problem *pb, struct rt_error *err)
 		            "constant): the modes of model %s would change with its configuration (use rayleigh(a0, a1) "
 		            "or a dissipation)", m->name);
 	size_t nn = (size_t)n * (size_t)n, ncn = (size_t)nc * (size_t)n;
-	double *w = malloc(sizeof(double) * (size_t)n), *phi = malloc(sizeof(double) * nn);
-	double *mp = malloc(sizeof(double) * nn), *C = calloc(nn, sizeof(double));
+	double *w = mem_alloc(sizeof(double) * (size_t)n), *phi = mem_alloc(sizeof(double) * nn);
+	double *mp = mem_alloc(sizeof(double) * nn), *C = mem_calloc(nn, sizeof(double));
 	double *Z = NULL, *Kr = NULL, *Mr = NULL, *work = NULL;
 	int rc = 0;
 	if (!w || !phi || !mp || !C) {
@@ -203,10 +204,10 @@ static int modal_damping(struct rt_problem *pb, struct rt_error *err)
 		goto out;
 	}
 	if (nc > 0) {
-		Z = malloc(sizeof(double) * nn);
-		Kr = malloc(sizeof(double) * nn);
-		Mr = malloc(sizeof(double) * nn);
-		work = malloc(sizeof(double) * (nn + 2 * ncn + (size_t)n));
+		Z = mem_alloc(sizeof(double) * nn);
+		Kr = mem_alloc(sizeof(double) * nn);
+		Mr = mem_alloc(sizeof(double) * nn);
+		work = mem_alloc(sizeof(double) * (nn + 2 * ncn + (size_t)n));
 		if (!Z || !Kr || !Mr || !work) {
 			rc = fail(err, m->loc, "out of memory");
 			goto out;
@@ -274,8 +275,8 @@ static int check_quadratic(struct rt_problem *pb, struct rt_error *err)
 {
 	const struct ir_model *m = pb->ir;
 	int n = pb->n;
-	double *reg = calloc((size_t)m->kinetic_value->n + 1, sizeof(double));
-	double *u = calloc((size_t)n + 1, sizeof(double)), *v = calloc((size_t)n + 1, sizeof(double));
+	double *reg = mem_calloc((size_t)m->kinetic_value->n + 1, sizeof(double));
+	double *u = mem_calloc((size_t)n + 1, sizeof(double)), *v = mem_calloc((size_t)n + 1, sizeof(double));
 	int rc = 0;
 	if (!reg || !u || !v) {
 		rc = fail(err, m->loc, "out of memory");
@@ -305,7 +306,7 @@ out:
 
 static double *scratch(size_t n)
 {
-	return calloc(n + 1, sizeof(double));
+	return mem_calloc(n + 1, sizeof(double));
 }
 
 static int init(struct rt_problem *pb, const struct ir_model *m, int solver, struct ir_model *release,
@@ -370,7 +371,7 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 	pb->nload_pat = -1;
 	pb->reg_s = scratch(m->support ? (size_t)m->support->n : 0);
 	pb->md = scratch(m->support ? (size_t)n : 0);   /* M d: with a support only */
-	pb->hint = calloc((size_t)m->ntable + 1, sizeof(int));
+	pb->hint = mem_calloc((size_t)m->ntable + 1, sizeof(int));
 	pb->tmp = scratch((size_t)N);
 	if (m->potential) {
 		pb->reg_phi = scratch((size_t)m->potential->prog->n);
@@ -430,7 +431,7 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 	/* M(u) is evaluated and factored on the matrix layer (varmass.h),
 	 * checked positive definite at the initial state */
 	if (pb->varmass) {
-		if (!(pb->vm = calloc(1, sizeof *pb->vm)) || varmass_init(pb->vm, pb))
+		if (!(pb->vm = mem_calloc(1, sizeof *pb->vm)) || varmass_init(pb->vm, pb))
 			return fail(err, m->loc, "out of memory for the mass matrix (%d dofs)", n);
 		varmass_eval(pb->vm, pb, m->u0);
 		if (check_mass(pb, &pb->vm->A, m->kinetic->loc, err))
@@ -552,7 +553,7 @@ int problem_load_pattern(struct rt_problem *pb, const int **idx)
 					np++;
 				}
 			}
-			if (pass == 0 && !(pb->load_pat = malloc(sizeof(int) * ((size_t)np + 1))))
+			if (pass == 0 && !(pb->load_pat = mem_alloc(sizeof(int) * ((size_t)np + 1))))
 				return -1;
 		}
 		pb->nload_pat = np;

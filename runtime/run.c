@@ -20,6 +20,7 @@
 #include "fmt.h"
 #include "outfile.h"
 #include "part.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -61,8 +62,8 @@ static int check_constraints_sparse(struct rt_problem *pb, double t0, const stru
                                     const struct ir_loc *loc, struct rt_error *err)
 {
 	int nc = pb->nc;
-	double *c = calloc((size_t)nc, sizeof(double)), *ct = calloc((size_t)nc, sizeof(double));
-	double *ctt = calloc((size_t)nc, sizeof(double)), *acc = calloc(3 * (size_t)nc, sizeof(double));
+	double *c = mem_calloc((size_t)nc, sizeof(double)), *ct = mem_calloc((size_t)nc, sizeof(double));
+	double *ctt = mem_calloc((size_t)nc, sizeof(double)), *acc = mem_calloc(3 * (size_t)nc, sizeof(double));
 	int rc = 0;
 	if (!c || !ct || !ctt || !acc) {
 		rc = fail(err, 3, loc[0], "out of memory");
@@ -117,15 +118,15 @@ static int check_initial_constraints(struct rt_problem *pb, double t0, const str
 	int n = pb->n, nc = pb->nc;
 	if ((double)nc * n > RT_CONSTRAINT_CHECK_DENSE || (double)nc * nc * n > 1e9)
 		return check_constraints_sparse(pb, t0, x, loc, err);
-	double *c = calloc((size_t)nc, sizeof(double)), *G = calloc((size_t)nc * (size_t)n, sizeof(double));
+	double *c = mem_calloc((size_t)nc, sizeof(double)), *G = mem_calloc((size_t)nc * (size_t)n, sizeof(double));
 	if (!c || !G) {
 		free(c);
 		free(G);
 		return fail(err, 3, loc[0], "out of memory");
 	}
 	problem_constraints(pb, t0, x->u, c, G);
-	double *ct = calloc((size_t)nc, sizeof(double)), *ctt = calloc((size_t)nc, sizeof(double));
-	double *Gt = calloc((size_t)nc * (size_t)n, sizeof(double));
+	double *ct = mem_calloc((size_t)nc, sizeof(double)), *ctt = mem_calloc((size_t)nc, sizeof(double));
+	double *Gt = mem_calloc((size_t)nc * (size_t)n, sizeof(double));
 	if (!ct || !ctt || !Gt) {
 		free(c); free(G); free(ct); free(ctt); free(Gt);
 		return fail(err, 3, loc[0], "out of memory");
@@ -196,7 +197,7 @@ static int check_initial_contacts(struct rt_problem *pb, const struct rt_state *
 {
 	const struct ir_gaps *g = &pb->ir->contact;
 	int n = pb->n, nk = g->n;
-	double *phi = calloc((size_t)nk, sizeof(double)), *G = calloc((size_t)nk * (size_t)n, sizeof(double));
+	double *phi = mem_calloc((size_t)nk, sizeof(double)), *G = mem_calloc((size_t)nk * (size_t)n, sizeof(double));
 	if (!phi || !G) {
 		free(phi);
 		free(G);
@@ -599,11 +600,11 @@ static int part_init(struct engine *e)
 	if (P < 2 || !e->lin->explicit_rows || pb->ir->nfe == 0 || pb->nc || pb->m ||
 	    pb->ir->contact.n || !e->plain_phi || e->pass || !pb->Km.sym || n < P)
 		return 0;
-	if (!(e->mdiag = malloc(sizeof(double) * ((size_t)n + 1))))
+	if (!(e->mdiag = mem_alloc(sizeof(double) * ((size_t)n + 1))))
 		return -1;
 	int diag = la_mat_diagonal(&pb->Mm, e->mdiag);
 	if (diag > 0 && pb->hasC) {
-		if (!(e->cdiag = malloc(sizeof(double) * ((size_t)n + 1))))
+		if (!(e->cdiag = mem_alloc(sizeof(double) * ((size_t)n + 1))))
 			diag = -1;
 		else
 			diag = la_mat_diagonal(&pb->Cm, e->cdiag);
@@ -614,9 +615,9 @@ static int part_init(struct engine *e)
 		e->mdiag = e->cdiag = NULL;
 		return diag;
 	}
-	e->part = calloc(1, sizeof *e->part);
-	e->ut = calloc((size_t)n + 1, sizeof(double));
-	e->vt = calloc((size_t)n + 1, sizeof(double));
+	e->part = mem_calloc(1, sizeof *e->part);
+	e->ut = mem_calloc((size_t)n + 1, sizeof(double));
+	e->vt = mem_calloc((size_t)n + 1, sizeof(double));
 	if (!e->part || !e->ut || !e->vt)
 		return -1;
 	if (rt_part_init(e->part, &pb->Km, P, la_mpi_rank())) {
@@ -799,8 +800,8 @@ static int linearised_max(struct rt_problem *pb, const double *u, const double *
 		*lmax = l > 0 ? l : 0;
 		return 0;
 	}
-	double *J = calloc((size_t)N * (size_t)N + 1, sizeof(double)), *H = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	double *w = calloc((size_t)n + 1, sizeof(double)), *Mu = calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double *J = mem_calloc((size_t)N * (size_t)N + 1, sizeof(double)), *H = mem_calloc((size_t)n * (size_t)n + 1, sizeof(double));
+	double *w = mem_calloc((size_t)n + 1, sizeof(double)), *Mu = mem_calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	int rc = -1;
 	if (J && H && w && Mu) {
 		problem_mass(pb, u, Mu);
@@ -1026,8 +1027,8 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	}
 	if (e->lin && pb->nc) {
 		int nc = pb->nc;
-		e->zero = calloc((size_t)n + 1, sizeof(double));
-		e->lamprev = calloc((size_t)nc, sizeof(double));
+		e->zero = mem_calloc((size_t)n + 1, sizeof(double));
+		e->lamprev = mem_calloc((size_t)nc, sizeof(double));
 		if (!e->zero || !e->lamprev)
 			return fail(err, 3, plan->loc, "out of memory");
 		/* B's entries, constant for linear constraints: copied, as the
@@ -1036,9 +1037,9 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		const int *gk, *gi;
 		const double *gv;
 		int nb = problem_constraint_grad(pb, &gk, &gi, &gv, NULL);
-		e->bk = malloc(sizeof(int) * ((size_t)nb + 1));
-		e->bi = malloc(sizeof(int) * ((size_t)nb + 1));
-		e->bv = malloc(sizeof(double) * ((size_t)nb + 1));
+		e->bk = mem_alloc(sizeof(int) * ((size_t)nb + 1));
+		e->bi = mem_alloc(sizeof(int) * ((size_t)nb + 1));
+		e->bv = mem_alloc(sizeof(double) * ((size_t)nb + 1));
 		if (!e->bk || !e->bi || !e->bv)
 			return fail(err, 3, plan->loc, "out of memory");
 		memcpy(e->bk, gk, sizeof(int) * (size_t)nb);
@@ -1051,8 +1052,8 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		e->sys.bv = e->bv;
 		e->sys.gfun = sys_constraint_rhs;
 		e->sys.lam = x->lam;
-		e->lamh = calloc((size_t)nc, sizeof(double));
-		e->crate = calloc((size_t)nc + 1, sizeof(double));
+		e->lamh = mem_calloc((size_t)nc, sizeof(double));
+		e->crate = mem_calloc((size_t)nc + 1, sizeof(double));
 		if (!e->lamh || !e->crate)
 			return fail(err, 3, plan->loc, "out of memory");
 		e->sys.gddfun = sys_constraint_gdd;
@@ -1069,10 +1070,10 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		e->sys.load = sys_load;
 		e->sys.load_ctx = e;
 		e->f_t = NAN;
-		e->f = calloc((size_t)n + 1, sizeof(double));
-		e->fprev = calloc((size_t)n + 1, sizeof(double));
-		e->tmp = calloc((size_t)n + 1, sizeof(double));
-		e->tmp2 = calloc((size_t)n + 1, sizeof(double));
+		e->f = mem_calloc((size_t)n + 1, sizeof(double));
+		e->fprev = mem_calloc((size_t)n + 1, sizeof(double));
+		e->tmp = mem_calloc((size_t)n + 1, sizeof(double));
+		e->tmp2 = mem_calloc((size_t)n + 1, sizeof(double));
 		if (!e->f || !e->fprev || !e->tmp || !e->tmp2)
 			return fail(err, 3, plan->loc, "out of memory");
 		/* a run stepped by the Newmark family's one pass (below) reads
@@ -1107,7 +1108,7 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 			if (e->nlpat < 0)
 				return fail(err, 3, plan->loc, "out of memory");
 			for (int q = 0; q < 3; q++)
-				if (!(e->lv[q] = calloc((size_t)e->nlpat + 1, sizeof(double))))
+				if (!(e->lv[q] = mem_calloc((size_t)e->nlpat + 1, sizeof(double))))
 					return fail(err, 3, plan->loc, "out of memory");
 			for (int q = 0; q < e->nlpat; q++)
 				e->lv[1][q] = e->f[e->lpat[q]];
@@ -1177,11 +1178,11 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 			err->loc = plan->scheme.loc;
 		return 3;
 	}
-	e->save = calloc((size_t)e->halvings + 1, sizeof(double *));
+	e->save = mem_calloc((size_t)e->halvings + 1, sizeof(double *));
 	if (!e->save)
 		return fail(err, 3, plan->loc, "out of memory");
 	for (int k = 0; k <= e->halvings; k++)
-		if (!(e->save[k] = calloc((size_t)(3 * n + 2 * pb->m + pb->nc + problem_nterm(pb)) + 1, sizeof(double))))
+		if (!(e->save[k] = mem_calloc((size_t)(3 * n + 2 * pb->m + pb->nc + problem_nterm(pb)) + 1, sizeof(double))))
 			return fail(err, 3, plan->loc, "out of memory");
 	return 0;
 }
@@ -1208,7 +1209,7 @@ int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, stru
 	struct stage st;
 	if (stage_alloc(&st, pb))
 		return fail(err, 3, at, "out of memory");
-	double *zero = calloc((size_t)pb->N + 1, sizeof(double));
+	double *zero = mem_calloc((size_t)pb->N + 1, sizeof(double));
 	if (!zero) {
 		stage_free(&st);
 		return fail(err, 3, at, "out of memory");
@@ -1240,7 +1241,7 @@ int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, stru
 	double ag = pb->varmass ? problem_support(pb, t0) : 0;
 	int rounds = ag != 0 ? EQ_SUPPORT_MAX : 1, settled = ag == 0, rc = 0;
 	la_backend_failure();   /* an earlier run's is not this one's */
-	double *f0 = ag != 0 ? calloc((size_t)pb->N + 1, sizeof(double)) : NULL;
+	double *f0 = ag != 0 ? mem_calloc((size_t)pb->N + 1, sizeof(double)) : NULL;
 	if (ag != 0 && !f0)
 		rc = -4;
 	else if (f0)
@@ -1322,13 +1323,13 @@ static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n
 	for (int o = 0; o < plan->noutput; o++)
 		for (int j = 0; j < plan->output[o].nrecord; j++)
 			ncol += plan->output[o].record[j].kind == IR_REC_EXPR;
-	res->z = calloc((size_t)m + 1, sizeof(double *));
-	res->zd = calloc((size_t)m + 1, sizeof(double *));
-	res->dterm = calloc((size_t)res->nterm + 1, sizeof(double *));
-	res->lam = calloc((size_t)res->nlam + 1, sizeof(double *));
-	res->col = calloc((size_t)ncol + 1, sizeof(double *));
-	res->col_name = calloc((size_t)ncol + 1, sizeof(char *));
-	char *keep = calloc((size_t)(n + m + ncol) + 1, 1);
+	res->z = mem_calloc((size_t)m + 1, sizeof(double *));
+	res->zd = mem_calloc((size_t)m + 1, sizeof(double *));
+	res->dterm = mem_calloc((size_t)res->nterm + 1, sizeof(double *));
+	res->lam = mem_calloc((size_t)res->nlam + 1, sizeof(double *));
+	res->col = mem_calloc((size_t)ncol + 1, sizeof(double *));
+	res->col_name = mem_calloc((size_t)ncol + 1, sizeof(char *));
+	char *keep = mem_calloc((size_t)(n + m + ncol) + 1, 1);
 	if (!res->z || !res->zd || !res->dterm || !res->lam || !res->col ||
 	    !res->col_name || !keep) {
 		free(keep);
@@ -1370,7 +1371,7 @@ static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n
 		            plan->memory_limit_default ? " (half the physical memory)" : "");
 	}
 	size_t len = sizeof(double) * (size_t)(N + 1);
-	int bad = keep_t && !(res->t = malloc(len));
+	int bad = keep_t && !(res->t = mem_alloc(len));
 	/* the dofs' series by dof only when one is kept (else res->u, v
 	 * and a stay NULL): 24 bytes per dof less for a large model whose
 	 * run is only recorded */
@@ -1378,27 +1379,27 @@ static int alloc_history(struct rt_result *res, const struct ir_run *plan, int n
 	for (int i = 0; i < n && !anydof; i++)
 		anydof = keep[i];
 	if (anydof && !bad) {
-		res->u = calloc((size_t)n + 1, sizeof(double *));
-		res->v = calloc((size_t)n + 1, sizeof(double *));
-		res->a = calloc((size_t)n + 1, sizeof(double *));
+		res->u = mem_calloc((size_t)n + 1, sizeof(double *));
+		res->v = mem_calloc((size_t)n + 1, sizeof(double *));
+		res->a = mem_calloc((size_t)n + 1, sizeof(double *));
 		bad = !res->u || !res->v || !res->a;
 	}
 	for (int i = 0; i < n && !bad && anydof; i++)
 		if (keep[i])
-			bad = !(res->u[i] = malloc(len)) || !(res->v[i] = malloc(len)) || !(res->a[i] = malloc(len));
+			bad = !(res->u[i] = mem_alloc(len)) || !(res->v[i] = mem_alloc(len)) || !(res->a[i] = mem_alloc(len));
 	for (int j = 0; j < m && !bad; j++)
 		if (keep[n + j])
-			bad = !(res->z[j] = malloc(len)) || !(res->zd[j] = malloc(len));
+			bad = !(res->z[j] = mem_alloc(len)) || !(res->zd[j] = mem_alloc(len));
 	for (int e = 0; e < RT_NENERGY && !bad; e++)
 		if (energy >> e & 1)
-			bad = !(res->energy[e] = malloc(len));
+			bad = !(res->energy[e] = mem_alloc(len));
 	for (int k = 0; k < res->nterm && dterm && !bad; k++)
-		bad = !(res->dterm[k] = malloc(len));
+		bad = !(res->dterm[k] = mem_alloc(len));
 	for (int k = 0; k < res->nlam && lam && !bad; k++)
-		bad = !(res->lam[k] = malloc(len));
+		bad = !(res->lam[k] = mem_alloc(len));
 	for (int c = 0; c < ncol && !bad; c++)
 		if (keep[n + m + c])
-			bad = !(res->col[c] = malloc(len));
+			bad = !(res->col[c] = mem_alloc(len));
 	free(keep);
 	/* the advice that can help: history_budget only bounds what is kept
 	 * when every dof's history is (kept_all) */
@@ -1422,13 +1423,13 @@ static int alloc_outputs(struct output *outs, const struct ir_run *plan, const s
 		for (int j = 0; j < po->nrecord; j++)
 			if (po->record[j].kind == IR_REC_EXPR && res->col[c++])
 				outs[o].kept = 1;
-		outs[o].reg = calloc((size_t)po->nrecord + 1, sizeof(double *));
-		outs[o].val = calloc((size_t)po->nrecord + 1, sizeof(double));
+		outs[o].reg = mem_calloc((size_t)po->nrecord + 1, sizeof(double *));
+		outs[o].val = mem_calloc((size_t)po->nrecord + 1, sizeof(double));
 		if (!outs[o].reg || !outs[o].val)
 			return fail(err, 3, po->loc, "out of memory");
 		for (int j = 0; j < po->nrecord; j++)
 			if (po->record[j].kind == IR_REC_EXPR &&
-			    !(outs[o].reg[j] = calloc((size_t)po->record[j].expr->n + 1, sizeof(double))))
+			    !(outs[o].reg[j] = mem_calloc((size_t)po->record[j].expr->n + 1, sizeof(double))))
 				return fail(err, 3, po->loc, "out of memory");
 	}
 	return 0;
@@ -1779,8 +1780,8 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	const struct ir_model *m = plan->model;
 	int N = plan->nstep;
 	memset(err, 0, sizeof *err);
-	struct rt_stepper_run *r = calloc(1, sizeof *r);
-	struct rt_result *res = calloc(1, sizeof *res);
+	struct rt_stepper_run *r = mem_calloc(1, sizeof *r);
+	struct rt_result *res = mem_calloc(1, sizeof *res);
 	*resp = res;
 	if (!r || !res) {
 		free(r);
@@ -1789,7 +1790,7 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	}
 	r->plan = plan;
 	r->res = res;
-	r->outs = calloc((size_t)plan->noutput + 1, sizeof *r->outs);
+	r->outs = mem_calloc((size_t)plan->noutput + 1, sizeof *r->outs);
 	if (problem_init_releasing(&r->pb, plan->model, plan->solver, err) != 0) {
 		r->status = 3;
 		return r;
@@ -1810,14 +1811,14 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	 * impulses of the step (written by the nonsmooth schemes), then with
 	 * friction at contacts their tangential impulses' magnitudes */
 	int nkt = m->contact.friction ? nk : 0;
-	r->buf = calloc((size_t)(3 * n + 2 * nz + nc + nk + nkt) + 1, sizeof(double));
-	r->prev = calloc((size_t)(3 * n + 2 * nz + nc + nk + nkt) + 1, sizeof(double));
+	r->buf = mem_calloc((size_t)(3 * n + 2 * nz + nc + nk + nkt) + 1, sizeof(double));
+	r->prev = mem_calloc((size_t)(3 * n + 2 * nz + nc + nk + nkt) + 1, sizeof(double));
 	res->nterm = problem_nterm(&r->pb);
 	res->nlam = nc + nk + nkt;
 	res->nimp = nk;
 	res->nimpt = nkt;
-	r->dterm = calloc((size_t)res->nterm + 1, sizeof(double));
-	r->Dterm = calloc((size_t)res->nterm + 1, sizeof(double));
+	r->dterm = mem_calloc((size_t)res->nterm + 1, sizeof(double));
+	r->Dterm = mem_calloc((size_t)res->nterm + 1, sizeof(double));
 	if (!r->outs || !r->buf || !r->prev || !r->dterm || !r->Dterm) {
 		r->status = fail(err, 3, m->loc, "out of memory");
 		return r;
@@ -1837,7 +1838,7 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	int nkept = 0;
 	for (int i = 0; i < n && res->u; i++)
 		nkept += res->u[i] != NULL;
-	if (!(r->kept = malloc(((size_t)nkept + 1) * sizeof *r->kept))) {
+	if (!(r->kept = mem_alloc(((size_t)nkept + 1) * sizeof *r->kept))) {
 		r->status = fail(err, 3, m->loc, "out of memory");
 		return r;
 	}
@@ -1894,7 +1895,7 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	r->failed_field = -1;
 	int failed = (r->status = open_files(r->outs, plan, err)) != 0;
 	if (!failed && plan->nfield_output > 0) {
-		r->fouts = calloc((size_t)plan->nfield_output, sizeof *r->fouts);
+		r->fouts = mem_calloc((size_t)plan->nfield_output, sizeof *r->fouts);
 		if (!r->fouts)
 			failed = (r->status = fail(err, 3, plan->loc, "out of memory")) != 0;
 		for (int o = 0; o < plan->nfield_output && !failed; o++) {
@@ -2068,7 +2069,7 @@ static int part_plan_rows(struct rt_stepper_run *r)
 {
 	const struct ir_run *plan = r->plan;
 	int n = r->pb.n, cnt = 0, rc = 0;
-	unsigned char *need = calloc((size_t)n + 1, 1);
+	unsigned char *need = mem_calloc((size_t)n + 1, 1);
 	if (!need)
 		return -1;
 	for (int q = 0; q < r->nkept; q++)
@@ -2087,7 +2088,7 @@ static int part_plan_rows(struct rt_stepper_run *r)
 	for (int i = 0; i < n; i++)
 		cnt += need[i];
 	if (cnt <= n / 8) {
-		int *idx = malloc(sizeof(int) * ((size_t)cnt + 1));
+		int *idx = mem_alloc(sizeof(int) * ((size_t)cnt + 1));
 		if (!idx)
 			rc = -1;
 		else {

@@ -27,6 +27,7 @@
 #include "scheme.h"
 #include "stage.h"
 #include "la.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -64,16 +65,16 @@ static void *bl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 {
 	(void)par;
 	int n = sys->n;
-	struct euler_lin *s = calloc(1, sizeof *s);
+	struct euler_lin *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		goto oom;
 	s->sys = sys;
 	size_t nt = (size_t)n + (size_t)sys->nc;
 	/* M/τ + C + τK: LU, as before (C need not be symmetric) */
 	s->f = step_matrix_alloc(sys, 0, 1);
-	s->rhs = malloc(sizeof(double) * nt);
-	s->tmp = malloc(sizeof(double) * (size_t)n);
-	s->vprev = malloc(sizeof(double) * (size_t)n);
+	s->rhs = mem_alloc(sizeof(double) * nt);
+	s->tmp = mem_alloc(sizeof(double) * (size_t)n);
+	s->vprev = mem_alloc(sizeof(double) * (size_t)n);
 	if (!s->f || !s->rhs || !s->tmp || !s->vprev)
 		goto oom;
 	return s;
@@ -196,7 +197,7 @@ static void *be_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	(void)par;
 	if (opt->check_only)
 		return NULL;
-	struct euler *s = calloc(1, sizeof *s);
+	struct euler *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->pb = pb;

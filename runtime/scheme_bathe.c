@@ -35,6 +35,7 @@
 #include "scheme.h"
 #include "stage.h"
 #include "la.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -92,7 +93,7 @@ static void *bl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 {
 	double gamma = ((const struct bathe_params *)par)->gamma;   /* in (0, 1): bathe_check */
 	int n = sys->n;
-	struct bathe_lin *s = calloc(1, sizeof *s);
+	struct bathe_lin *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		goto oom;
 	s->sys = sys;
@@ -218,7 +219,7 @@ static void bn_free(void *p)
 static void *bn_alloc(struct rt_problem *pb, const void *par, const struct nl_options *opt, struct rt_error *err)
 {
 	double gamma = ((const struct bathe_params *)par)->gamma;   /* in (0, 1): bathe_check */
-	struct bathe_nl *s = calloc(1, sizeof *s);
+	struct bathe_nl *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		return nl_refuse(err, "out of memory for the step");
 	s->pb = pb;

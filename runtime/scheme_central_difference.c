@@ -34,6 +34,7 @@
 #include "scheme.h"
 #include "la.h"
 #include "omega.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -87,7 +88,7 @@ enum { CD_NL_DENSE_MAX = 100 };
 static int power_lambda_max(const struct rt_system *sys, double *lmax)
 {
 	int n = sys->n, rc = -1;
-	double *x = malloc(sizeof(double) * (size_t)n), *y = malloc(sizeof(double) * (size_t)n);
+	double *x = mem_alloc(sizeof(double) * (size_t)n), *y = mem_alloc(sizeof(double) * (size_t)n);
 	struct la_solver *mf = x && y ? la_solver_alloc(sys->M, sys->M->sym ? LA_AUTO : LA_UMFPACK,
 	                                                 sys->M->sym ? LA_SPD : 0) : NULL;
 	if (mf && la_solver_factor(mf, sys->M) == 0) {
@@ -128,8 +129,8 @@ static void *cl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 {
 	(void)par;
 	int n = sys->n;
-	struct central_lin *s = calloc(1, sizeof *s);
-	double *w = malloc(sizeof(double) * (size_t)n);
+	struct central_lin *s = mem_calloc(1, sizeof *s);
+	double *w = mem_alloc(sizeof(double) * (size_t)n);
 	if (!s || !w) {
 		free(s);
 		free(w);
@@ -152,7 +153,7 @@ static void *cl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 	int info = -1;
 	double lmax = 0;
 	if (n <= CD_DENSE_MAX) {
-		double *k = malloc(sizeof(double) * (size_t)n * (size_t)n), *m = malloc(sizeof(double) * (size_t)n * (size_t)n);
+		double *k = mem_alloc(sizeof(double) * (size_t)n * (size_t)n), *m = mem_alloc(sizeof(double) * (size_t)n * (size_t)n);
 		if (k && m) {
 			la_mat_to_dense(sys->K, k);
 			la_mat_to_dense(sys->M, m);
@@ -315,7 +316,7 @@ static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 {
 	if (opt->check_only)
 		return nl_generalized_alpha.alloc(pb, par, opt, err);
-	struct central *s = calloc(1, sizeof *s);
+	struct central *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		return nl_refuse(err, "out of memory for the step");
 	s->pb = pb;
@@ -338,8 +339,8 @@ static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	}
 	size_t n = (size_t)pb->n, N = (size_t)pb->N;
 	s->mf = la_factor_alloc(pb->n, LA_DENSE_SPD, 0, 0);
-	s->J = calloc(N * N + 1, sizeof(double));
-	s->K = calloc(n * n + 1, sizeof(double));
+	s->J = mem_calloc(N * N + 1, sizeof(double));
+	s->K = mem_calloc(n * n + 1, sizeof(double));
 	if (!s->mf || !s->J || !s->K || nl_vectors(n, &s->x1, &s->x2, &s->y, &s->Mx, (double **)NULL)) {
 		cd_free(s);
 		return nl_refuse(err, "out of memory for the step");

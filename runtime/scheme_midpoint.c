@@ -22,6 +22,7 @@
 #include "newton.h"
 #include "la.h"
 #include "midpoint_varmass.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -75,7 +76,7 @@ static void *ml_alloc(const struct rt_system *sys, const void *par, struct rt_er
 {
 	int n = sys->n, nc = sys->nc;
 	size_t nt = (size_t)n + (size_t)nc;
-	struct midpoint_lin *s = calloc(1, sizeof *s);
+	struct midpoint_lin *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		goto oom;
 	s->sys = sys;
@@ -90,10 +91,10 @@ static void *ml_alloc(const struct rt_system *sys, const void *par, struct rt_er
 		goto oom;
 	s->f = step_matrix_alloc(sys, 0, 1);
 	s->fa = step_matrix_alloc(sys, 0, 1);
-	s->rhs = malloc(sizeof(double) * nt);
-	s->tmp = malloc(sizeof(double) * (size_t)n);
-	s->f0 = malloc(sizeof(double) * nt);
-	s->gdd = malloc(sizeof(double) * (size_t)nc);
+	s->rhs = mem_alloc(sizeof(double) * nt);
+	s->tmp = mem_alloc(sizeof(double) * (size_t)n);
+	s->f0 = mem_alloc(sizeof(double) * nt);
+	s->gdd = mem_alloc(sizeof(double) * (size_t)nc);
 	if (!s->f || !s->fa || !s->rhs || !s->tmp || !s->f0 || !s->gdd)
 		goto oom;
 	/* nonsingular for M positive definite and B of full rank, which the
@@ -243,7 +244,7 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 		                 "at any size", (int)MP_UP_MAX, pb->n);
 	if (opt->check_only)
 		return NULL;
-	struct midpoint *s = calloc(1, sizeof *s);
+	struct midpoint *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->pb = pb;
@@ -262,7 +263,7 @@ static void *alloc_common(struct rt_problem *pb, const struct nl_options *opt, s
 		bad |= nl_vectors(2 * n, &s->X, &s->R0, &s->R1, &s->Xp, (double **)NULL);
 		bad |= nl_vectors(n, &s->p0, &s->u0, &s->uh, &s->ph, &s->vh, &s->dT, &s->gp, &s->gs, &s->ue, &s->ve, &s->pe,
 		                  &s->gq, &s->fs, (double **)NULL);
-		bad |= !(s->Mh = calloc(n * n, sizeof(double)));
+		bad |= !(s->Mh = mem_calloc(n * n, sizeof(double)));
 		bad |= !(s->nw = newton_alloc(2 * pb->n));
 		bad |= !(s->mf = la_factor_alloc(pb->n, LA_DENSE_GENERAL, 0, 0));
 	}

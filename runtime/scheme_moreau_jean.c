@@ -101,6 +101,7 @@
 #include "la.h"
 #include "newton.h"
 #include "stage.h"
+#include "mem.h"
 
 #include <float.h>
 #include <math.h>
@@ -207,7 +208,7 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	if (pb->nc > 0 && pb->ir->constraint_moving) {
 		return nl_refuse(err, "moreau_jean does not support moving constraints (c depending on t)");
 	}
-	struct moreau *s = calloc(1, sizeof *s);
+	struct moreau *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	int n = pb->n, m = pb->m, N = pb->N, nk = pb->ir->contact.n, nc = pb->nc, nr = 3 * nk + nc,
@@ -255,9 +256,9 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	    nl_vectors((size_t)nc, &s->cval, (double **)NULL) ||
 	    nl_vectors((size_t)nc * (size_t)n, &s->Gc, &s->X, (double **)NULL) ||
 	    nl_vectors((size_t)nc * (size_t)nc, &s->A, (double **)NULL) ||
-	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) || !(s->rkind = calloc((size_t)nr + 1, sizeof(int))) || !(s->basic = calloc((size_t)nr + 1, sizeof(int))) ||
-	    !(s->idx = calloc((size_t)nr + 1, sizeof(int))) || !(s->bidx = calloc((size_t)nr + 1, sizeof(int))) ||
-	    !(s->pushed = calloc((size_t)nk + 1, sizeof(int))) ||
+	    !(s->active = mem_calloc((size_t)nk + 1, sizeof(int))) || !(s->rkind = mem_calloc((size_t)nr + 1, sizeof(int))) || !(s->basic = mem_calloc((size_t)nr + 1, sizeof(int))) ||
+	    !(s->idx = mem_calloc((size_t)nr + 1, sizeof(int))) || !(s->bidx = mem_calloc((size_t)nr + 1, sizeof(int))) ||
+	    !(s->pushed = mem_calloc((size_t)nk + 1, sizeof(int))) ||
 	    (!s->lin && !sp && !(s->wf = la_factor_alloc(n, LA_DENSE_GENERAL, 0, 0))) ||
 	    (nr > 0 && !(s->df = la_factor_alloc(nr, LA_DENSE_GENERAL, 0, 0))) ||
 	    (nc > 0 && !(s->af = la_factor_alloc(nc, LA_DENSE_GENERAL, 0, 0))) ||

@@ -19,6 +19,7 @@
 #include "stage.h"
 #include "la.h"
 #include "la_rows.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -101,7 +102,7 @@ static void nm_free(void *p)
 static void *alpha_alloc(const struct rt_system *sys, const void *par, struct rt_error *err)
 {
 	const struct alpha_params *q = par;
-	struct newmark *s = calloc(1, sizeof *s);
+	struct newmark *s = mem_calloc(1, sizeof *s);
 	int n = sys->n;
 	if (!s)
 		goto oom;
@@ -120,11 +121,11 @@ static void *alpha_alloc(const struct rt_system *sys, const void *par, struct rt
 	s->f = step_matrix_alloc(sys, sym, s->beta != 0);
 	s->rows = (sys->K->kind == LA_MAT_DENSE || sys->K->kind == LA_MAT_BAND) &&
 	          (!sys->C || sys->C->kind == LA_MAT_DENSE || sys->C->kind == LA_MAT_BAND);
-	s->ut = malloc(sizeof(double) * (size_t)n);
-	s->vt = malloc(sizeof(double) * (size_t)n);
-	s->rhs = malloc(sizeof(double) * nt);
-	s->tmp = malloc(sizeof(double) * (size_t)n);
-	s->w = malloc(sizeof(double) * (size_t)n);
+	s->ut = mem_alloc(sizeof(double) * (size_t)n);
+	s->vt = mem_alloc(sizeof(double) * (size_t)n);
+	s->rhs = mem_alloc(sizeof(double) * nt);
+	s->tmp = mem_alloc(sizeof(double) * (size_t)n);
+	s->w = mem_alloc(sizeof(double) * (size_t)n);
 	if (!s->f || !s->ut || !s->vt || !s->rhs || !s->tmp || !s->w)
 		goto oom;
 	const struct la_mat *C = sys->C;
@@ -143,8 +144,8 @@ static void *alpha_alloc(const struct rt_system *sys, const void *par, struct rt
 		s->Mr = la_rows_of(sys->M);
 		s->Kr = la_rows_of(sys->K);
 		s->Cr = la_rows_of(C ? C : sys->M);
-		s->ring = malloc(3 * w * sizeof(double));
-		s->blk = malloc(CHAIN_ARRAYS * (PASS_BLOCK + 2) * sizeof(double));
+		s->ring = mem_alloc(3 * w * sizeof(double));
+		s->blk = mem_alloc(CHAIN_ARRAYS * (PASS_BLOCK + 2) * sizeof(double));
 		if (!s->ring || !s->blk)
 			goto oom;
 	}
@@ -894,7 +895,7 @@ static void *al_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	const struct alpha_params *q = par;
 	if (refuse_multipliers(pb, opt->scheme, q->beta, q->gamma, opt->ggl && pb->nc > 0, err) || opt->check_only)
 		return NULL;
-	struct alpha *s = calloc(1, sizeof *s);
+	struct alpha *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->pb = pb;
@@ -904,7 +905,7 @@ static void *al_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	s->gamma = q->gamma;
 	if (nl_vectors((size_t)pb->N, &s->ut, &s->vt, &s->in0, &s->Fprev, &s->gpsiprev, &s->zprev, &s->uprev,
 	               &s->zero, &s->fa, &s->vprev, &s->zdprev, &s->du, &s->dz, &s->xi, &s->xic, (double **)NULL) ||
-	    !(s->G = calloc((size_t)pb->ir->ngrad + 1, sizeof(double))) ||
+	    !(s->G = mem_calloc((size_t)pb->ir->ngrad + 1, sizeof(double))) ||
 	    nl_common_alloc(&s->c, pb) || stage_alloc(&s->st, pb)) {
 		al_free(s);
 		return nl_refuse(err, "out of memory for the step");
@@ -1171,8 +1172,8 @@ int alpha_energy_init(struct alpha_energy *ae, const struct scheme_type *t, cons
 	ae->c[1] = -(0.5 - af) * (0.5 - af);
 	ae->c[2] = 0.5 * (b - 0.25 - af * (af - am));
 	ae->c[3] = af - 0.5;
-	ae->eps = calloc((size_t)n + 1, sizeof(double));
-	ae->Mx = calloc((size_t)n + 1, sizeof(double));
+	ae->eps = mem_calloc((size_t)n + 1, sizeof(double));
+	ae->Mx = mem_calloc((size_t)n + 1, sizeof(double));
 	if (!ae->eps || !ae->Mx) {
 		alpha_energy_free(ae);
 		return -1;

@@ -60,6 +60,7 @@
 
 #include "scheme.h"
 #include "la.h"
+#include "mem.h"
 
 #include <float.h>
 #include <math.h>
@@ -129,20 +130,20 @@ static int sparse_rows(struct paoli *s)
 	const double *gv;
 	problem_contacts(pb, s->w, s->phi, NULL);
 	int ng = problem_contact_grad(pb, &gk, &gi, &gv);
-	s->grow = calloc((size_t)nk + 1, sizeof(int));
-	s->gcol = malloc(sizeof(int) * ((size_t)ng + 1));
-	s->gval = malloc(sizeof(double) * ((size_t)ng + 1));
-	s->X = calloc((size_t)nk + 1, sizeof(double *));
-	s->S = malloc(sizeof(double) * ((size_t)nk * (size_t)nk + 1));
-	s->rhs = malloc(sizeof(double) * ((size_t)nk + 1));
-	s->phiy = malloc(sizeof(double) * ((size_t)nk + 1));
+	s->grow = mem_calloc((size_t)nk + 1, sizeof(int));
+	s->gcol = mem_alloc(sizeof(int) * ((size_t)ng + 1));
+	s->gval = mem_alloc(sizeof(double) * ((size_t)ng + 1));
+	s->X = mem_calloc((size_t)nk + 1, sizeof(double *));
+	s->S = mem_alloc(sizeof(double) * ((size_t)nk * (size_t)nk + 1));
+	s->rhs = mem_alloc(sizeof(double) * ((size_t)nk + 1));
+	s->phiy = mem_alloc(sizeof(double) * ((size_t)nk + 1));
 	if (!s->grow || !s->gcol || !s->gval || !s->X || !s->S || !s->rhs || !s->phiy)
 		return -1;
 	for (int q = 0; q < ng; q++)
 		s->grow[gk[q] + 1]++;
 	for (int k = 0; k < nk; k++)
 		s->grow[k + 1] += s->grow[k];
-	int *next = malloc(sizeof(int) * ((size_t)nk + 1));
+	int *next = mem_alloc(sizeof(int) * ((size_t)nk + 1));
 	if (!next)
 		return -1;
 	memcpy(next, s->grow, sizeof(int) * (size_t)nk);
@@ -184,7 +185,7 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 		                 g->n > 0 ? ": use moreau_jean" : ": use an implicit scheme such as midpoint");
 	if (opt->check_only)
 		return NULL;
-	struct paoli *s = calloc(1, sizeof *s);
+	struct paoli *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	int n = pb->n, nk = g->n, nc = pb->nc, nt = sparse ? nk : n + nc + nk;
@@ -206,8 +207,8 @@ static void *ps_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	    nl_vectors((size_t)n, &s->wk, (double **)NULL) ||
 	    nl_vectors((size_t)nk, &s->phig, &s->mug, &s->galpha, &s->gbeta, (double **)NULL) ||
 	    nl_vectors((size_t)nk * nn, &s->Gg, (double **)NULL) ||
-	    !(s->grp = calloc((size_t)nk + 1, sizeof(int))) ||
-	    !(s->active = calloc((size_t)nk + 1, sizeof(int))) ||
+	    !(s->grp = mem_calloc((size_t)nk + 1, sizeof(int))) ||
+	    !(s->active = mem_calloc((size_t)nk + 1, sizeof(int))) ||
 	    !(s->kkt = la_factor_alloc(nt, LA_DENSE_GENERAL, 0, 0)) ||
 	    nl_common_alloc(&s->c, pb)) {
 		ps_free(s);
@@ -406,7 +407,7 @@ static int delassus_column(struct paoli *s, int k)
 	if (s->X[k])
 		return 0;
 	int n = s->pb->n;
-	double *x = calloc((size_t)n + 1, sizeof(double));
+	double *x = mem_calloc((size_t)n + 1, sizeof(double));
 	if (!x)
 		return -1;
 	for (int p = s->grow[k]; p < s->grow[k + 1]; p++)

@@ -21,6 +21,7 @@
 
 #include "scheme.h"
 #include "stage.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -72,7 +73,7 @@ static void *sg_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	}
 	if (opt->check_only)
 		return NULL;
-	struct staggered *s = calloc(1, sizeof *s);
+	struct staggered *s = mem_calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->pb = pb;

@@ -6,6 +6,7 @@
 #include "jacobian.h"
 #include "la.h"
 #include "newton.h"
+#include "mem.h"
 
 #include <float.h>
 #include <math.h>
@@ -36,7 +37,7 @@ struct newton *stage_newton_mat(struct rt_problem *pb, int nc, int spd, struct j
 		[LA_PETSC_ITERATIVE] = LA_MAT_CSC
 	};
 	enum la_backend b = pb->jac_auto ? LA_AUTO : pb->backend;
-	*jac = calloc(1, sizeof **jac);
+	*jac = mem_calloc(1, sizeof **jac);
 	if (!*jac || jacobian_init(*jac, pb, nc, kind_of[b]))
 		return NULL;
 	return newton_alloc_mat(&(*jac)->A, b, spd);
@@ -72,40 +73,40 @@ int stage_alloc(struct stage *s, struct rt_problem *pb)
 	s->NT = pb->N + pb->nc;
 	/* room for the μ unknowns of formulation = ggl (stage_ggl) */
 	size_t N = (size_t)(pb->N + 2 * pb->nc) + 1;
-	s->e = calloc(N, sizeof(double));
-	s->x = calloc(N, sizeof(double));
-	s->u = calloc(N, sizeof(double));
-	s->v = calloc(N, sizeof(double));
-	s->z = calloc(N, sizeof(double));
-	s->zd = calloc(N, sizeof(double));
-	s->gphi = calloc(N, sizeof(double));
-	s->gpsi = calloc(N, sizeof(double));
-	s->xi = calloc(N, sizeof(double));
-	s->Mi = calloc(N, sizeof(double));
-	s->cr = calloc(N, sizeof(double));
-	s->cc = calloc(N, sizeof(double));
-	s->ccpsi = calloc(N, sizeof(double));
-	s->ue = calloc(N, sizeof(double));
-	s->ze = calloc(N, sizeof(double));
-	s->pc = calloc(N, sizeof(double));
-	s->rbuf = calloc(N, sizeof(double));
-	s->gq = calloc(N, sizeof(double));
-	s->tw = calloc(N, sizeof(double));
-	s->ty = calloc(N, sizeof(double));
-	s->xiu = calloc(N, sizeof(double));
-	s->pcu = calloc(N, sizeof(double));
+	s->e = mem_calloc(N, sizeof(double));
+	s->x = mem_calloc(N, sizeof(double));
+	s->u = mem_calloc(N, sizeof(double));
+	s->v = mem_calloc(N, sizeof(double));
+	s->z = mem_calloc(N, sizeof(double));
+	s->zd = mem_calloc(N, sizeof(double));
+	s->gphi = mem_calloc(N, sizeof(double));
+	s->gpsi = mem_calloc(N, sizeof(double));
+	s->xi = mem_calloc(N, sizeof(double));
+	s->Mi = mem_calloc(N, sizeof(double));
+	s->cr = mem_calloc(N, sizeof(double));
+	s->cc = mem_calloc(N, sizeof(double));
+	s->ccpsi = mem_calloc(N, sizeof(double));
+	s->ue = mem_calloc(N, sizeof(double));
+	s->ze = mem_calloc(N, sizeof(double));
+	s->pc = mem_calloc(N, sizeof(double));
+	s->rbuf = mem_calloc(N, sizeof(double));
+	s->gq = mem_calloc(N, sizeof(double));
+	s->tw = mem_calloc(N, sizeof(double));
+	s->ty = mem_calloc(N, sizeof(double));
+	s->xiu = mem_calloc(N, sizeof(double));
+	s->pcu = mem_calloc(N, sizeof(double));
 	s->nw = stage_newton(s);
-	s->cval = calloc((size_t)s->nc + 1, sizeof(double));
-	s->gs = calloc((size_t)pb->ir->ngrad + 1, sizeof(double));
-	s->ge = calloc((size_t)pb->ir->ngrad + 1, sizeof(double));
-	s->gtl = calloc((size_t)s->n + 1, sizeof(double));
-	s->uend = calloc((size_t)s->n + 1, sizeof(double));
-	s->cw = calloc((size_t)s->nc + 1, sizeof(double));
-	s->cwe = calloc((size_t)s->nc + 1, sizeof(double));
-	s->shift = calloc((size_t)s->n + 1, sizeof(double));
+	s->cval = mem_calloc((size_t)s->nc + 1, sizeof(double));
+	s->gs = mem_calloc((size_t)pb->ir->ngrad + 1, sizeof(double));
+	s->ge = mem_calloc((size_t)pb->ir->ngrad + 1, sizeof(double));
+	s->gtl = mem_calloc((size_t)s->n + 1, sizeof(double));
+	s->uend = mem_calloc((size_t)s->n + 1, sizeof(double));
+	s->cw = mem_calloc((size_t)s->nc + 1, sizeof(double));
+	s->cwe = mem_calloc((size_t)s->nc + 1, sizeof(double));
+	s->shift = mem_calloc((size_t)s->n + 1, sizeof(double));
 	if (pb->ir->rigid) {
-		s->dgdir = calloc((size_t)s->n + 1, sizeof(double));
-		s->rig = calloc(6 * (size_t)s->n + 1, sizeof(double));
+		s->dgdir = mem_calloc((size_t)s->n + 1, sizeof(double));
+		s->rig = mem_calloc(6 * (size_t)s->n + 1, sizeof(double));
 		if (!s->dgdir || !s->rig) {
 			stage_free(s);
 			return -1;
@@ -787,12 +788,12 @@ int stage_ggl(struct stage *s)
 	int n = s->n, nc = s->nc, NS = s->N;
 	if (!nc)
 		return 0;
-	s->ct = calloc((size_t)nc, sizeof(double));
-	s->ctt = calloc((size_t)nc, sizeof(double));
-	s->cwv = calloc((size_t)nc, sizeof(double));
-	s->vend = calloc((size_t)n + 1, sizeof(double));
-	s->ve0 = calloc((size_t)n + 1, sizeof(double));
-	s->ccu = calloc((size_t)NS + 1, sizeof(double));
+	s->ct = mem_calloc((size_t)nc, sizeof(double));
+	s->ctt = mem_calloc((size_t)nc, sizeof(double));
+	s->cwv = mem_calloc((size_t)nc, sizeof(double));
+	s->vend = mem_calloc((size_t)n + 1, sizeof(double));
+	s->ve0 = mem_calloc((size_t)n + 1, sizeof(double));
+	s->ccu = mem_calloc((size_t)NS + 1, sizeof(double));
 	newton_free(s->nw);
 	s->nw = NULL;
 	s->NT = NS + 2 * nc;
@@ -802,20 +803,20 @@ int stage_ggl(struct stage *s)
 		 * indefinite) */
 		jacobian_free(s->jac);
 		enum la_backend b = pb->jac_auto || pb->backend == LA_LAPACK_BAND ? LA_AUTO : pb->backend;
-		s->gmv = calloc((size_t)pb->ir->ngrad + 1, sizeof(double));
-		s->wv = calloc((size_t)n + 1, sizeof(double));
+		s->gmv = mem_calloc((size_t)pb->ir->ngrad + 1, sizeof(double));
+		s->wv = mem_calloc((size_t)n + 1, sizeof(double));
 		if (!s->gmv || !s->wv || jacobian_init_ggl(s->jac, pb, nc) ||
-		    !(s->hux = calloc(s->jac->A.nx + 1, sizeof(double))) ||
+		    !(s->hux = mem_calloc(s->jac->A.nx + 1, sizeof(double))) ||
 		    !(s->nw = newton_alloc_mat(&s->jac->A, b, 0)))
 			return -1;
 	} else {
 		/* dense: G(ū), Pv, ∂G/∂t and G(u_end) nc × n, ∂R/∂u N × N */
 		size_t gn = (size_t)nc * (size_t)n + 1;
-		s->Gm = calloc(gn, sizeof(double));
-		s->Pv = calloc(gn, sizeof(double));
-		s->Gt = calloc(gn, sizeof(double));
-		s->Ge = calloc(gn, sizeof(double));
-		s->hu = calloc((size_t)NS * (size_t)NS + 1, sizeof(double));
+		s->Gm = mem_calloc(gn, sizeof(double));
+		s->Pv = mem_calloc(gn, sizeof(double));
+		s->Gt = mem_calloc(gn, sizeof(double));
+		s->Ge = mem_calloc(gn, sizeof(double));
+		s->hu = mem_calloc((size_t)NS * (size_t)NS + 1, sizeof(double));
 		if (pb->M)
 			s->nw = newton_alloc(s->NT);
 		if (!s->Gm || !s->Pv || !s->Gt || !s->Ge || !s->hu || !s->nw)

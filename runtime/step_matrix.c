@@ -10,6 +10,7 @@
 
 #include "stepper.h"
 #include "la.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,8 +50,8 @@ static int constraint_blocks(struct step_matrix *sm, enum la_mat_kind kind)
 	const struct rt_system *sys = sm->sys;
 	int n = sys->n;
 	size_t nb = (size_t)sys->nb, k = 0;
-	int *r = malloc(sizeof(int) * (nb + 1)), *c = malloc(sizeof(int) * (nb + 1));
-	double *v = malloc(sizeof(double) * (nb + 1));
+	int *r = mem_alloc(sizeof(int) * (nb + 1)), *c = mem_alloc(sizeof(int) * (nb + 1));
+	double *v = mem_alloc(sizeof(double) * (nb + 1));
 	int rc = -1;
 	if (r && c && v) {
 		for (size_t q = 0; q < nb; q++)
@@ -71,7 +72,7 @@ static int constraint_blocks(struct step_matrix *sm, enum la_mat_kind kind)
 
 struct step_matrix *step_matrix_alloc(const struct rt_system *sys, int spd, int stiffness)
 {
-	struct step_matrix *sm = calloc(1, sizeof *sm);
+	struct step_matrix *sm = mem_calloc(1, sizeof *sm);
 	if (!sm)
 		return NULL;
 	sm->sys = sys;
@@ -118,7 +119,7 @@ int step_factor(struct step_matrix *sm, double cM, double cC, double cK, double 
 		coef[k++] = cK;
 	/* a banded step matrix's values were dropped after the last
 	 * factorization (below): they come back for a new step size */
-	if (!sm->S.x && !(sm->S.x = malloc(sizeof(double) * (sm->S.nx + 1))))
+	if (!sm->S.x && !(sm->S.x = mem_alloc(sizeof(double) * (sm->S.nx + 1))))
 		return -1;
 	if (sys->nc) {
 		coef[k] = coef[k + 1] = 0;

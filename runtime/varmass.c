@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "varmass.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +22,11 @@ int varmass_init(struct varmass *vm, struct rt_problem *pb)
 	int n = pb->n;
 	memset(vm, 0, sizeof *vm);
 	size_t nM = pb->Mm.x ? pb->Mm.nx : 0, nk = (size_t)k->nnz, ne = (size_t)n + nM + nk;
-	int *r = malloc((ne + 1) * sizeof *r), *c = malloc((ne + 1) * sizeof *c);
-	int *r2 = calloc(ne + 1, sizeof *r2), *c2 = calloc(ne + 1, sizeof *c2);
-	double *zero = calloc(ne + 1, sizeof *zero);
-	vm->sM = malloc((nM + 1) * sizeof *vm->sM);
-	vm->sk = malloc((nk + 1) * sizeof *vm->sk);
+	int *r = mem_alloc((ne + 1) * sizeof *r), *c = mem_alloc((ne + 1) * sizeof *c);
+	int *r2 = mem_calloc(ne + 1, sizeof *r2), *c2 = mem_calloc(ne + 1, sizeof *c2);
+	double *zero = mem_calloc(ne + 1, sizeof *zero);
+	vm->sM = mem_alloc((nM + 1) * sizeof *vm->sM);
+	vm->sk = mem_alloc((nk + 1) * sizeof *vm->sk);
 	int rc = -1;
 	if (!r || !c || !r2 || !c2 || !zero || !vm->sM || !vm->sk)
 		goto out;

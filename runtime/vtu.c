@@ -12,6 +12,7 @@
 #include "fe_space.h"
 #include "mesh_impl.h"
 #include "outfile.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -373,12 +374,12 @@ int vtu_write_piece(const char *path, const struct mesh *m, const struct fe_spac
 		return -1;
 	long nc = c1 - c0, npts = 0;
 	int nv = w.nv, rc = -1;
-	long *loc = malloc(((size_t)w.npts + 1) * sizeof *loc);
-	long *glob = malloc(((size_t)w.npts + 1) * sizeof *glob);
-	long *conn = malloc(((size_t)nc * (size_t)nv + 1) * sizeof *conn);
+	long *loc = mem_alloc(((size_t)w.npts + 1) * sizeof *loc);
+	long *glob = mem_alloc(((size_t)w.npts + 1) * sizeof *glob);
+	long *conn = mem_alloc(((size_t)nc * (size_t)nv + 1) * sizeof *conn);
 	double *x = NULL;
-	struct vtu_field *pf = calloc((size_t)npoint + 1, sizeof *pf);
-	double **val = calloc((size_t)npoint + 1, sizeof *val);
+	struct vtu_field *pf = mem_calloc((size_t)npoint + 1, sizeof *pf);
+	double **val = mem_calloc((size_t)npoint + 1, sizeof *val);
 
 	if (check_fields(point, npoint, "point", err, errlen))
 		goto out;
@@ -395,7 +396,7 @@ int vtu_write_piece(const char *path, const struct mesh *m, const struct fe_spac
 			}
 			conn[(c - c0) * nv + v] = loc[g];
 		}
-	if (!(x = malloc(((size_t)npts * (size_t)w.dim + 1) * sizeof *x)))
+	if (!(x = mem_alloc(((size_t)npts * (size_t)w.dim + 1) * sizeof *x)))
 		goto oom;
 	for (long i = 0; i < npts; i++)
 		for (int k = 0; k < w.dim; k++)
@@ -403,7 +404,7 @@ int vtu_write_piece(const char *path, const struct mesh *m, const struct fe_spac
 	for (int q = 0; q < npoint; q++) {
 		long stride = point[q].stride ? point[q].stride : point[q].ncomp;
 		int nco = point[q].ncomp;
-		if (!(val[q] = malloc(((size_t)npts * (size_t)nco + 1) * sizeof **val)))
+		if (!(val[q] = mem_alloc(((size_t)npts * (size_t)nco + 1) * sizeof **val)))
 			goto oom;
 		for (long i = 0; i < npts; i++)
 			for (int k = 0; k < nco; k++)
