@@ -11,12 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef HAVE_SUITESPARSE_CHOLMOD_H
-#include <suitesparse/cholmod.h>
-#else
-#include <cholmod.h>
-#endif
-
+#include "extlib.h"
 #include "la_impl.h"
 
 struct chol {
@@ -32,17 +27,18 @@ struct chol {
 
 static void chol_free(void *p)
 {
+	const struct extlib_cholmod *cm = extlib_cholmod();
 	struct chol *h = p;
 	if (!h)
 		return;
 	if (h->started) {
-		cholmod_free_dense(&h->B, &h->c);
-		cholmod_free_dense(&h->X, &h->c);
-		cholmod_free_dense(&h->Y, &h->c);
-		cholmod_free_dense(&h->E, &h->c);
-		cholmod_free_factor(&h->L, &h->c);
-		cholmod_free_sparse(&h->S, &h->c);
-		cholmod_finish(&h->c);
+		cm->cholmod_free_dense(&h->B, &h->c);
+		cm->cholmod_free_dense(&h->X, &h->c);
+		cm->cholmod_free_dense(&h->Y, &h->c);
+		cm->cholmod_free_dense(&h->E, &h->c);
+		cm->cholmod_free_factor(&h->L, &h->c);
+		cm->cholmod_free_sparse(&h->S, &h->c);
+		cm->cholmod_finish(&h->c);
 	}
 	free(h->at);
 	free(h);
@@ -50,6 +46,7 @@ static void chol_free(void *p)
 
 static void *chol_alloc(const struct la_mat *A, unsigned flags)
 {
+	const struct extlib_cholmod *cm = extlib_cholmod();
 	struct chol *h = calloc(1, sizeof *h);
 	int *row = NULL, *col = NULL, *p = NULL, *ix = NULL;
 	(void)flags;
@@ -57,7 +54,7 @@ static void *chol_alloc(const struct la_mat *A, unsigned flags)
 		return NULL;
 	h->n = A->n;
 	h->ne = A->nx;
-	if (!cholmod_start(&h->c))
+	if (!cm->cholmod_start(&h->c))
 		goto fail;
 	h->started = 1;
 	h->c.print = 0;         /* failures come back as statuses, not text */
@@ -68,14 +65,14 @@ static void *chol_alloc(const struct la_mat *A, unsigned flags)
 	if (!h->at || la_entries(A, &row, &col) || la_csc_build(A->n, A->nx, row, col, 1, &p, &ix, h->at))
 		goto fail;
 	size_t nnz = (size_t)p[A->n];
-	h->S = cholmod_allocate_sparse((size_t)A->n, (size_t)A->n, nnz, 1, 1, 1, CHOLMOD_REAL, &h->c);
+	h->S = cm->cholmod_allocate_sparse((size_t)A->n, (size_t)A->n, nnz, 1, 1, 1, CHOLMOD_REAL, &h->c);
 	if (!h->S)
 		goto fail;
 	memcpy(h->S->p, p, ((size_t)A->n + 1) * sizeof *p);
 	memcpy(h->S->i, ix, nnz * sizeof *ix);
 	memset(h->S->x, 0, nnz * sizeof(double));
-	h->L = cholmod_analyze(h->S, &h->c);
-	h->B = cholmod_zeros((size_t)A->n, 1, CHOLMOD_REAL, &h->c);
+	h->L = cm->cholmod_analyze(h->S, &h->c);
+	h->B = cm->cholmod_zeros((size_t)A->n, 1, CHOLMOD_REAL, &h->c);
 	if (!h->L || !h->B)
 		goto fail;
 	free(row);
@@ -94,13 +91,14 @@ fail:
 
 static int chol_factor(void *p, const struct la_mat *A)
 {
+	const struct extlib_cholmod *cm = extlib_cholmod();
 	struct chol *h = p;
 	double *x = h->S->x;
 	memset(x, 0, sizeof *x * h->S->nzmax);
 	for (size_t e = 0; e < h->ne; e++)
 		if (h->at[e] >= 0)
 			x[h->at[e]] += A->x[e];
-	if (!cholmod_factorize(h->S, h->L, &h->c))
+	if (!cm->cholmod_factorize(h->S, h->L, &h->c))
 		return -1;
 	if (h->c.status == CHOLMOD_NOT_POSDEF || h->L->minor < h->L->n) {
 		/* minor is the failing column of the permuted matrix */
@@ -113,10 +111,11 @@ static int chol_factor(void *p, const struct la_mat *A)
 
 static void chol_solve(void *p, double *b)
 {
+	const struct extlib_cholmod *cm = extlib_cholmod();
 	struct chol *h = p;
 	memcpy(h->B->x, b, sizeof *b * (size_t)h->n);
 	/* X, Y and E are allocated by the first call and reused after */
-	if (!cholmod_solve2(CHOLMOD_A, h->L, h->B, NULL, &h->X, NULL, &h->Y, &h->E, &h->c)) {
+	if (!cm->cholmod_solve2(CHOLMOD_A, h->L, h->B, NULL, &h->X, NULL, &h->Y, &h->E, &h->c)) {
 		for (int i = 0; i < h->n; i++)
 			b[i] = 0.0 / 0.0;
 		return;

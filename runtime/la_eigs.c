@@ -9,25 +9,16 @@
  * which Lanczos finds first. */
 #include <config.h>
 
+#include "extlib.h"
 #include "la.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ARPACK's Fortran entry points (gfortran: trailing underscore, string
- * lengths appended by value). */
-void dsaupd_(int *ido, const char *bmat, const int *n, const char *which, const int *nev, const double *tol,
-             double *resid, const int *ncv, double *v, const int *ldv, int *iparam, int *ipntr, double *workd,
-             double *workl, const int *lworkl, int *info, size_t lbmat, size_t lwhich);
-void dseupd_(const int *rvec, const char *howmny, int *select, double *d, double *z, const int *ldz,
-             const double *sigma, const char *bmat, const int *n, const char *which, const int *nev,
-             const double *tol, double *resid, const int *ncv, double *v, const int *ldv, int *iparam, int *ipntr,
-             double *workd, double *workl, const int *lworkl, int *info, size_t lhowmny, size_t lbmat,
-             size_t lwhich);
-
 int la_eigs(int n, int nev, double sigma, const struct la_eigs_ops *ops, double *lam, double *phi)
 {
+	const struct extlib_arpack *ar = extlib_arpack();
 	if (nev < 1 || nev >= n)
 		return -2;
 	/* Lanczos vectors: twice the wanted modes and at least 20 (ARPACK's
@@ -52,7 +43,7 @@ int la_eigs(int n, int nev, double sigma, const struct la_eigs_ops *ops, double 
 	if (!resid || !v || !workd || !workl || !d || !select || !tmp)
 		goto out;
 	for (;;) {
-		dsaupd_(&ido, "G", &n, "LM", &nev, &tol, resid, &ncv, v, &ldv, iparam, ipntr, workd, workl, &lworkl,
+		ar->dsaupd_(&ido, "G", &n, "LM", &nev, &tol, resid, &ncv, v, &ldv, iparam, ipntr, workd, workl, &lworkl,
 		        &info, 1, 2);
 		double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
 		if (ido == -1) {
@@ -82,7 +73,7 @@ int la_eigs(int n, int nev, double sigma, const struct la_eigs_ops *ops, double 
 	}
 	int rvec = phi != NULL;
 	/* the Ritz vectors overwrite the first nev columns of v (allowed) */
-	dseupd_(&rvec, "A", select, d, v, &ldv, &sigma, "G", &n, "LM", &nev, &tol, resid, &ncv, v, &ldv,
+	ar->dseupd_(&rvec, "A", select, d, v, &ldv, &sigma, "G", &n, "LM", &nev, &tol, resid, &ncv, v, &ldv,
 	        iparam, ipntr, workd, workl, &lworkl, &info, 1, 1, 2);
 	if (info != 0) {
 		rc = -3;

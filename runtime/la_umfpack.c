@@ -13,12 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef HAVE_SUITESPARSE_CHOLMOD_H
-#include <suitesparse/umfpack.h>
-#else
-#include <umfpack.h>
-#endif
 
+#include "extlib.h"
 #include "la_impl.h"
 
 struct umf {
@@ -35,13 +31,14 @@ struct umf {
 
 static void umf_free(void *p)
 {
+	const struct extlib_umfpack *um = extlib_umfpack();
 	struct umf *u = p;
 	if (!u)
 		return;
 	if (u->num)
-		umfpack_di_free_numeric(&u->num);
+		um->umfpack_di_free_numeric(&u->num);
 	if (u->sym)
-		umfpack_di_free_symbolic(&u->sym);
+		um->umfpack_di_free_symbolic(&u->sym);
 	free(u->at);
 	free(u->Ap);
 	free(u->Ai);
@@ -62,6 +59,7 @@ static void fill(struct umf *u, const struct la_mat *A)
 
 static void *umf_alloc(const struct la_mat *A, unsigned flags)
 {
+	const struct extlib_umfpack *um = extlib_umfpack();
 	struct umf *u = calloc(1, sizeof *u);
 	int *row = NULL, *col = NULL, n = A->n;
 	(void)flags;
@@ -82,9 +80,9 @@ static void *umf_alloc(const struct la_mat *A, unsigned flags)
 	if (!(u->Ax = malloc(((size_t)u->Ap[n] + 1) * sizeof *u->Ax)))
 		goto fail;
 	fill(u, A);
-	umfpack_di_defaults(u->control);
+	um->umfpack_di_defaults(u->control);
 	u->control[UMFPACK_PRL] = 0;
-	if (umfpack_di_symbolic(n, n, u->Ap, u->Ai, u->Ax, &u->sym, u->control, u->info) != UMFPACK_OK)
+	if (um->umfpack_di_symbolic(n, n, u->Ap, u->Ai, u->Ax, &u->sym, u->control, u->info) != UMFPACK_OK)
 		goto fail;
 	return u;
 fail:
@@ -98,11 +96,12 @@ fail:
  * failure path: allocating here is fine). */
 static int zero_pivot(struct umf *u)
 {
+	const struct extlib_umfpack *um = extlib_umfpack();
 	int n = u->n, k0 = 0;
 	int *P = malloc(((size_t)n + 1) * sizeof *P), *Q = malloc(((size_t)n + 1) * sizeof *Q);
 	double *D = malloc(((size_t)n + 1) * sizeof *D);
 	if (P && Q && D &&
-	    umfpack_di_get_numeric(NULL, NULL, NULL, NULL, NULL, NULL, P, Q, D, NULL, NULL, u->num) == UMFPACK_OK) {
+	    um->umfpack_di_get_numeric(NULL, NULL, NULL, NULL, NULL, NULL, P, Q, D, NULL, NULL, u->num) == UMFPACK_OK) {
 		for (int k = 0; k < n && !k0; k++)
 			if (D[k] == 0)
 				k0 = Q[k] + 1;
@@ -115,11 +114,12 @@ static int zero_pivot(struct umf *u)
 
 static int umf_factor(void *p, const struct la_mat *A)
 {
+	const struct extlib_umfpack *um = extlib_umfpack();
 	struct umf *u = p;
 	fill(u, A);
 	if (u->num)
-		umfpack_di_free_numeric(&u->num);
-	int st = umfpack_di_numeric(u->Ap, u->Ai, u->Ax, u->sym, &u->num, u->control, u->info);
+		um->umfpack_di_free_numeric(&u->num);
+	int st = um->umfpack_di_numeric(u->Ap, u->Ai, u->Ax, u->sym, &u->num, u->control, u->info);
 	if (st == UMFPACK_WARNING_singular_matrix)
 		return zero_pivot(u);
 	return st == UMFPACK_OK ? 0 : -1;
@@ -127,8 +127,9 @@ static int umf_factor(void *p, const struct la_mat *A)
 
 static void umf_solve(void *p, double *b)
 {
+	const struct extlib_umfpack *um = extlib_umfpack();
 	struct umf *u = p;
-	umfpack_di_wsolve(UMFPACK_A, u->Ap, u->Ai, u->Ax, u->X, b, u->num, u->control, u->info, u->Wi, u->W);
+	um->umfpack_di_wsolve(UMFPACK_A, u->Ap, u->Ai, u->Ax, u->X, b, u->num, u->control, u->info, u->Wi, u->W);
 	memcpy(b, u->X, sizeof *b * (size_t)u->n);
 }
 

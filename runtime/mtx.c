@@ -19,6 +19,7 @@
 #include "mtx.h"
 #include "outfile.h"
 #include "mem.h"
+#include "extlib.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -34,11 +35,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifdef HAVE_SUITESPARSE_CHOLMOD_H
-#include <suitesparse/cholmod.h>
-#else
-#include <cholmod.h>
-#endif
 
 enum mtx_format { FMT_COORD, FMT_ARRAY };
 
@@ -402,12 +398,13 @@ static int take(const char *path, cholmod_sparse *A, const struct header *h, str
 static int read_checked(FILE *f, const char *path, const struct header *h, struct mtx_csc *a,
                         char *err, size_t errlen)
 {
+	const struct extlib_cholmod *cm = extlib_cholmod();
 	cholmod_common c;
 	cholmod_sparse *A = NULL;
 	void *m;
 	int mtype = -1, r = -1;
 
-	if (!cholmod_start(&c)) {
+	if (!cm->cholmod_start(&c)) {
 		set_err(err, errlen, "'%s': cannot start CHOLMOD", path);
 		return -1;
 	}
@@ -415,21 +412,21 @@ static int read_checked(FILE *f, const char *path, const struct header *h, struc
 	c.error_handler = NULL;
 	rewind(f);
 	/* prefer = 1: a symmetric matrix comes back with both triangles. */
-	m = cholmod_read_matrix(f, 1, &mtype, &c);
+	m = cm->cholmod_read_matrix(f, 1, &mtype, &c);
 	if (m && mtype == CHOLMOD_DENSE) {
 		cholmod_dense *X = m;
-		A = cholmod_dense_to_sparse(X, 1, &c);
-		cholmod_free_dense(&X, &c);
+		A = cm->cholmod_dense_to_sparse(X, 1, &c);
+		cm->cholmod_free_dense(&X, &c);
 	} else if (m && mtype == CHOLMOD_SPARSE) {
 		A = m;
 	} else if (m && mtype == CHOLMOD_TRIPLET) {
 		cholmod_triplet *T = m;
-		A = cholmod_triplet_to_sparse(T, 0, &c);
-		cholmod_free_triplet(&T, &c);
+		A = cm->cholmod_triplet_to_sparse(T, 0, &c);
+		cm->cholmod_free_triplet(&T, &c);
 	}
 	if (A && A->stype != 0) {
-		cholmod_sparse *B = cholmod_copy(A, 0, 1, &c);
-		cholmod_free_sparse(&A, &c);
+		cholmod_sparse *B = cm->cholmod_copy(A, 0, 1, &c);
+		cm->cholmod_free_sparse(&A, &c);
 		A = B;
 	}
 	if (!A)
@@ -439,8 +436,8 @@ static int read_checked(FILE *f, const char *path, const struct header *h, struc
 		        path, (long)A->nrow, (long)A->ncol, h->nrow, h->ncol);
 	else
 		r = take(path, A, h, a, err, errlen);
-	cholmod_free_sparse(&A, &c);
-	cholmod_finish(&c);
+	cm->cholmod_free_sparse(&A, &c);
+	cm->cholmod_finish(&c);
 	return r;
 }
 
