@@ -819,7 +819,8 @@ static int exec_import(struct eval *ev, struct ast_stmt *st)
  * scalar passes took 1.5 GB before. */
 struct pass_marks {
 	struct arena_mark arena;
-	const void *runs, *held, *last_run, *pending, *pending_run, *meshes, *fe_owned, *input, *outdir_real;
+	const void *runs, *held, *pending, *pending_run, *meshes, *fe_owned, *input, *outdir_real;
+	struct run_value *last_run;   /* given back to the session (a loop's passes) */
 	int ninput;
 	unsigned long clock, touched;   /* names.h's, at the pass's start */
 };
@@ -827,9 +828,10 @@ struct pass_marks {
 static struct pass_marks pass_marks_take(const struct eval *ev)
 {
 	const struct session *s = ev->s;
-	struct pass_marks pm = { arena_mark(ev->a), s->runs, s->held, s->last_run, s->pending, s->pending_run,
-	                         s->meshes, s->fe_owned, s->input, s->outdir_real, s->ninput,
-	                         name_index_clock, name_index_touched };
+	struct pass_marks pm = { .arena = arena_mark(ev->a), .runs = s->runs, .held = s->held, .pending = s->pending,
+	                         .pending_run = s->pending_run, .meshes = s->meshes, .fe_owned = s->fe_owned,
+	                         .input = s->input, .outdir_real = s->outdir_real, .last_run = s->last_run,
+	                         .ninput = s->ninput, .clock = name_index_clock, .touched = name_index_touched };
 	return pm;
 }
 
@@ -943,6 +945,13 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 			b->val.frozen = 1;
 			b->val.k = (double)i;
 			rc = exec_stmts(ev, &st->body);
+			/* only the last pass's run can end as the REPL's last
+			 * one: an earlier pass's goes with the pass, and so does
+			 * what its lowering took of the arena (a loop of runs of
+			 * a field model kept 43 KB a pass, and arena_release's
+			 * walk of the chunks made the loop quadratic) */
+			if (i < hi && ev->s->last_run != pm.last_run && !ev->s->pending_run)
+				ev->s->last_run = pm.last_run;
 			release_pass_runs(ev->s, mark);
 			ev->scope = saved;
 			pass_rewind(ev, &pm, rc == 0);

@@ -119,6 +119,26 @@ static void own(struct eval *ev, void *p, int is_space)
 	ev->s->fe_owned = o;
 }
 
+/* The session's space of family f with ncomp components on m, made at the
+ * first run that needs it.  A space is never changed once made, so every
+ * field and every run on the same mesh and element shares one: a loop of
+ * runs of a field model made a space per pass, kept to the session's end
+ * (43 KB a pass on a 20-cell bar). */
+static struct fe_space *shared_space(struct eval *ev, const struct mesh *m, enum fe_family f, int ncomp,
+                                     char *err, size_t errlen)
+{
+	for (struct fe_owned *o = ev->s->fe_owned; o; o = o->next)
+		if (o->is_space) {
+			struct fe_space *sp = o->p;
+			if (sp->mesh == m && sp->family == f && sp->ncomp == ncomp)
+				return sp;
+		}
+	struct fe_space *sp = fe_space_make(m, f, ncomp, err, errlen);
+	if (sp)
+		own(ev, sp, 1);
+	return sp;
+}
+
 /* The arguments of a generator: positional numbers, then the named ones
  * it knows (a word for cells = ...). */
 struct gen_args {
@@ -530,10 +550,9 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		if (qp && f->qp > FE_SPACE_MAX_POINTS)
 			return eval_error(ev, it->dir->loc, "%s : Q would have %d points per cell (degree %d): at most %d",
 			                  f->name, f->qp, f->qdegree, FE_SPACE_MAX_POINTS);
-		struct fe_space *sp = fe_space_make(fm->m, fam, qp ? f->qp : ncomp, err, sizeof err);
+		struct fe_space *sp = shared_space(ev, fm->m, fam, qp ? f->qp : ncomp, err, sizeof err);
 		if (!sp)
 			return eval_error(ev, it->dir->loc, "%s", err);
-		own(ev, sp, 1);
 		/* the space lives as long as the model's IR: the session's */
 		f->space = sp;
 		f->ncomp = ncomp;
