@@ -201,6 +201,9 @@ int la_mat_pack(struct la_mat *A);
 /* The pattern of A as entries in the order of A->x: for each k < A->nx,
  * row[k], col[k] (row -1: a band's padding slot). */
 void la_mat_pattern(const struct la_mat *A, int *row, int *col);
+/* The same into two malloc'ed arrays of A->nx (the caller frees them).
+ * 0, or -1 when out of memory. */
+int la_entries(const struct la_mat *A, int **row, int **col);
 
 /* S as a linear combination of nterm matrices of one order, on the union
  * of their patterns (dense when one is dense, banded when all are banded,

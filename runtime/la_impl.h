@@ -47,9 +47,6 @@ struct la_petsc_module {
  * needed; NULL when it is not built or does not load. */
 const struct la_ops *la_petsc_ops(enum la_backend b);
 
-/* The pattern of A as entries (row, col) in the order of A->x (row -1 for
- * a band's padding): two malloc'ed arrays of A->nx.  0 or -1. */
-int la_entries(const struct la_mat *A, int **row, int **col);
 /* For a dense A, the entries of la_entries outside its band (A->kl
  * below, A->ku above the diagonal: zero in every value A may take) get
  * row -1, as padding; other kinds are left as they are. */

@@ -40,13 +40,9 @@ static int check_symmetric(const struct la_mat *A, const char *what, struct ir_l
 	if (A->sym || !A->x)
 		return 0;
 	double scale = la_mat_maxabs(A);
-	int *row = mem_alloc(sizeof(int) * (A->nx + 1)), *col = mem_alloc(sizeof(int) * (A->nx + 1));
-	if (!row || !col) {
-		free(row);
-		free(col);
+	int *row, *col;
+	if (la_entries(A, &row, &col))
 		return fail(err, loc, "out of memory");
-	}
-	la_mat_pattern(A, row, col);
 	int rc = 0;
 	for (size_t e = 0; e < A->nx && !rc; e++) {
 		int i = row[e], j = col[e];
@@ -66,13 +62,43 @@ static int check_symmetric(const struct la_mat *A, const char *what, struct ir_l
 	return rc;
 }
 
+/* Every stored entry of a constant operator must be a number: a density
+ * or a coefficient that overflows (integral(bar, 0.5*u'^2*1e308*10))
+ * folds into an infinite mass, which factors and then gives every
+ * acceleration as 0, a body that never moves.  One pass over the values;
+ * the pattern is read only to name the entry. */
+static int check_finite(struct rt_problem *pb, const struct la_mat *A, const char *what, struct ir_loc loc,
+                        struct rt_error *err)
+{
+	size_t bad = 0;
+	while (bad < A->nx && isfinite(A->x[bad]))
+		bad++;
+	if (!A->x || bad == A->nx)
+		return 0;
+	int *row, *col;
+	if (la_entries(A, &row, &col))
+		return fail(err, loc, "out of memory");
+	int i = row[bad], j = col[bad];
+	double x = A->x[bad];
+	free(row);
+	free(col);
+	char ni[IR_NAME_SIZE], nj[IR_NAME_SIZE];
+	ir_unknown_name(pb->ir, i, ni, sizeof ni);
+	ir_unknown_name(pb->ir, j, nj, sizeof nj);
+	if (i == j)
+		return fail(err, loc, "the %s matrix is not finite: its entry (%d, %d), of %s, is %s", what, i + 1, j + 1,
+		            ni, isnan(x) ? "NaN" : "infinite (its coefficients overflow)");
+	return fail(err, loc, "the %s matrix is not finite: its entry (%d, %d), of %s and %s, is %s", what, i + 1,
+	            j + 1, ni, nj, isnan(x) ? "NaN" : "infinite (its coefficients overflow)");
+}
+
 /* The mass must be symmetric positive definite.  Its factor is kept
  * (pb->Mf): the consistent initial acceleration solves with it, so the
  * mass is factored once per run, by the backend its structure calls for. */
 static int check_mass(struct rt_problem *pb, const struct la_mat *M, struct ir_loc loc, struct rt_error *err)
 {
 	int n = pb->n;
-	if (check_symmetric(M, "mass", loc, err))
+	if (check_finite(pb, M, "mass", loc, err) || check_symmetric(M, "mass", loc, err))
 		return 3;
 	/* a positive pivot far below the others factors, and then gives an
 	 * acceleration of no meaning (mass [1e-320, 0; 0, 1]: infinite at
@@ -439,7 +465,9 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 	} else if (check_mass(pb, &pb->Mm, m->mass.loc, err)) {
 		return 3;
 	}
-	if (check_symmetric(&pb->Km, "stiffness", m->stiffness.loc, err))
+	if (check_finite(pb, &pb->Km, "stiffness", m->stiffness.loc, err) ||
+	    check_symmetric(&pb->Km, "stiffness", m->stiffness.loc, err) ||
+	    (pb->hasC && check_finite(pb, &pb->Cm, "damping", m->damping.loc, err)))
 		return 3;
 	if (m->damping_kind == IR_DAMP_MODAL) {
 		if (n <= IR_DENSE_MAX && problem_dense(pb))
