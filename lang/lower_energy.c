@@ -17,6 +17,7 @@
 
 #include "fe.h"
 #include "fe_assemble.h"
+#include "fmt.h"
 #include "interp.h"
 #include "ir_diff.h"
 #include "mem.h"
@@ -92,18 +93,49 @@ static int terms(struct ir_prog *p, int r, struct term_list *out, struct term_li
 	return 0;
 }
 
-/* σ if register r is c·|q'| (or |q'|·c, |c·q'|) with c > 0 and q a dof
- * (*isdof = 1) or an internal variable, else 0. */
+/* The coefficient c if register r is c·|q'| (or |q'|·c, |c·q'|) with c
+ * a constant of either sign and q a dof (*isdof = 1) or an internal
+ * variable, else 0. */
+static double abs_rate_term(struct ir_prog *p, int r, int *j, int *isdof);
+
+/* σ if register r is c·|q'| with c > 0, else 0. */
 static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
+{
+	double c = abs_rate_term(p, r, j, isdof);
+	return c > 0 ? c : 0;
+}
+
+/* A rate-independent term taken with sign sg (+1 or -1) whose coefficient
+ * is negative: -0.2*abs(z') is concave, not a dissipation potential, and
+ * stepped as a smooth term it feeds energy into the motion (the ledger
+ * of a midpoint run went to -262).  dyn(5) requires c > 0; an error at
+ * where, -1, or 0 when the term is not such. */
+static int negative_abs_rate(struct eval *ev, struct ir_prog *p, int r, int sg, struct loc where)
+{
+	int j, isdof;
+	double c = sg * abs_rate_term(p, r, &j, &isdof);
+	if (!(c < 0))
+		return 0;
+	char cs[FMT_BUFSZ];
+	fmt_num(cs, c);
+	return eval_error(ev, where, "a rate-independent dissipation c*abs(q') needs c > 0, not %s: with c < 0 it "
+	                  "would feed energy into the motion", cs);
+}
+
+static double abs_rate_term(struct ir_prog *p, int r, int *j, int *isdof)
 {
 	const struct ir_insn *x = &p->insn[r];
 	double c = 1, k;
+	if (x->op == IR_NEG) {   /* -abs(q'), and s*abs(q') with s = -1 */
+		c = -1;
+		x = &p->insn[x->a];
+	}
 	if (x->op == IR_MUL) {
 		if (ir_is_const(p, x->a, &k)) {
-			c = k;
+			c *= k;
 			x = &p->insn[x->b];
 		} else if (ir_is_const(p, x->b, &k)) {
-			c = k;
+			c *= k;
 			x = &p->insn[x->a];
 		} else {
 			return 0;
@@ -123,7 +155,7 @@ static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
 			return 0;
 		}
 	}
-	if ((x->op != IR_INTVEL && x->op != IR_VEL) || !(c > 0))
+	if ((x->op != IR_INTVEL && x->op != IR_VEL) || !isfinite(c))
 		return 0;
 	*j = x->a;
 	*isdof = x->op == IR_VEL;
@@ -376,7 +408,8 @@ static struct ir_prog *kernel_open(struct eval *ev, struct kern_build *kb, const
 /* Lower sum e (times the constant scale) of an energy once, as a kernel
  * appended to kl: 1 when done, 0 when the sum is to be unrolled (its body
  * is not a kernel of this energy: then unrolling reports what is wrong
- * with it, or handles what kernels do not), -1 when out of memory. */
+ * with it, or handles what kernels do not), -1 when out of memory, -2
+ * on an error reported. */
 static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e, double scale, enum energy_kind ek,
                       int term, struct kern_list *kl)
 {
@@ -443,6 +476,10 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 		int smooth = -1, rc = terms(p, r, &tl, &st);
 		for (int q = 0; q < tl.n && rc == 0; q++) {
 			int j, isdof = 0, sg = scale < 0 ? -tl.sg[q] : tl.sg[q];
+			if (negative_abs_rate(ev, p, tl.t[q], sg, e->loc)) {
+				rc = -2;
+				break;
+			}
 			double c = sg > 0 ? fabs(scale) * one_homogeneous(p, tl.t[q], &j, &isdof) : 0;
 			if (c > 0 && nfr < KERN_MAX_SLOTS) {
 				fr[nfr++] = (struct kern_fric){ isdof, term, kb.base[j], kb.stride[j], kb.lo, kb.hi, c };
@@ -456,7 +493,7 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 		free(st.t);
 		free(st.sg);
 		if (rc)
-			return -1;
+			return rc == -2 ? -2 : -1;
 		if (nfr > 0 && smooth < 0) {
 			/* nothing smooth left: no kernel, only σ */
 			if (add_fric(kl, fr, nfr))
@@ -539,6 +576,8 @@ static int integral_friction(struct eval *ev, struct ir_prog *p, const struct fe
 		int smooth = -1;
 		for (int k = 0; k < tl.n; k++) {
 			int j, isdof = 0, sg = scale < 0 ? -tl.sg[k] : tl.sg[k];
+			if (negative_abs_rate(ev, p, tl.t[k], sg, where))
+				goto out;
 			double c = sg > 0 ? one_homogeneous(p, tl.t[k], &j, &isdof) : 0;
 			if (c > 0 && !isdof && kb->kind[j] == IR_INTVEL && fe_integral_cellwise(in, kb->base[j])) {
 				coef[(size_t)q * (size_t)kb->nslot + (size_t)j] += c * fabs(scale);
@@ -947,6 +986,8 @@ static int energy_terms(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 		return try_integral(ev, w, e, scale, ek, term, kl);
 	if (e->kind == AST_SUM) {
 		int rc = try_kernel(ev, w, e, scale, ek, term, kl);
+		if (rc == -2)
+			return -1;
 		if (rc < 0)
 			return eval_error(ev, e->loc, "out of memory lowering this sum");
 		if (rc > 0)
@@ -2561,6 +2602,8 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			const int *t = tl.t, *sg = tl.sg;
 			for (int q = 0; q < tl.n; q++) {
 				int j, isdof = 0;
+				if (negative_abs_rate(ev, p, t[q], sg[q], it->loc))
+					goto out;
 				double c = sg[q] > 0 ? one_homogeneous(p, t[q], &j, &isdof) : 0;
 				if (c > 0 && isdof) {
 					/* dry friction on a dof: c |u'| */
