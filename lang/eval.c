@@ -303,17 +303,30 @@ const char *value_kind_name(const struct value *v)
 }
 
 /* A scalar result must be finite when it is a constant: report the
- * operation that made it infinite or NaN. */
+ * operation that made it infinite or NaN.  An infinite operand is a value
+ * some results have (the period of a rigid mode): it may give an infinite
+ * result (inf + 1), never a NaN (inf - inf), which nothing after could
+ * tell from a number (a NaN condition took an if's first branch). */
 static int check_finite(struct eval *ev, int reg, struct loc loc, enum ir_op op, int a, int b)
 {
 	double k, x = 0, y = 0;
 	if (!ir_is_const(ev->prog, reg, &k) || isfinite(k))
 		return 0;
 	int ka = ir_is_const(ev->prog, a, &x), kb = ir_is_const(ev->prog, b, &y);
-	if (ka && !isfinite(x))
+	kb = kb && ir_op_arity[op] >= 2;
+	if ((ka && isnan(x)) || (kb && isnan(y)))
 		return 0;   /* already reported where it arose */
-	if (ir_op_arity[op] >= 2 && kb && !isfinite(y))
+	if (isinf(k) && ((ka && isinf(x)) || (kb && isinf(y))))
 		return 0;
+	if (isnan(k) && ((ka && isinf(x)) || (kb && isinf(y)))) {
+		char xs[32], ys[32];
+		value_format_num(x, xs);
+		value_format_num(y, ys);
+		static const char *const sym[] = { [IR_ADD] = "+", [IR_SUB] = "-", [IR_MUL] = "*", [IR_DIV] = "/",
+		                                   [IR_POW] = "^" };
+		if (ir_op_arity[op] == 2 && (size_t)op < sizeof sym / sizeof *sym && sym[op])
+			return eval_error(ev, loc, "%s %s %s is not a number (NaN)", xs, sym[op], ys);
+	}
 	if ((op == IR_DIV || op == IR_FMOD) && kb && y == 0)
 		return eval_error(ev, loc, "division by zero");
 	char xs[32];
