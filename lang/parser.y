@@ -625,6 +625,8 @@ arg:
 static const char *token_text(yysymbol_kind_t sym, char *buf, size_t size)
 {
 	const char *s = yysymbol_name(sym);
+	if (sym == YYSYMBOL_PRIME)   /* bare, ' reads as an open quote */
+		return "prime (')";
 	if (sym >= YYSYMBOL_PARAM && sym <= YYSYMBOL_SUM) {
 		snprintf(buf, size, "'%s'", s);
 		return buf;
