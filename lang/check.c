@@ -75,6 +75,8 @@ struct checker {
 	int seq;                /* definitions so far */
 	int redefining;         /* a model's names again (run's records):
 	                           its duplicates were reported once */
+	struct ast_model *file_model;   /* the run's model while its file names
+	                           are checked: they see the script's names */
 };
 
 static void frame_of(struct import_frame *fr, const char *path, const char *name, struct loc loc)
@@ -158,11 +160,41 @@ static void pop(struct checker *c)
 	c->scope = c->scope->parent;
 }
 
+/* Whether model m declares name (a parameter, a let, a dof, an internal
+ * variable, a field). */
+static int model_declares(const struct ast_model *m, const char *name)
+{
+	for (int i = 0; i < m->items.n; i++) {
+		const struct ast_item *it = m->items.v[i];
+		if (it->kind == AST_ITEM_PARAM || it->kind == AST_ITEM_LET) {
+			for (int k = 0; k < it->defs.n; k++)
+				if (strcmp(((const struct ast_arg *)it->defs.v[k])->name, name) == 0)
+					return 1;
+		} else if (it->kind == AST_ITEM_FIELD) {
+			if (strcmp(it->target->name, name) == 0)
+				return 1;
+		} else if (it->kind == AST_ITEM_DOF || it->kind == AST_ITEM_INTERNAL) {
+			for (int k = 0; k < it->names.n; k++) {
+				const struct ast_expr *d = it->names.v[k];
+				if (strcmp((d->kind == AST_INDEX ? d->lhs : d)->name, name) == 0)
+					return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* An undefined name, with the closest name that would do in its place
  * (names.c): a model for a model; any name in scope or built in for a
  * name or a function. */
 static void undefined(struct checker *c, struct loc loc, const char *what, const char *name)
 {
+	if (c->file_model && model_declares(c->file_model, name)) {
+		diag_error(c->d, loc, "'%s' is a name of model %s, known during the run only: a file name is made "
+		           "before the run, from the script's names", name, c->file_model->name);
+		c->errors++;
+		return;
+	}
 	const char *best = NULL;
 	int bd = 0, model = strcmp(what, "model") == 0;
 	for (struct cscope *s = c->scope; s; s = s->parent)
@@ -636,10 +668,12 @@ static void run(struct checker *c, struct ast_run *r)
 		return;   /* reported by lowering: "'x' is not a model" */
 	for (int k = 0; k < r->records.n; k++) {
 		struct ast_record *rec = r->records.v[k];
+		c->file_model = m->model;
 		expr(c, rec->path);
-		expr(c, rec->every);
 		if (rec->plot)
 			expr(c, rec->plot->path);   /* its series are the run's names */
+		c->file_model = NULL;
+		expr(c, rec->every);
 	}
 	for (int k = 0; k < r->records.n; k++) {
 		struct ast_record *rec = r->records.v[k];
