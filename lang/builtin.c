@@ -292,8 +292,23 @@ static int history_fn(struct eval *ev, struct ast_expr *call, const char *name, 
 		*out = value_num(ev, t[best], call->loc);
 		return 0;
 	}
-	if (n < 2 || !(t[n - 1] > t[0]))
+	/* the slice's bounds, as messages about it name them */
+	char where[80] = "";
+	if (win) {
+		char ta[32], tb[32];
+		value_format_num(t[0], ta);
+		value_format_num(t[n - 1], tb);
+		snprintf(where, sizeof where, " over [%s, %s]", ta, tb);
+	}
+	if (n < 2 || !(t[n - 1] > t[0])) {
+		if (win) {
+			char ta[32];
+			value_format_num(t[0], ta);
+			return eval_error(ev, arg(call, 0)->loc, "%s needs a slice of more than one step: this one holds "
+			                  "only the sample at t = %s", name, ta);
+		}
 		return eval_error(ev, call->loc, "%s needs a run of more than one step", name);
+	}
 	if (strcmp(name, "rms") == 0 || strcmp(name, "mean") == 0) {
 		*out = value_num(ev, name[0] == 'r' ? sqrt(time_mean(t, y, n, 1)) : time_mean(t, y, n, 0), call->loc);
 		return 0;
@@ -317,8 +332,8 @@ static int history_fn(struct eval *ev, struct ast_expr *call, const char *name, 
 	double m = time_mean(t, y, n, 0);
 	int k = level_crossings(t, y, n, m, 1, NULL);
 	if (k < 2)
-		return eval_error(ev, call->loc, "period(%s): %s crosses its mean (%.6g) upwards %s, a period needs "
-		                  "two crossings", h.ser.label, h.ser.label, m, k == 0 ? "never" : "only once");
+		return eval_error(ev, call->loc, "period(%s): %s%s crosses its mean (%.6g) upwards %s: a period needs "
+		                  "two such crossings", h.ser.label, h.ser.label, where, m, k == 0 ? "nowhere" : "only once");
 	double *tc = arena_alloc(ev->a, sizeof(double) * (size_t)k);
 	level_crossings(t, y, n, m, 1, tc);
 	*out = value_num(ev, (tc[k - 1] - tc[0]) / (k - 1), call->loc);
