@@ -589,7 +589,7 @@ static int read_elements(struct gm *g)
 			if (!e)
 				return -1;
 			if (r->ntok != 3 + ntags + e->nn)
-				return fail(r, "a %s has %d node%s, the line holds %ld", type_name(e->type), e->nn,
+				return fail(r, "a %s element has %d node%s; its line in the file lists %ld", type_name(e->type), e->nn,
 				            e->nn == 1 ? "" : "s", (long)r->ntok - 3 - ntags);
 			if (ntags >= 1) {
 				if (tok_long(r, 3, "the physical tag", &v))
@@ -638,7 +638,7 @@ static int read_elements(struct gm *g)
 				if (e->dim != edim)
 					return fail(r, "a %s in a block of dimension %ld", type_name(e->type), edim);
 				if (r->ntok != 1 + e->nn)
-					return fail(r, "a %s has %d node%s, the line holds %d", type_name(e->type),
+					return fail(r, "a %s element has %d node%s; its line in the file lists %d", type_name(e->type),
 					            e->nn, e->nn == 1 ? "" : "s", r->ntok - 1);
 				for (int k = 0; k < e->nn; k++)
 					if (tok_long(r, 1 + k, "a node tag", &g->pool[e->nodes + k]))
