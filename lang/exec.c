@@ -78,6 +78,8 @@ static int print_value(struct eval *ev, FILE *f, struct value *v, struct loc loc
 			const double x[6] = { mv->omega[j], mv->f[j], mv->period[j], mv->gamma[j], mv->meff[j], mv->share[j] };
 			for (int q = 0; q < 6; q++)
 				value_format_num(x[q], c[q]);
+			if (!(mv->total > 0))   /* no mass along d: no share (eval.c) */
+				strcpy(c[5], "-");
 			fprintf(f, "\n  %-5d %-24s %-24s %-24s %-24s %-24s %s", j + 1, c[0], c[1], c[2], c[3], c[4], c[5]);
 		}
 		return 0;
