@@ -284,6 +284,15 @@ static int value(struct scan *s, const char *txt, int integer, const char *what)
 		        s->path, s->line, what);
 		return -1;
 	}
+	/* CHOLMOD's reader takes a magnitude of 1e308 or more for infinity,
+	 * so such an entry, finite as a double, came back infinite, and
+	 * duplicates 1e308 and -1e308 as NaN ("summed over its duplicates,
+	 * is not finite" of entries whose sum is 0) */
+	if (fabs(v) >= 1e308) {
+		set_err(s->err, s->errlen, "'%s' line %ld: %s: %s is too large: the reader (CHOLMOD's) takes "
+		        "a magnitude of 1e308 or more for infinity", s->path, s->line, what, txt);
+		return -1;
+	}
 	if (integer && v != floor(v)) {
 		set_err(s->err, s->errlen, "'%s' line %ld: %s: the value is not an integer "
 		        "(the file's field is 'integer')", s->path, s->line, what);

@@ -124,8 +124,12 @@ printf '%%%%MatrixMarket matrix array real general\n3 3\n1\nnan\n' | mk arraynan
 expect arraynan stiffness "stiffness: 'arraynan.mtx' line 4: entry 2: the value is not finite"
 printf '%%%%MatrixMarket matrix coordinate integer symmetric\n3 3 1\n1 1 2.5\n' | mk integer
 expect integer stiffness "stiffness: 'integer.mtx' line 3: entry (1, 1): the value is not an integer (the file's field is 'integer')"
-printf '%s\n3 3 1\n1 1 1e308\n1 1 1e308\n' "$H" | sed 's/^3 3 1$/3 3 2/' | mk summed
+printf '%s\n3 3 1\n1 1 9e307\n1 1 9e307\n' "$H" | sed 's/^3 3 1$/3 3 2/' | mk summed
 expect summed stiffness "stiffness: 'summed.mtx': entry (1, 1), summed over its duplicates, is not finite"
+# CHOLMOD's reader takes 1e308 for infinity: duplicates 1e308 and -1e308,
+# whose sum is 0, were said to sum to something not finite
+printf '%s\n3 3 1\n1 1 1e308\n1 1 -1e308\n' "$H" | sed 's/^3 3 1$/3 3 2/' | mk cholmodinf
+expect cholmodinf stiffness "stiffness: 'cholmodinf.mtx' line 3: entry (1, 1): 1e308 is too large: the reader (CHOLMOD's) takes a magnitude of 1e308 or more for infinity"
 printf '%s\n3 3 3\n1 1 2\n2 2 2\n' "$H" | mk truncated
 expect truncated stiffness "stiffness: 'truncated.mtx' is truncated: it ends after 2 of the 3 entries declared on line 2"
 printf '%%%%MatrixMarket matrix array real symmetric\n%% lower triangle: 6 values\n3 3\n1\n0\n0\n1\n0\n' | mk arraytruncated
