@@ -1744,7 +1744,8 @@ static int acceleration_not_finite(struct rt_stepper_run *r, struct rt_error *er
 			            "dissipation's derivative in %s' has no value at the initial state (%s' = %.10g)%s",
 			            r->plan->t0, dof, what, dof, dof, r->x.v[i],
 			            r->x.v[i] == 0 ? "; a term like sqrt(u'^2) has no derivative at u' = 0 "
-			                             "(dry friction is c*abs(u'))" : "");
+			                             "(dry friction is c*abs(u')), nor one whose coefficient "
+			                             "overflows (beyond 1.8e308)" : "");
 		if (pb->varmass)
 			return fail(err, 4, m->kinetic_loc, "t = %.10g: the initial acceleration of %s is %s: the kinetic "
 			            "energy's derivatives have no value at the initial state (%s = %.10g, %s' = %.10g)",
