@@ -947,12 +947,13 @@ static int exec_stmt(struct eval *ev, struct ast_stmt *st)
 			b->val.frozen = 1;
 			b->val.k = (double)i;
 			rc = exec_stmts(ev, &st->body);
-			/* only the last pass's run can end as the REPL's last
-			 * one: an earlier pass's goes with the pass, and so does
-			 * what its lowering took of the arena (a loop of runs of
-			 * a field model kept 43 KB a pass, and arena_release's
-			 * walk of the chunks made the loop quadratic) */
-			if (i < hi && ev->s->last_run != pm.last_run && !ev->s->pending_run)
+			/* the last run is the REPL's (:state, :energy): outside
+			 * the REPL nothing reads it, and a pass's run goes with
+			 * the pass, and so does what its lowering took of the
+			 * arena (a loop of runs of a field model kept 43 KB a
+			 * pass, and arena_release's walk of the chunks made the
+			 * loop quadratic) */
+			if (!ev->s->interactive && ev->s->last_run != pm.last_run && !ev->s->pending_run)
 				ev->s->last_run = pm.last_run;
 			release_pass_runs(ev->s, mark);
 			ev->scope = saved;
