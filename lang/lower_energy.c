@@ -105,60 +105,146 @@ static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
 	return c > 0 ? c : 0;
 }
 
-/* A rate-independent term taken with sign sg (+1 or -1) whose coefficient
- * is negative: -0.2*abs(z') is concave, not a dissipation potential, and
- * stepped as a smooth term it feeds energy into the motion (the ledger
- * of a midpoint run went to -262).  dyn(5) requires c > 0; an error at
- * where, -1, or 0 when the term is not such. */
-static int negative_abs_rate(struct eval *ev, struct ir_prog *p, int r, int sg, struct loc where)
+/* The register of the rate q' when register r is q' times constants
+ * (c·q', q'/c, -q'), with *k the constants' product in magnitude, else
+ * -1: the operand of abs in c·|k q'|. */
+static int scaled_rate(const struct ir_prog *p, int r, double *k)
 {
-	int j, isdof;
-	double c = sg * abs_rate_term(p, r, &j, &isdof);
-	if (!(c < 0))
-		return 0;
-	char cs[FMT_BUFSZ];
-	fmt_num(cs, c);
-	return eval_error(ev, where, "a rate-independent dissipation c*abs(q') needs c > 0, not %s: with c < 0 it "
-	                  "would feed energy into the motion", cs);
+	*k = 1;
+	for (;;) {
+		const struct ir_insn *x = &p->insn[r];
+		double c;
+		if (x->op == IR_VEL || x->op == IR_INTVEL)
+			return r;
+		if (x->op == IR_NEG) {
+			r = x->a;
+		} else if (x->op == IR_MUL && ir_is_const(p, x->a, &c)) {
+			*k *= fabs(c);
+			r = x->b;
+		} else if (x->op == IR_MUL && ir_is_const(p, x->b, &c)) {
+			*k *= fabs(c);
+			r = x->a;
+		} else if (x->op == IR_DIV && ir_is_const(p, x->b, &c) && c != 0) {
+			*k /= fabs(c);
+			r = x->a;
+		} else {
+			return -1;
+		}
+	}
+}
+
+/* A dissipation whose rate-independent part has a negative coefficient:
+ * the terms c·|q'| reached from register root through sums, differences,
+ * negations and products or quotients by constants, their coefficients
+ * summed per rate (0.4*abs(z') - 0.2*abs(z') is 0.2*abs(z')), times
+ * scale.  -0.2*abs(z'), 0.2*(-abs(z')), -(0.1*z'^2 + 0.2*abs(z')) are
+ * concave in z', not a dissipation potential, and stepped as smooth terms
+ * they fed energy into the motion (the ledger of a midpoint run went to
+ * -262).  dyn(5) requires c > 0.  An error at where and -1, or 0. */
+static int negative_abs_rates(struct eval *ev, struct ir_prog *p, int root, double scale, struct loc where)
+{
+	struct walk {
+		int r;
+		double c;
+	} *stack = NULL;
+	double *acc = mem_calloc((size_t)p->n + 1, sizeof *acc);
+	int n = 0, cap = 0, rc = 0;
+	long visits = 0, budget = 4L * p->n + 16;   /* a DAG that shares terms */
+	if (!acc)
+		return eval_error(ev, where, "out of memory");
+	for (int r = root, first = 1; first || n > 0; first = 0) {
+		double c = scale;
+		if (!first) {
+			n--;
+			r = stack[n].r;
+			c = stack[n].c;
+		}
+		if (++visits > budget)
+			break;
+		const struct ir_insn *x = &p->insn[r];
+		double k;
+		int a = -1, b = -1;
+		double ca = 0, cb = 0;
+		switch (x->op) {
+		case IR_ADD:
+		case IR_SUB:
+			a = x->a, ca = c, b = x->b, cb = x->op == IR_SUB ? -c : c;
+			break;
+		case IR_NEG:
+			a = x->a, ca = -c;
+			break;
+		case IR_MUL:
+			if (ir_is_const(p, x->a, &k))
+				a = x->b, ca = c * k;
+			else if (ir_is_const(p, x->b, &k))
+				a = x->a, ca = c * k;
+			break;
+		case IR_DIV:
+			if (ir_is_const(p, x->b, &k) && k != 0)
+				a = x->a, ca = c / k;
+			break;
+		case IR_ABS: {
+			int q = scaled_rate(p, x->a, &k);
+			if (q >= 0)
+				acc[q] += c * k;
+			break;
+		}
+		default:
+			break;
+		}
+		if (n + 2 > cap) {
+			int ncap = cap ? 2 * cap : 64;
+			struct walk *g = mem_realloc(stack, sizeof *stack * (size_t)ncap);
+			if (!g) {
+				free(stack);
+				free(acc);
+				return eval_error(ev, where, "out of memory");
+			}
+			stack = g;
+			cap = ncap;
+		}
+		if (b >= 0)
+			stack[n++] = (struct walk){ b, cb };
+		if (a >= 0)
+			stack[n++] = (struct walk){ a, ca };
+	}
+	for (int q = 0; q < p->n && !rc; q++)
+		if (acc[q] < 0) {
+			char cs[FMT_BUFSZ];
+			fmt_num(cs, acc[q]);
+			rc = eval_error(ev, where, "a rate-independent dissipation c*abs(q') needs c > 0, not %s: with c < 0 "
+			                "it would feed energy into the motion", cs);
+		}
+	free(stack);
+	free(acc);
+	return rc;
 }
 
 static double abs_rate_term(struct ir_prog *p, int r, int *j, int *isdof)
 {
 	const struct ir_insn *x = &p->insn[r];
 	double c = 1, k;
-	if (x->op == IR_NEG) {   /* -abs(q'), and s*abs(q') with s = -1 */
-		c = -1;
-		x = &p->insn[x->a];
-	}
-	if (x->op == IR_MUL) {
-		if (ir_is_const(p, x->a, &k)) {
-			c *= k;
-			x = &p->insn[x->b];
-		} else if (ir_is_const(p, x->b, &k)) {
-			c *= k;
-			x = &p->insn[x->a];
-		} else {
-			return 0;
-		}
+	/* -abs(q'), s*abs(q') with s = -1, 0.2*(2*abs(q')), abs(q')/5 */
+	for (;;) {
+		if (x->op == IR_NEG)
+			c = -c, x = &p->insn[x->a];
+		else if (x->op == IR_MUL && ir_is_const(p, x->a, &k))
+			c *= k, x = &p->insn[x->b];
+		else if (x->op == IR_MUL && ir_is_const(p, x->b, &k))
+			c *= k, x = &p->insn[x->a];
+		else if (x->op == IR_DIV && ir_is_const(p, x->b, &k) && k != 0)
+			c /= k, x = &p->insn[x->a];
+		else
+			break;
 	}
 	if (x->op != IR_ABS)
 		return 0;
-	x = &p->insn[x->a];
-	if (x->op == IR_MUL) {
-		if (ir_is_const(p, x->a, &k)) {
-			c *= k < 0 ? -k : k;
-			x = &p->insn[x->b];
-		} else if (ir_is_const(p, x->b, &k)) {
-			c *= k < 0 ? -k : k;
-			x = &p->insn[x->a];
-		} else {
-			return 0;
-		}
-	}
-	if ((x->op != IR_INTVEL && x->op != IR_VEL) || !isfinite(c))
+	int q = scaled_rate(p, x->a, &k);
+	c *= k;
+	if (q < 0 || !isfinite(c))
 		return 0;
-	*j = x->a;
-	*isdof = x->op == IR_VEL;
+	*j = p->insn[q].a;
+	*isdof = p->insn[q].op == IR_VEL;
 	return c;
 }
 
@@ -472,14 +558,12 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 	struct kern_fric fr[KERN_MAX_SLOTS];
 	int nfr = 0;
 	if (ek == EN_DISSIPATION) {
+		if (negative_abs_rates(ev, p, r, scale, e->loc))
+			return -2;
 		struct term_list tl = { 0 }, st = { 0 };
 		int smooth = -1, rc = terms(p, r, &tl, &st);
 		for (int q = 0; q < tl.n && rc == 0; q++) {
 			int j, isdof = 0, sg = scale < 0 ? -tl.sg[q] : tl.sg[q];
-			if (negative_abs_rate(ev, p, tl.t[q], sg, e->loc)) {
-				rc = -2;
-				break;
-			}
 			double c = sg > 0 ? fabs(scale) * one_homogeneous(p, tl.t[q], &j, &isdof) : 0;
 			if (c > 0 && nfr < KERN_MAX_SLOTS) {
 				fr[nfr++] = (struct kern_fric){ isdof, term, kb.base[j], kb.stride[j], kb.lo, kb.hi, c };
@@ -493,7 +577,7 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 		free(st.t);
 		free(st.sg);
 		if (rc)
-			return rc == -2 ? -2 : -1;
+			return -1;
 		if (nfr > 0 && smooth < 0) {
 			/* nothing smooth left: no kernel, only σ */
 			if (add_fric(kl, fr, nfr))
@@ -569,6 +653,8 @@ static int integral_friction(struct eval *ev, struct ir_prog *p, const struct fe
 	}
 	for (int q = 0; q < in->nq; q++) {
 		tl.n = 0;
+		if (negative_abs_rates(ev, p, in->qreg[q], scale, where))
+			goto out;
 		if (terms(p, in->qreg[q], &tl, &st)) {
 			eval_error(ev, where, "out of memory");
 			goto out;
@@ -576,8 +662,6 @@ static int integral_friction(struct eval *ev, struct ir_prog *p, const struct fe
 		int smooth = -1;
 		for (int k = 0; k < tl.n; k++) {
 			int j, isdof = 0, sg = scale < 0 ? -tl.sg[k] : tl.sg[k];
-			if (negative_abs_rate(ev, p, tl.t[k], sg, where))
-				goto out;
 			double c = sg > 0 ? one_homogeneous(p, tl.t[k], &j, &isdof) : 0;
 			if (c > 0 && !isdof && kb->kind[j] == IR_INTVEL && fe_integral_cellwise(in, kb->base[j])) {
 				coef[(size_t)q * (size_t)kb->nslot + (size_t)j] += c * fabs(scale);
@@ -2595,6 +2679,8 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				goto out;
 			}
 			int mine = -1;
+			if (negative_abs_rates(ev, p, v.reg, 1, it->loc))
+				goto out;
 			if (terms(p, v.reg, &tl, &stack)) {
 				eval_error(ev, it->loc, "out of memory splitting the dissipation into its terms");
 				goto out;
@@ -2602,8 +2688,6 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 			const int *t = tl.t, *sg = tl.sg;
 			for (int q = 0; q < tl.n; q++) {
 				int j, isdof = 0;
-				if (negative_abs_rate(ev, p, t[q], sg[q], it->loc))
-					goto out;
 				double c = sg[q] > 0 ? one_homogeneous(p, t[q], &j, &isdof) : 0;
 				if (c > 0 && isdof) {
 					/* dry friction on a dof: c |u'| */
