@@ -292,18 +292,15 @@ static int history_fn(struct eval *ev, struct ast_expr *call, const char *name, 
 		*out = value_num(ev, t[best], call->loc);
 		return 0;
 	}
-	/* the slice's bounds, as messages about it name them */
+	/* the slice's bounds, as messages about it name them: step times to
+	 * ten digits (0.3, not the sum of steps 0.30000000000000004) */
 	char where[80] = "";
-	if (win) {
-		char ta[32], tb[32];
-		value_format_num(t[0], ta);
-		value_format_num(t[n - 1], tb);
-		snprintf(where, sizeof where, " over [%s, %s]", ta, tb);
-	}
+	if (win)
+		snprintf(where, sizeof where, " over [%.10g, %.10g]", t[0], t[n - 1]);
 	if (n < 2 || !(t[n - 1] > t[0])) {
 		if (win) {
 			char ta[32];
-			value_format_num(t[0], ta);
+			snprintf(ta, sizeof ta, "%.10g", t[0]);
 			return eval_error(ev, arg(call, 0)->loc, "%s needs a slice of more than one step: this one holds "
 			                  "only the sample at t = %s", name, ta);
 		}

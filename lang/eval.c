@@ -1283,8 +1283,8 @@ static int modes_field(struct eval *ev, struct ast_expr *e, const struct modes_v
 		 * the direction moves no mass (support ... along [0, 0]) */
 		if (f == 5 && !(mv->total > 0))
 			return eval_error(ev, e->loc, "the modes of %s have no share: the direction moves no mass "
-			                  "(d^T M d = 0; support ... along a direction that is zero, or on fixed dofs only)",
-			                  mv->model);
+			                  "(d^T M d = 0: support ... along a direction that is zero, on fixed dofs only, "
+			                  "or so small that d^T M d underflows: scale it)", mv->model);
 		*out = value_mat(ev, 1, mv->k);
 		for (int i = 0; i < mv->k; i++)
 			out->m[i] = ir_emit_const(ev->prog, col[f][i], ir_loc_of(e->loc));
