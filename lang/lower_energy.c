@@ -55,24 +55,40 @@ static int grow_ints(int **v[], int k, int n, int *cap)
 	return 0;
 }
 
-/* Signed registers, growable: the terms of a sum, or a work stack. */
+/* Registers with coefficients, growable: the terms of a sum, or a work
+ * stack. */
 struct term_list {
-	int *t, *sg, n, cap;
+	int *t, n, cap;
+	double *k;
 };
 
-static int term_push(struct term_list *l, int r, int sign)
+static int term_push(struct term_list *l, int r, double k)
 {
-	if (grow_ints((int **[]){ &l->t, &l->sg }, 2, l->n, &l->cap))
-		return -1;
+	if (l->n == l->cap) {
+		int c = l->cap ? 2 * l->cap : 16;
+		int *t = l->cap > INT_MAX / 2 ? NULL : mem_realloc(l->t, sizeof(int) * (size_t)c);
+		if (!t)
+			return -1;
+		l->t = t;
+		double *kk = mem_realloc(l->k, sizeof(double) * (size_t)c);
+		if (!kk)
+			return -1;
+		l->k = kk;
+		l->cap = c;
+	}
 	l->t[l->n] = r;
-	l->sg[l->n++] = sign;
+	l->k[l->n++] = k;
 	return 0;
 }
 
-/* Split the top-level sum of register r into its signed terms, left to
- * right, into *out (emptied first).  The sum of a long chain is a deep
- * left-leaning tree: walk it with an explicit stack, not recursion, and
- * with no bound on the number of terms.  -1 when out of memory. */
+/* Split register r into its terms k·t, left to right, into *out (emptied
+ * first): through sums and differences, and through negations and
+ * products or quotients by constants, whose factors go to the terms'
+ * coefficients (-(0.1*z'^2 + 0.2*abs(z')) is -0.1·z'^2 and -0.2·|z'|), so
+ * that every c·|q'| of a dissipation is a term of its own.  The sum of a
+ * long chain is a deep left-leaning tree: walk it with an explicit stack,
+ * not recursion, and with no bound on the number of terms.  -1 when out
+ * of memory. */
 static int terms(struct ir_prog *p, int r, struct term_list *out, struct term_list *stack)
 {
 	out->n = 0;
@@ -81,28 +97,24 @@ static int terms(struct ir_prog *p, int r, struct term_list *out, struct term_li
 		return -1;
 	while (stack->n > 0) {
 		stack->n--;
-		int q = stack->t[stack->n], sign = stack->sg[stack->n];
+		int q = stack->t[stack->n];
+		double c = stack->k[stack->n], f;
 		const struct ir_insn *x = &p->insn[q];
-		if (x->op == IR_ADD || x->op == IR_SUB) {
-			if (term_push(stack, x->b, x->op == IR_SUB ? -sign : sign) || term_push(stack, x->a, sign))
-				return -1;
-		} else if (term_push(out, q, sign)) {
+		int rc;
+		if (x->op == IR_ADD || x->op == IR_SUB)
+			rc = term_push(stack, x->b, x->op == IR_SUB ? -c : c) || term_push(stack, x->a, c);
+		else if (x->op == IR_NEG)
+			rc = term_push(stack, x->a, -c);
+		else if (x->op == IR_MUL && ir_is_const(p, x->a, &f) && isfinite(c * f))
+			rc = term_push(stack, x->b, c * f);
+		else if (x->op == IR_MUL && ir_is_const(p, x->b, &f) && isfinite(c * f))
+			rc = term_push(stack, x->a, c * f);
+		else
+			rc = term_push(out, q, c);
+		if (rc)
 			return -1;
-		}
 	}
 	return 0;
-}
-
-/* The coefficient c if register r is c·|q'| (or |q'|·c, |c·q'|) with c
- * a constant of either sign and q a dof (*isdof = 1) or an internal
- * variable, else 0. */
-static double abs_rate_term(struct ir_prog *p, int r, int *j, int *isdof);
-
-/* σ if register r is c·|q'| with c > 0, else 0. */
-static double one_homogeneous(struct ir_prog *p, int r, int *j, int *isdof)
-{
-	double c = abs_rate_term(p, r, j, isdof);
-	return c > 0 ? c : 0;
 }
 
 /* The register of the rate q' when register r is q' times constants
@@ -220,6 +232,11 @@ static int negative_abs_rates(struct eval *ev, struct ir_prog *p, int root, doub
 	return rc;
 }
 
+/* The coefficient c if register r is c·|k q'| (constant factors,
+ * negations and quotients by constants anywhere around and inside the
+ * abs) with q a dof (*isdof = 1) or an internal variable, else 0.  c has
+ * either sign: what the terms of one rate sum to is checked ≥ 0 first
+ * (negative_abs_rates). */
 static double abs_rate_term(struct ir_prog *p, int r, int *j, int *isdof)
 {
 	const struct ir_insn *x = &p->insn[r];
@@ -563,19 +580,21 @@ static int try_kernel(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *e,
 		struct term_list tl = { 0 }, st = { 0 };
 		int smooth = -1, rc = terms(p, r, &tl, &st);
 		for (int q = 0; q < tl.n && rc == 0; q++) {
-			int j, isdof = 0, sg = scale < 0 ? -tl.sg[q] : tl.sg[q];
-			double c = sg > 0 ? fabs(scale) * one_homogeneous(p, tl.t[q], &j, &isdof) : 0;
-			if (c > 0 && nfr < KERN_MAX_SLOTS) {
+			/* c of either sign: a slot's coefficients sum to σ ≥ 0
+			 * (negative_abs_rates) */
+			int j, isdof = 0;
+			double kq = scale * tl.k[q], c = kq * abs_rate_term(p, tl.t[q], &j, &isdof);
+			if (c != 0 && nfr < KERN_MAX_SLOTS) {
 				fr[nfr++] = (struct kern_fric){ isdof, term, kb.base[j], kb.stride[j], kb.lo, kb.hi, c };
 				continue;
 			}
-			int tr = scaled(p, tl.t[q], sg > 0 ? fabs(scale) : -fabs(scale), ir_loc_of(e->loc));
+			int tr = scaled(p, tl.t[q], kq, ir_loc_of(e->loc));
 			smooth = smooth < 0 ? tr : ir_emit(p, IR_ADD, smooth, tr, 0, ir_loc_of(e->loc));
 		}
 		free(tl.t);
-		free(tl.sg);
+		free(tl.k);
 		free(st.t);
-		free(st.sg);
+		free(st.k);
 		if (rc)
 			return -1;
 		if (nfr > 0 && smooth < 0) {
@@ -661,14 +680,14 @@ static int integral_friction(struct eval *ev, struct ir_prog *p, const struct fe
 		}
 		int smooth = -1;
 		for (int k = 0; k < tl.n; k++) {
-			int j, isdof = 0, sg = scale < 0 ? -tl.sg[k] : tl.sg[k];
-			double c = sg > 0 ? one_homogeneous(p, tl.t[k], &j, &isdof) : 0;
-			if (c > 0 && !isdof && kb->kind[j] == IR_INTVEL && fe_integral_cellwise(in, kb->base[j])) {
-				coef[(size_t)q * (size_t)kb->nslot + (size_t)j] += c * fabs(scale);
+			int j, isdof = 0;
+			double c = scale * tl.k[k] * abs_rate_term(p, tl.t[k], &j, &isdof);
+			if (c != 0 && !isdof && kb->kind[j] == IR_INTVEL && fe_integral_cellwise(in, kb->base[j])) {
+				coef[(size_t)q * (size_t)kb->nslot + (size_t)j] += c;
 				nfric++;
 				continue;
 			}
-			int t = tl.sg[k] > 0 ? tl.t[k] : ir_emit(p, IR_NEG, tl.t[k], 0, 0, loc);
+			int t = scaled(p, tl.t[k], tl.k[k], loc);
 			smooth = smooth < 0 ? t : ir_emit(p, IR_ADD, smooth, t, 0, loc);
 		}
 		if (smooth >= 0) {
@@ -707,9 +726,9 @@ static int integral_friction(struct eval *ev, struct ir_prog *p, const struct fe
 out:
 	free(coef);
 	free(tl.t);
-	free(tl.sg);
+	free(tl.k);
 	free(st.t);
-	free(st.sg);
+	free(st.k);
 	return rc;
 }
 
@@ -2685,22 +2704,24 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 				eval_error(ev, it->loc, "out of memory splitting the dissipation into its terms");
 				goto out;
 			}
-			const int *t = tl.t, *sg = tl.sg;
+			const int *t = tl.t;
 			for (int q = 0; q < tl.n; q++) {
+				/* c of either sign: a rate's coefficients sum to
+				 * σ ≥ 0 (negative_abs_rates) */
 				int j, isdof = 0;
-				double c = sg[q] > 0 ? one_homogeneous(p, t[q], &j, &isdof) : 0;
-				if (c > 0 && isdof) {
+				double c = tl.k[q] * abs_rate_term(p, t[q], &j, &isdof);
+				if (c != 0 && isdof) {
 					/* dry friction on a dof: c |u'| */
 					m->sigma_u[j] += c;
 					m->sigma_u_term[j] = k;
 					continue;
 				}
-				if (c > 0) {
+				if (c != 0) {
 					m->sigma[j] += c;
 					m->sigma_term[j] = k;
 					continue;
 				}
-				int term = sg[q] > 0 ? t[q] : ir_emit(p, IR_NEG, t[q], 0, 0, ir_loc_of(it->loc));
+				int term = scaled(p, t[q], tl.k[q], ir_loc_of(it->loc));
 				mine = mine < 0 ? term : ir_emit(p, IR_ADD, mine, term, 0, ir_loc_of(it->loc));
 			}
 			if (k == 0)
@@ -2869,9 +2890,9 @@ out:
 	free(kl.v);
 	free(kl.fric);
 	free(tl.t);
-	free(tl.sg);
+	free(tl.k);
 	free(stack.t);
-	free(stack.sg);
+	free(stack.k);
 	ir_diff_ws_free(w);
 	return rc;
 }
