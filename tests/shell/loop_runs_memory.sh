@@ -43,6 +43,20 @@ awk '{ k = NR; if (($1 - 1)^2 > 1e-12 || ($2 - sqrt(k))^2 > 1e-6 * k || ($3 - k)
 	END { if (NR != 6) bad = bad " rows " NR; exit bad != "" }' "$dir/sweep.out" ||
 	fail "the maxima: $(cat "$dir/sweep.out")"
 
+# Run $dir/NAME.dyn within 60 MB of what dyn needs to start (when ulimit
+# lets dyn start at all); it must print "done".  LABEL names it.
+run_done() {  # NAME LABEL
+	if [ -n "${limit:-}" ]; then
+		(ulimit -v $((limit + 60000)); exec timeout 300 "$DYN" -o "$dir" "$dir/$1.dyn") > "$dir/$1.out" \
+			2> "$dir/$1.err"
+	else
+		timeout 300 "$DYN" -o "$dir" "$dir/$1.dyn" > "$dir/$1.out" 2> "$dir/$1.err"
+	fi
+	st=$?
+	[ "$st" -eq 0 ] || fail "$2: exit status $st (limit ${limit:-none} + 60000 KiB): $(head -c 300 "$dir/$1.err")"
+	[ "$(cat "$dir/$1.out")" = done ] || fail "$2 printed: $(head -c 300 "$dir/$1.out")"
+}
+
 # A loop of 3·10⁵ passes of scalar work, a function and a nested loop
 # defined in each: every pass left its scope, bindings and statements'
 # programs in the session's arena (3.4 GB for this script); a pass that
@@ -62,23 +76,15 @@ for i in 1..300000 {
 }
 print "done"
 EOS
-if [ -n "${limit:-}" ]; then
-	(ulimit -v $((limit + 60000)); exec timeout 300 "$DYN" -o "$dir" "$dir/passes.dyn") > "$dir/passes.out" \
-		2> "$dir/passes.err"
-else
-	timeout 300 "$DYN" -o "$dir" "$dir/passes.dyn" > "$dir/passes.out" 2> "$dir/passes.err"
-fi
-st=$?
-[ "$st" -eq 0 ] || fail "3e5 passes: exit status $st (limit ${limit:-none} + 60000 KiB): $(head -c 300 "$dir/passes.err")"
-[ "$(cat "$dir/passes.out")" = done ] || fail "3e5 passes printed: $(head -c 300 "$dir/passes.out")"
+run_done passes "3e5 passes"
 # Runs and modes of a continuum body in a loop: each pass made the
 # field's finite-element space again and kept the lowering of its run
 # (43 KB a pass on this 20-cell bar: 430 MB for the loop below, and a
 # walk of the arena's chunks that grew with them made the loop
 # quadratic).  The space is now the session's, made once per mesh and
-# element (lang/fe.c), and only the last pass's run is kept as the REPL's
-# last one: 10^4 passes of each run within 60 MB of what dyn needs to
-# start.  The fundamental of the held-free bar, ω₁ = (π/2)√E, to the
+# element (lang/fe.c), and outside the REPL a pass's run goes with it
+# (lang/exec.c): 10^4 passes of each run within 60 MB of what dyn needs
+# to start.  The fundamental of the held-free bar, ω₁ = (π/2)√E, to the
 # P1 mesh's dispersion error ((πh)²/48 relative, 5e-4 at h = 1/20).
 cat > "$dir/fields.dyn" <<'EOS'
 mesh bar = interval(0, 1, cells = 20)
@@ -98,14 +104,6 @@ for i in 1..10000 {
 }
 print "done"
 EOS
-if [ -n "${limit:-}" ]; then
-	(ulimit -v $((limit + 60000)); exec timeout 300 "$DYN" -o "$dir" "$dir/fields.dyn") > "$dir/fields.out" \
-		2> "$dir/fields.err"
-else
-	timeout 300 "$DYN" -o "$dir" "$dir/fields.dyn" > "$dir/fields.out" 2> "$dir/fields.err"
-fi
-st=$?
-[ "$st" -eq 0 ] || fail "10^4 field runs: exit status $st (limit ${limit:-none} + 60000 KiB): $(head -c 300 "$dir/fields.err")"
-[ "$(cat "$dir/fields.out")" = done ] || fail "10^4 field runs printed: $(head -c 300 "$dir/fields.out")"
+run_done fields "10^4 field runs"
 [ "$status" -eq 0 ] && echo "loop_runs_memory: ok"
 exit "$status"
