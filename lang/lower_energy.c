@@ -83,8 +83,8 @@ static int term_push(struct term_list *l, int r, double k)
 
 /* Split register r into its terms k·t, left to right, into *out (emptied
  * first): through sums and differences, and through negations and
- * products or quotients by constants, whose factors go to the terms'
- * coefficients (-(0.1*z'^2 + 0.2*abs(z')) is -0.1·z'^2 and -0.2·|z'|), so
+ * products by constants, whose factors go to the terms' coefficients (a
+ * quotient by a constant stays in its term: abs_rate_term reads it) (-(0.1*z'^2 + 0.2*abs(z')) is -0.1·z'^2 and -0.2·|z'|), so
  * that every c·|q'| of a dissipation is a term of its own.  The sum of a
  * long chain is a deep left-leaning tree: walk it with an explicit stack,
  * not recursion, and with no bound on the number of terms.  -1 when out
