@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined CHOLMOD_SONAME || defined UMFPACK_SONAME || defined ARPACK_SONAME
 #include <dlfcn.h>
@@ -49,7 +50,6 @@ static void load(const char *soname, const char *const *names, void **table, int
 		loaded = 1;                                                               \
 	}                                                                                 \
 	return &t;
-#include <string.h>
 #endif
 
 #define EXTLIB_ADDRESS(f) f,
