@@ -314,4 +314,23 @@ struct la_eigs_ops {
  * 1..n−1, -3 ARPACK's error, -4 no convergence. */
 int la_eigs(int n, int nev, double sigma, const struct la_eigs_ops *ops, double *lam, double *phi);
 
+/* The products of a Lanczos iteration for the largest eigenvalue of
+ * K φ = λ M φ. */
+struct la_eigmax_ops {
+	void *ctx;
+	/* y := K x */
+	void (*kmul)(void *ctx, const double *x, double *y);
+	/* xᵀ M x */
+	double (*mdot)(void *ctx, const double *x);
+	/* b := M⁻¹ b; non-zero on failure */
+	int (*msolve)(void *ctx, double *b);
+};
+/* The largest eigenvalue of K φ = λ M φ (K symmetric, M symmetric
+ * positive definite, order n) into *lmax, from below, by Lanczos in the
+ * M inner product (runtime/la_eigmax.c): at most maxit steps, stopped
+ * when its Ritz vector's residual is within rtol |λ|; *steps (may be
+ * NULL) the steps taken.  Returns 0; -1 out of memory, -2 a failed
+ * solve, a zero or non-finite xᵀMx, or a non-finite product. */
+int la_eig_max(int n, const struct la_eigmax_ops *ops, int maxit, double rtol, double *lmax, int *steps);
+
 #endif

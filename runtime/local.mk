@@ -5,7 +5,7 @@ runtime_libdynrt_a_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/ir -DDYN_PKGLIBDIR
 runtime_libdynrt_a_CFLAGS = $(AM_CFLAGS) $(VECT_CFLAGS)
 runtime_libdynrt_a_SOURCES = \
 	runtime/la.c runtime/la.h runtime/la_rows.h runtime/la_impl.h runtime/la_mat.c \
-	runtime/la_dense.c runtime/la_band.c runtime/la_cholmod.c runtime/la_umfpack.c runtime/la_plugin.c runtime/la_eigs.c \
+	runtime/la_dense.c runtime/la_band.c runtime/la_cholmod.c runtime/la_umfpack.c runtime/la_plugin.c runtime/la_eigs.c runtime/la_eigmax.c \
 	runtime/extlib.c runtime/extlib.h \
 	runtime/vm.c runtime/vm.h \
 	runtime/kernel.c runtime/kernel.h \

@@ -139,6 +139,42 @@ static double power(struct omega *o, double *x, double sigma, int *warm, int it)
 	return theta;
 }
 
+/* la_eig_max's products on the dofs: K(u) is of order N, its z rows
+ * and columns left out (x1 and y stage the vectors, z entries 0) */
+static void lz_kmul(void *ctx, const double *x, double *y)
+{
+	struct omega *o = ctx;
+	size_t n = (size_t)o->pb->n;
+	memcpy(o->x1, x, sizeof(double) * n);
+	kmul(o, o->x1, o->y);
+	memcpy(y, o->y, sizeof(double) * n);
+}
+
+static double lz_mdot(void *ctx, const double *x)
+{
+	struct omega *o = ctx;
+	return la_mat_dot(&o->pb->Mm, x, x);
+}
+
+static int lz_msolve(void *ctx, double *b)
+{
+	struct omega *o = ctx;
+	la_solver_solve(o->pb->Mf, b);
+	return 0;
+}
+
+int omega_lanczos(struct omega *o, double *l)
+{
+	struct la_eigmax_ops ops = { o, lz_kmul, lz_mdot, lz_msolve };
+	for (int j = o->pb->n; j < o->pb->N; j++)
+		o->x1[j] = 0;
+	int rc = la_eig_max(o->pb->n, &ops, 1000, 1e-12, l, NULL);
+	/* x1 held the last Lanczos vector: the power iterations start again */
+	start_vector(o->pb->n, o->x1);
+	o->warm1 = 0;
+	return rc == 0 ? 0 : rc == -1 ? -1 : -2;
+}
+
 double omega_max2(struct omega *o, int it)
 {
 	double t1 = power(o, o->x1, 0, &o->warm1, it);

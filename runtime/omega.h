@@ -23,5 +23,10 @@ void omega_damping(struct omega *o, const double *v, const double *zd);
  * it power iterations per iterate (500 the first time), warm-started from
  * the last call's vectors. */
 double omega_max2(struct omega *o, int it);
+/* ω_max² for the current K(u) by Lanczos (la_eig_max: at most 1000
+ * steps, to a Ritz residual of 1e-12 of it), into *l: the cold estimate,
+ * converged where the power iterations of omega_max2 stall on a dense
+ * top of the spectrum.  0; -1 out of memory; -2 a failed product. */
+int omega_lanczos(struct omega *o, double *l);
 
 #endif

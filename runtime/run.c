@@ -773,9 +773,9 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
  * the linearisation: of Φ (K + ∂²Φ/∂u² at (u, z): λ_max = ω_max²) or,
  * with damping, of Ψ (C + ∂²Ψ/∂v² at (v, ż): λ_max = μ_max); M(u) as
  * paoli_schatzman accepts it.  Dense (LAPACK dsygv) where the dense
- * operators exist, else power iterations on the matrix layer
- * (runtime/omega.c: from below, converged to 1e-10 or after 500
- * iterations).  0 with *lmax (0 when no eigenvalue is positive), -1 out
+ * operators exist, else Lanczos steps on the matrix layer
+ * (omega_lanczos: from below, to a Ritz residual of 1e-12 or after 1000
+ * steps).  0 with *lmax (0 when no eigenvalue is positive), -1 out
  * of memory, -2 when the eigensolve fails. */
 static int linearised_max(struct rt_problem *pb, const double *u, const double *z, const double *v, const double *zd,
                           int damping, double *lmax)
@@ -795,10 +795,11 @@ static int linearised_max(struct rt_problem *pb, const double *u, const double *
 			omega_damping(o, v, zd);
 		else
 			omega_stiffness(o, u, z);
-		double l = omega_max2(o, 500);
+		double l = 0;
+		int rc = omega_lanczos(o, &l);
 		omega_free(o);
 		*lmax = l > 0 ? l : 0;
-		return 0;
+		return rc;
 	}
 	double *J = mem_calloc((size_t)N * (size_t)N + 1, sizeof(double)), *H = mem_calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	double *w = mem_calloc((size_t)n + 1, sizeof(double)), *Mu = mem_calloc((size_t)n * (size_t)n + 1, sizeof(double));

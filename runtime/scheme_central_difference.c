@@ -68,7 +68,7 @@ static void cl_free(void *p)
 }
 
 /* Up to this order ω_max comes from the dense generalized eigensolver
- * (dsygvd, O(n³) once); above, from power iterations. */
+ * (dsygvd, O(n³) once); above, from Lanczos steps (la_eig_max). */
 enum { CD_DENSE_MAX = 1000 };
 /* Beyond this many dofs a nonlinear model's per-step estimate of ω_max
  * runs on the matrix layer (runtime/omega.c) and the run holds no dense
@@ -78,50 +78,43 @@ enum { CD_DENSE_MAX = 1000 };
  * step). */
 enum { CD_NL_DENSE_MAX = 100 };
 
-/* The largest eigenvalue of K φ = λ M φ by power iteration on M⁻¹K with
- * the Rayleigh quotient θ = xᵀKx / xᵀMx (Golub and Van Loan, "Matrix
- * Computations", §8.2.1; §7.3.1 for its convergence), a solve with M per
- * iteration.  θ approaches λ_max from below; the iteration stops when it
- * changes by less than 1e-10 relatively, or after 1000 iterations.  The
- * start vector alternates in sign, rich in the highest modes of a chain.
- * 0, or -1 when out of memory or M cannot be factored. */
-static int power_lambda_max(const struct rt_system *sys, double *lmax)
+/* y := K x, xᵀMx and b := M⁻¹b for la_eig_max */
+struct pencil {
+	const struct rt_system *sys;
+	struct la_solver *mf;
+};
+
+static void pencil_kmul(void *ctx, const double *x, double *y)
 {
-	int n = sys->n, rc = -1;
-	double *x = mem_alloc(sizeof(double) * (size_t)n), *y = mem_alloc(sizeof(double) * (size_t)n);
-	struct la_solver *mf = x && y ? la_solver_alloc(sys->M, sys->M->sym ? LA_AUTO : LA_UMFPACK,
-	                                                 sys->M->sym ? LA_SPD : 0) : NULL;
-	if (mf && la_solver_factor(mf, sys->M) == 0) {
-		double theta = 0;
-		for (int i = 0; i < n; i++)
-			x[i] = (i % 2 ? -1 : 1) * (1 + 0.1 * sin(i));
-		for (int it = 0; it < 1000; it++) {
-			la_mat_mul(sys->K, x, y);
-			double xkx = 0, xmx = la_mat_dot(sys->M, x, x);
-			for (int i = 0; i < n; i++)
-				xkx += x[i] * y[i];
-			double th = xkx / xmx;
-			la_solver_solve(mf, y);
-			double nrm = 0;
-			for (int i = 0; i < n; i++)
-				nrm = fmax(nrm, fabs(y[i]));
-			if (!(nrm > 0) || !isfinite(nrm)) {
-				theta = th;
-				break;
-			}
-			for (int i = 0; i < n; i++)
-				x[i] = y[i] / nrm;
-			int done = fabs(th - theta) <= 1e-10 * fabs(th);
-			theta = th;
-			if (done)
-				break;
-		}
-		*lmax = theta;
-		rc = 0;
+	const struct pencil *p = ctx;
+	la_mat_mul(p->sys->K, x, y);
+}
+
+static double pencil_mdot(void *ctx, const double *x)
+{
+	const struct pencil *p = ctx;
+	return la_mat_dot(p->sys->M, x, x);
+}
+
+static int pencil_msolve(void *ctx, double *b)
+{
+	const struct pencil *p = ctx;
+	la_solver_solve(p->mf, b);
+	return 0;
+}
+
+/* The largest eigenvalue of K φ = λ M φ by Lanczos (la_eig_max), from
+ * below: at most 1000 steps, or until the Ritz residual is within 1e-12
+ * of it.  0, or -1 when out of memory or M cannot be factored. */
+static int lanczos_lambda_max(const struct rt_system *sys, double *lmax)
+{
+	struct pencil p = { sys, la_solver_alloc(sys->M, sys->M->sym ? LA_AUTO : LA_UMFPACK, sys->M->sym ? LA_SPD : 0) };
+	int rc = -1;
+	if (p.mf && la_solver_factor(p.mf, sys->M) == 0) {
+		struct la_eigmax_ops ops = { &p, pencil_kmul, pencil_mdot, pencil_msolve };
+		rc = la_eig_max(sys->n, &ops, 1000, 1e-12, lmax, NULL) == 0 ? 0 : -1;
 	}
-	la_solver_free(mf);
-	free(x);
-	free(y);
+	la_solver_free(p.mf);
 	return rc;
 }
 
@@ -163,7 +156,7 @@ static void *cl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 		free(k);
 		free(m);
 	} else {
-		info = power_lambda_max(sys, &lmax);
+		info = lanczos_lambda_max(sys, &lmax);
 	}
 	if (info != 0) {
 		snprintf(err->msg, sizeof err->msg, "central_difference: the eigenvalues of K φ = ω² M φ "
