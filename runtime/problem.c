@@ -402,6 +402,8 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 	if (m->potential) {
 		pb->reg_phi = scratch((size_t)m->potential->prog->n);
 		pb->out_phi = scratch((size_t)m->potential->prog->nout);
+		pb->phi_key = scratch((size_t)N);
+		pb->phi_g = scratch((size_t)N);
 	}
 	if (m->dissipation) {
 		pb->reg_psi = scratch((size_t)m->dissipation->prog->n);
@@ -447,7 +449,7 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 			return fail(err, m->loc, "out of memory");
 	}
 	if (!pb->reg_f || !pb->reg_s || !pb->md || !pb->hint || !pb->tmp ||
-	    (m->potential && (!pb->reg_phi || !pb->out_phi)) ||
+	    (m->potential && (!pb->reg_phi || !pb->out_phi || !pb->phi_key || !pb->phi_g)) ||
 	    (m->dissipation && (!pb->reg_psi || !pb->out_psi)) ||
 	    (m->kinetic && (!pb->reg_kin || !pb->out_kin)))
 		return fail(err, m->loc, "out of memory");
@@ -507,6 +509,8 @@ void problem_free(struct rt_problem *pb)
 	free(pb->tmp);
 	free(pb->reg_phi);
 	free(pb->out_phi);
+	free(pb->phi_key);
+	free(pb->phi_g);
 	free(pb->reg_psi);
 	rt_kernels_free(&pb->kphi);
 	rt_kernels_free(&pb->kpsi);
@@ -639,7 +643,16 @@ static double quad(struct rt_problem *pb, const struct la_mat *A, const double *
 	return 0.5 * s;
 }
 
-double problem_phi(struct rt_problem *pb, const double *u, const double *z, double *g)
+/* Whether problem_phi's last evaluation was at (u, z), bit for bit */
+static int phi_same(const struct rt_problem *pb, const double *u, const double *z)
+{
+	size_t n = (size_t)pb->n, m = (size_t)(pb->N - pb->n);
+	return pb->phi_have && memcmp(pb->phi_key, u, n * sizeof(double)) == 0 &&
+	       (m == 0 || memcmp(pb->phi_key + n, z, m * sizeof(double)) == 0);
+}
+
+/* Φ + ½uᵀKu at (u, z) and, with g, its gradient: the evaluation itself */
+static double phi_eval(struct rt_problem *pb, const double *u, const double *z, double *g)
 {
 	const struct ir_model *m = pb->ir;
 	int N = pb->N;
@@ -658,6 +671,32 @@ double problem_phi(struct rt_problem *pb, const double *u, const double *z, doub
 		val += rt_kernels_eval(&pb->kphi, &in, u, z, g);
 	}
 	return val;
+}
+
+/* A potential's program (its sums' kernels: a finite element's energy
+ * density at every quadrature point) is most of a step's work, and a
+ * step often asks for it three times at one state: an explicit step's
+ * gradient at uᵏ, the ledger's Φ(uᵏ) at the step's end, and the next
+ * step's stability estimate, whose K(uᵏ) is the Hessian that evaluation
+ * kept.  The last evaluation's value and gradient are kept with its
+ * (u, z): the same state, bit for bit, gives them back (and its Hessians
+ * are still the kernels' kept ones), so that the results are those of an
+ * evaluation. */
+double problem_phi(struct rt_problem *pb, const double *u, const double *z, double *g)
+{
+	if (!pb->ir->potential)
+		return phi_eval(pb, u, z, g);
+	size_t n = (size_t)pb->n, N = (size_t)pb->N;
+	if (!phi_same(pb, u, z)) {
+		pb->phi_val = phi_eval(pb, u, z, pb->phi_g);
+		memcpy(pb->phi_key, u, n * sizeof(double));
+		if (N > n)
+			memcpy(pb->phi_key + n, z, (N - n) * sizeof(double));
+		pb->phi_have = 1;
+	}
+	if (g)
+		memcpy(g, pb->phi_g, N * sizeof(double));
+	return pb->phi_val;
 }
 
 static void add_hess(const struct ir_func *f, const double *h, const double *cr, const double *cc, double *J, int ld)

@@ -49,6 +49,11 @@ struct rt_problem {
 	                               not computed yet */
 	int *hint;
 	double *reg_phi, *out_phi;
+	/* problem_phi's last evaluation, with a potential that takes a
+	 * program to evaluate: the (u, z) it was at (N entries), its value
+	 * and gradient; phi_have 0 until the first */
+	double *phi_key, *phi_g, phi_val;
+	int phi_have;
 	double *reg_psi, *out_psi;
 	struct rt_kernels kphi, kpsi;   /* the sums of Φ and Ψ (kernel.h) */
 	double *reg_kin, *out_kin;
@@ -113,7 +118,8 @@ void problem_support_load(struct rt_problem *pb, const double *u, double ag, dou
 /* Φ(u, z) + ½uᵀKu.  With g non-NULL, its gradient (N entries).  The
  * Hessian of the last call is added by problem_add_hess_phi as
  * J[i + j ld] += cr[i] cc[j] H_ij, with row and column weights per
- * unknown (NULL: 1). */
+ * unknown (NULL: 1).  A call at the (u, z) of the one before, bit for
+ * bit, gives back what that one computed without evaluating again. */
 double problem_phi(struct rt_problem *pb, const double *u, const double *z, double *g);
 void problem_add_hess_phi(struct rt_problem *pb, const double *cr, const double *cc, double *J, int ld);
 
