@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1203,6 +1204,48 @@ static int engine_step(struct engine *e, double t0, double t1, double tau, struc
 	return nl_advance(e, t0, t1, tau, x, dW, dD, dterm, err, 0);
 }
 
+/* An equilibrium of a stiffness that is singular to rounding (a free
+ * bar under a net load: a rigid-body mode whose pivot is 1e-16 of the
+ * others, not 0) comes out huge, 2^51 on a three-cell bar, and Newton
+ * accepts it: its residual is judged against the terms K_ij u_j that
+ * cancel in it (stage.c), huge too.  Such terms are known to about ε of
+ * themselves, so when they exceed the loads by 1/ε·1e-4 ≈ 4.5e11 the
+ * rounding of their sum is beyond 1e-4 of the loads and the displacement
+ * means nothing; a stiff structure, K ~ 1e10 and u ~ 1e-3 under a
+ * load of 1e7, has terms the size of its loads.  The terms are those of
+ * the Hessian at the equilibrium (problem_phi_terms), by dof; *R the
+ * largest over the loads' scale and *dof its dof when beyond the bound
+ * (-1 otherwise).  0, or -1 when out of memory. */
+static int equilibrium_cancellation(struct rt_problem *pb, const struct rt_state *x, double scale, double *R,
+                                    int *dof)
+{
+	int n = pb->n, N = pb->N;
+	double *w = mem_calloc((size_t)N + 1, sizeof(double)), *y = mem_calloc((size_t)N + 1, sizeof(double));
+	if (!w || !y) {
+		free(w);
+		free(y);
+		return -1;
+	}
+	memcpy(w, x->u, sizeof(double) * (size_t)n);
+	if (N > n)
+		memcpy(w + n, x->z, sizeof(double) * (size_t)(N - n));
+	problem_phi(pb, x->u, x->z, NULL);
+	problem_phi_terms(pb, w, y);
+	*dof = -1;
+	*R = 0;
+	int at = 0;
+	for (int i = 0; i < n; i++)
+		if (y[i] / scale > *R) {
+			*R = y[i] / scale;
+			at = i;
+		}
+	if (*R > 1e-4 / DBL_EPSILON)
+		*dof = at;
+	free(w);
+	free(y);
+	return 0;
+}
+
 /* init equilibrium (run.h) */
 int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, struct rt_state *x, struct rt_error *err)
 {
@@ -1281,6 +1324,21 @@ int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, stru
 	free(f0);
 	stage_free(&st);
 	free(zero);
+	if (rc == 0 && settled && scale > 0) {
+		int dof = -1;
+		double R = 0;
+		if (equilibrium_cancellation(pb, x, scale, &R, &dof) < 0)
+			return fail(err, 3, at, "out of memory");
+		if (dof >= 0) {
+			char nm[IR_NAME_SIZE];
+			return fail(err, 3, at,
+			            "init equilibrium: the stiffness at the start is singular or nearly so (a mechanism, or a "
+			            "rigid-body motion that no fix or support holds): the displacement found (%.3g at dof %s) "
+			            "balances the loads only by terms %.1e times larger than them, whose rounding is more "
+			            "than the loads",
+			            x->u[dof], ir_dof_name(pb->ir, dof, nm, sizeof nm), R);
+		}
+	}
 	if (rc == 0 && !settled)
 		return fail(err, 3, at,
 		            "init equilibrium: with a mass depending on u the support's load -M(u) d a(t0) moves the "

@@ -1,0 +1,55 @@
+#!/bin/sh
+# equilibrium_mechanism.sh — init equilibrium of a stiffness singular to
+# rounding is refused (runtime/run.c, equilibrium_cancellation).  A free
+# bar under a net load has no equilibrium; with 3 or 5 cells the pivot of
+# its rigid-body mode is rounding, not 0, and the solve gave 2^51 with
+# exit 0.  The numbers the message names come from that rounding (they
+# differ between LAPACK builds), so this is a shell test: the message's
+# fixed text, and a ratio of terms to loads beyond the bound 1e-4/eps =
+# 4.5e11.  The same bar fixed at its left end has the equilibrium
+# u(1) = F L/(EA) = 1 (exact for P1: the strain is constant), within 1e-12.
+set -u
+: "${DYN:?DYN is not set}" "${srcdir:?srcdir is not set}" "${OUT:?OUT is not set}"
+LC_ALL=C
+export LC_ALL
+. "$srcdir/tests/shell/common.inc"
+test_folder equilibrium_mechanism equilibrium_mechanism
+
+bar() {
+	cat <<DYN
+mesh bar = interval(0, 1, cells = $1)
+model m {
+  field u on bar : P1
+  kinetic integral(bar, 0.5*u'^2)
+  potential integral(bar, 0.5*grad(u)^2)
+  $2
+  force u on right: 1
+  init equilibrium
+}
+let r = run m with newmark from 0 to 0.1 step 0.1 { record t, a = u at (1) }
+print r.a(0)
+DYN
+}
+
+want="error: init equilibrium: the stiffness at the start is singular or nearly so (a mechanism, or a rigid-body motion that no fix or support holds): the displacement found ("
+for cells in 3 5; do
+	bar $cells "" > "$dir/free$cells.dyn"
+	(cd "$dir" && "$DYN" -q "free$cells.dyn" > "free$cells.out" 2> "free$cells.err")
+	st=$?
+	[ "$st" = 3 ] || fail "$cells cells, free: exit $st, not 3: $(head -c 300 "$dir/free$cells.out")"
+	got=$(head -n 1 "$dir/free$cells.err")
+	case $got in
+	"free$cells.dyn:8:3: $want"*) ;;
+	*) fail "$cells cells, free: got $got" ;;
+	esac
+	R=$(printf '%s\n' "$got" | sed -n 's/.* balances the loads only by terms \([0-9.e+]*\) times larger than them, whose rounding is more than the loads$/\1/p')
+	[ -n "$R" ] && awk -v r="$R" 'BEGIN { exit !(r > 4.5e11) }' || fail "$cells cells, free: ratio '$R' not beyond 4.5e11"
+	[ -s "$dir/free$cells.out" ] && fail "$cells cells, free: printed $(head -c 100 "$dir/free$cells.out")"
+done
+
+bar 3 "fix u on left" > "$dir/fixed.dyn"
+(cd "$dir" && "$DYN" -q fixed.dyn > fixed.out 2> fixed.err)
+st=$?
+[ "$st" = 0 ] || fail "fixed: exit $st: $(head -c 300 "$dir/fixed.err")"
+awk '{ exit !(($1 - 1) < 1e-12 && (1 - $1) < 1e-12) }' "$dir/fixed.out" || fail "fixed: u(1) = $(cat "$dir/fixed.out"), not 1"
+exit $status
