@@ -113,3 +113,51 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 		*rho = fmax(*rho, hypot(wr[i], wi[i]));
 	return 0;
 }
+
+/* Where a scheme's amplification of the undamped oscillator first
+ * exceeds 1 (rt_stability_limit).  A scheme of the trapezoidal rule's
+ * kind keeps ρ = 1 to 2.2e-16 from ωτ = 1e-3 to 1e6 (rt_spectral_radius,
+ * measured), a dissipative one below 1.  One with negative numerical
+ * damping amplifies every mode, the low ones least: ρ − 1 ∝ (ωτ)² for
+ * generalized_alpha(alpha_m = 0.5, beta = 0.01) (alpha_m > alpha_f:
+ * 4.8e-5 at ωτ = 0.01) and moreau_jean(theta = 0.3) (2e-5), ∝ (ωτ)⁴ for
+ * alpha_f = 0.7 > 1/2 (3.5e-10): ρ − 1 > 1e-13 at 0.01 tells them from
+ * rounding by three orders.  Otherwise the grid ωτ = 10^(k/4) up to 1e6, then
+ * bisection in log ωτ to 1e-12 of the bound, finds where ρ first exceeds
+ * 1 + 1e-9. */
+int rt_stability_limit(const struct ir_scheme *scheme, double *omega_tau, double *rho)
+{
+	struct rt_error err;
+	double lo = 0.01, r = 0;
+	*omega_tau = INFINITY;
+	*rho = 0;
+	if (rt_spectral_radius(scheme, lo, &r, &err))
+		return -1;
+	if (r > 1 + 1e-13) {
+		*rho = r;
+		*omega_tau = 0;
+		return 0;
+	}
+	for (int k = -7; k <= 24; k++) {
+		double w = pow(10, k / 4.0);
+		if (rt_spectral_radius(scheme, w, &r, &err))
+			return -1;
+		if (r > 1 + 1e-9) {
+			*rho = r;
+			double hi = w;
+			for (int it = 0; it < 60 && hi - lo > 1e-12 * hi; it++) {
+				double mid = sqrt(lo * hi), rm;
+				if (rt_spectral_radius(scheme, mid, &rm, &err))
+					return -1;
+				if (rm > 1 + 1e-9)
+					hi = mid;
+				else
+					lo = mid;
+			}
+			*omega_tau = hi;
+			return 0;
+		}
+		lo = w;
+	}
+	return 0;
+}

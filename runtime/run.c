@@ -903,14 +903,39 @@ static int conditional_step(struct rt_problem *pb, const struct scheme_type *typ
 		free(par);
 		return fail(err, 3, plan->scheme.loc, "%s", msg);
 	}
+	unsigned caps = scheme_caps(type, par);
+	int damped = pb->hasC || pb->ir->dissipation;
+	/* A family without a closed-form bound (generalized_alpha's and
+	 * moreau_jean's free parameters, which the families' own checks
+	 * leave open) is judged by its amplification (rt_stability_limit):
+	 * growth from the lowest frequencies is instability at any step,
+	 * refused whatever the damping, as newmark's gamma < 1/2 is;
+	 * growth beyond a bound is a critical step, checked as Newmark's on
+	 * undamped models.  generalized_alpha(alpha_m = 0.5, beta = 0.01)
+	 * returned -67226 for an amplitude of 1, exit 0. */
+	double scanned = 0;
+	if (type->stable_params && !type->stable_params(par) && !(caps & IR_SCHEME_CRITICAL_STEP)) {
+		double wc, rho;
+		if (rt_stability_limit(&plan->scheme, &wc, &rho) == 0 && wc == 0) {
+			free(par);
+			return fail(err, 3, plan->scheme.loc,
+			            "%s with these parameters amplifies every mode (spectral radius 1 + %.2g at omega step "
+			            "= 0.01, growing with omega step): it is unstable at any step; %s", plan->scheme.name, rho - 1,
+			            plan->scheme.family == IR_GENERALIZED_ALPHA ?
+			            "take alpha_m <= alpha_f <= 1/2, gamma = 1/2 - alpha_m + alpha_f and beta >= 1/4 + "
+			            "(alpha_f - alpha_m)/2 (Chung and Hulbert 1993), as chung_hulbert(rho_inf) does" :
+			            plan->scheme.family == IR_MOREAU_JEAN ? "take theta >= 1/2" :
+			            "take parameters it is stable with");
+		}
+		if (isfinite(wc) && wc > 0 && !damped)
+			scanned = wc;
+	}
 	if (pb->nc > 0 || !pb->Mf) {
 		free(par);
 		return 0;
 	}
-	unsigned caps = scheme_caps(type, par);
-	int damped = pb->hasC || pb->ir->dissipation;
 	double (*crit)(const void *) = damped ? type->critical_damped : type->critical;
-	double wtc = crit && (caps & IR_SCHEME_CONDITIONAL) && !(caps & IR_SCHEME_CRITICAL_STEP) ? crit(par) : 0;
+	double wtc = crit && (caps & IR_SCHEME_CONDITIONAL) && !(caps & IR_SCHEME_CRITICAL_STEP) ? crit(par) : scanned;
 	free(par);
 	if (!(wtc > 0))
 		return 0;
@@ -922,6 +947,13 @@ static int conditional_step(struct rt_problem *pb, const struct scheme_type *typ
 	if (s != 0 || !(wmax > 0) || !scheme_step_critical(plan->dt, tc))
 		return 0;
 	int dg = scheme_step_digits(plan->dt, tc);
+	if (scanned > 0)
+		return fail(err, 3, plan->step_loc,
+		            "step %.*g %s the critical step %.*g of %s with these parameters "
+		            "(omega_max = %.6g rad/s at the initial state; its spectral radius exceeds 1 beyond "
+		            "omega step = %.6g without damping): take a step below %.*g, or parameters stable at any "
+		            "step", dg, plan->dt, scheme_step_critical(plan->dt, tc) == 1 ? "exceeds" : "equals", dg, tc,
+		            plan->scheme.name, wmax, wtc, dg, tc);
 	return fail(err, 3, plan->step_loc,
 	            "step %.*g %s the critical step %.*g of %s with these parameters "
 	            "(omega_max = %.6g rad/s at the initial state; stable while omega_max step < %.6g%s): "

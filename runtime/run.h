@@ -115,5 +115,11 @@ double rt_result_series(const struct rt_result *r, const double *y, double T);
 /* The spectral radius of the one-step amplification matrix of a scheme on
  * the undamped oscillator at ωτ = omega_tau (amplification.c). */
 int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double *rho, struct rt_error *err);
+/* The smallest ωτ at which that spectral radius exceeds 1 (by 1e-9), to
+ * 1e-12 of it, into *omega_tau, and the radius where it was found into
+ * *rho: 0 when it exceeds 1 by 1e-13 already at ωτ = 0.01 (the scheme
+ * amplifies every mode: unstable at any step), INFINITY when nowhere up
+ * to 1e6.  0, or -1 when the scheme cannot be analysed. */
+int rt_stability_limit(const struct ir_scheme *scheme, double *omega_tau, double *rho);
 
 #endif

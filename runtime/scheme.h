@@ -44,6 +44,11 @@ struct scheme_type {
 	 * viscous damping (Newmark with γ = ½), which a run refuses to
 	 * exceed before stepping; NULL or 0 when damping moves the bound. */
 	double (*critical_damped)(const void *par);
+	/* Whether these parameters lie where the family is known stable at
+	 * any step (1); where not (0), a run first scans the amplification
+	 * of the undamped oscillator for growth (rt_stability_limit: run.c,
+	 * conditional_step).  NULL: the family is not scanned. */
+	int (*stable_params)(const void *par);
 	/* How a refusal of a mass depending on u names the family ("the
 	 * Newmark family"); NULL: by its name. */
 	const char *who;

@@ -1257,10 +1257,20 @@ static int moreau_check(const double *p, char *msg, size_t size)
 	return -1;
 }
 
+/* Between impacts the scheme is the θ-method on the velocity, stable at
+ * any step for θ ≥ ½ (its amplification of ü + ω²u = 0 has modulus
+ * [(1 + (1−θ)²Ω²)/(1 + θ²Ω²)]^½ ≤ 1 exactly then, Ω = ωτ); below, every
+ * mode grows */
+static int moreau_stable(const void *par)
+{
+	return ((const struct moreau_params *)par)->theta >= 0.5;
+}
+
 const struct scheme_type scheme_moreau_jean = {
 	.family = IR_MOREAU_JEAN,
 	.params_size = sizeof(struct moreau_params),
 	.params = moreau_params,
 	.check_params = moreau_check,
+	.stable_params = moreau_stable,
 	.newton = &nl_moreau_jean,
 };

@@ -1325,12 +1325,23 @@ const struct scheme_type scheme_newmark = {
 	.newton = &nl_generalized_alpha,
 };
 
+/* Chung and Hulbert (1993), eq. 24-25: unconditionally stable for
+ * α_m ≤ α_f ≤ ½ and β ≥ ¼ + ½(α_f − α_m), with γ = ½ − α_m + α_f (second
+ * order); other parameters are scanned */
+static int generalized_alpha_stable(const void *par)
+{
+	const struct alpha_params *q = par;
+	return q->alpha_m <= q->alpha_f && q->alpha_f <= 0.5 && q->beta >= 0.25 + 0.5 * (q->alpha_f - q->alpha_m) &&
+	       fabs(q->gamma - (0.5 - q->alpha_m + q->alpha_f)) <= 1e-12;
+}
+
 const struct scheme_type scheme_generalized_alpha = {
 	.family = IR_GENERALIZED_ALPHA,
 	.params_size = sizeof(struct alpha_params),
 	.params = generalized_alpha_params,
 	.check_params = generalized_alpha_check,
 	.caps = alpha_caps,
+	.stable_params = generalized_alpha_stable,
 	.who = "the Newmark family",
 	.linear = &generalized_alpha_linear,
 	.newton = &nl_generalized_alpha,
