@@ -24,6 +24,7 @@
 #include "fe_ref.h"
 #include "fe_space.h"
 #include "mesh.h"
+#include "outfile.h"
 #include "vm.h"
 #include "mem.h"
 
@@ -319,6 +320,15 @@ static struct fe_mesh *find_mesh(struct eval *ev, struct ast_expr *e)
 	return NULL;
 }
 
+/* A region's name as a message shows it: a physical name of a Gmsh file
+ * is any text, an escape sequence included ("x\x1b[2J" cleared the
+ * terminal), of any length: escaped (rt_escape) and cut to 64 bytes. */
+static const char *region_shown(struct eval *ev, const char *name)
+{
+	char buf[64];
+	return arena_printf(ev->a, "%s", rt_escape(buf, sizeof buf, name));
+}
+
 /* A region of mesh fm by name, with did-you-mean among its regions. */
 static const struct mesh_region *find_region(struct eval *ev, const struct fe_mesh *fm, struct ast_expr *e)
 {
@@ -329,11 +339,12 @@ static const struct mesh_region *find_region(struct eval *ev, const struct fe_me
 	char *list = arena_printf(ev->a, "%s", "");
 	for (int i = 0; i < fm->m->nregions; i++) {
 		cand[i] = fm->m->regions[i].name;
-		list = arena_printf(ev->a, "%s%s%s", list, i ? ", " : "", cand[i]);
+		list = arena_printf(ev->a, "%s%s%s", list, i ? ", " : "", region_shown(ev, cand[i]));
 	}
 	const char *close = name_closest(e->name, cand, fm->m->nregions);
 	if (close)
-		return eval_error(ev, e->loc, "mesh %s has no region '%s' (did you mean '%s'?)", fm->name, e->name, close),
+		return eval_error(ev, e->loc, "mesh %s has no region '%s' (did you mean '%s'?)", fm->name, e->name,
+		                  region_shown(ev, close)),
 		       NULL;
 	return eval_error(ev, e->loc, "mesh %s has no region '%s'%s%s", fm->name, e->name,
 	                  fm->m->nregions ? ": its regions are " : " (it has no regions)", list),
@@ -1109,7 +1120,7 @@ static int integral_domain(struct eval *ev, struct ast_expr *d, struct fe_mesh *
 		}
 	const char *close = name_closest(d->name, cand, nc);
 	return eval_error(ev, d->loc, "'%s' is neither a mesh nor a region of the mesh of a field of model %s%s%s%s",
-	                  d->name, mc->m->name, close ? " (did you mean '" : "", close ? close : "",
+	                  d->name, mc->m->name, close ? " (did you mean '" : "", close ? region_shown(ev, close) : "",
 	                  close ? "'?)" : "");
 }
 

@@ -182,5 +182,17 @@ want="nodes.dyn:5:22: error: region corner of mesh plate is a set of nodes: an i
 [ "$st" -eq 3 ] || fail "node_region: exit status $st, expected 3"
 [ "$(sed -n 1p nodes.err)" = "$want" ] || fail "node_region: got \"$(sed -n 1p nodes.err)\", expected \"$want\""
 
+# A physical name is any text between quotes: shown escaped and cut in a
+# message (it was echoed raw: an escape sequence cleared the terminal).
+esc=$(printf '\033')
+sed "s/\"bar\"/\"x${esc}[2J\"/" base22 > esc.msh
+sed -e 's/"m\.msh"/"esc.msh"/' -e 's/fix u on left/fix u on rigth/' mesh.dyn > esc.dyn
+"$DYN" esc.dyn > esc.out 2> esc.err
+st=$?
+want='esc.dyn:6:12: error: mesh bar has no region '"'rigth'"': its regions are left, x\x1b[2J'
+[ "$st" -eq 3 ] || fail "escaped_region: exit status $st, expected 3"
+[ "$(sed -n 1p esc.err)" = "$want" ] || fail "escaped_region: got \"$(sed -n 1p esc.err)\", expected \"$want\""
+grep -q "$esc" esc.err && fail "escaped_region: an escape character reached stderr"
+
 [ "$status" -eq 0 ] && echo "gmsh_messages: every malformed mesh file is reported at its line"
 exit "$status"
