@@ -197,14 +197,35 @@ static int reduce_vector(struct eval *ev, struct ast_expr *call, const char *nam
  * exact to round-off for trigonometric polynomials of degree below the
  * number of steps per period (Davis and Rabinowitz, "Methods of Numerical
  * Integration", §2.9), so rms(sin) is 1/√2 to round-off there. */
-static double time_mean(const double *t, const double *y, int n, int square)
+static double time_mean_scaled(const double *t, const double *y, int n, int square, double c)
 {
 	double s = 0;
 	for (int i = 0; i + 1 < n; i++) {
-		double a = square ? y[i] * y[i] : y[i], b = square ? y[i + 1] * y[i + 1] : y[i + 1];
+		double ya = y[i] * c, yb = y[i + 1] * c;
+		double a = square ? ya * ya : ya, b = square ? yb * yb : yb;
 		s += 0.5 * (t[i + 1] - t[i]) * (a + b);
 	}
 	return s / (t[n - 1] - t[0]);
+}
+
+/* The mean (of y² for rms: then its square root).  Samples near the
+ * largest double overflow the sum, or their squares do (rms of 1e160
+ * was inf): the samples are then scaled by a power of 2, which rounds
+ * nothing, to a largest of about 1, and the result scaled back. */
+static double time_mean(const double *t, const double *y, int n, int square)
+{
+	double m = time_mean_scaled(t, y, n, square, 1);
+	if (isfinite(m))
+		return square ? sqrt(m) : m;
+	double big = 0;
+	for (int i = 0; i < n; i++)
+		big = fmax(big, fabs(y[i]));
+	if (!isfinite(big) || big == 0)
+		return square ? sqrt(m) : m;
+	int e;
+	frexp(big, &e);
+	m = time_mean_scaled(t, y, n, square, ldexp(1, -e));
+	return square ? ldexp(sqrt(m), e) : ldexp(m, e);
 }
 
 /* The times where the piecewise linear interpolant of the samples crosses
@@ -224,7 +245,10 @@ static int level_crossings(const double *t, const double *y, int n, double level
 		 * other side there: it starts (or ends) on the level */
 		if ((i == 0 && y[0] == level) || (i + 2 == n && y[n - 1] == level))
 			continue;
-		double f = (level - y[i]) / (y[i + 1] - y[i]);
+		/* samples whose difference overflows (-1.5e308 to 1.5e308: the
+		 * crossing came out at the first sample's time): in halves */
+		double dy = y[i + 1] - y[i];
+		double f = isfinite(dy) ? (level - y[i]) / dy : (level / 2 - y[i] / 2) / (y[i + 1] / 2 - y[i] / 2);
 		if (t_out)
 			t_out[k] = t[i] + f * (t[i + 1] - t[i]);
 		k++;
@@ -307,7 +331,7 @@ static int history_fn(struct eval *ev, struct ast_expr *call, const char *name, 
 		return eval_error(ev, call->loc, "%s needs a run of more than one step", name);
 	}
 	if (strcmp(name, "rms") == 0 || strcmp(name, "mean") == 0) {
-		*out = value_num(ev, name[0] == 'r' ? sqrt(time_mean(t, y, n, 1)) : time_mean(t, y, n, 0), call->loc);
+		*out = value_num(ev, time_mean(t, y, n, name[0] == 'r'), call->loc);
 		return 0;
 	}
 	if (is_cross) {
@@ -429,6 +453,12 @@ static int spectrum_call(struct eval *ev, struct ast_expr *call, struct value *o
 			return eval_error(ev, pos[1]->loc, "the periods must be constant");
 		if (!(T[i] > 0) || !isfinite(T[i]))
 			return eval_error(ev, pos[1]->loc, "period %d is %g: periods must be positive", i + 1, T[i]);
+		/* ω² = (2π/T)² overflows below 2π/√DBL_MAX = 4.7e-154: the
+		 * response came out NaN */
+		if (!isfinite(4 * M_PI * M_PI / (T[i] * T[i])))
+			return eval_error(ev, pos[1]->loc, "period %d is %g: below 4.7e-154 (2 pi/T)^2 overflows; a period far "
+			                  "below the sampling step, 1e-150 say, gives the ground's own peak acceleration as psa",
+			                  i + 1, T[i]);
 	}
 	if (!(xi >= 0 && xi < 1))
 		return eval_error(ev, pos[2]->loc, "the damping ratio xi must lie in [0, 1), not %g", xi);

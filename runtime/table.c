@@ -385,5 +385,12 @@ double table_eval(int n, const double *x, const double *y, double t, int *hint)
 	if (hint)
 		*hint = i;
 	/* This form gives y[i] exactly at t = x[i]. */
-	return y[i] + (y[i + 1] - y[i]) * ((t - x[i]) / (x[i + 1] - x[i]));
+	double dx = x[i + 1] - x[i], d = y[i + 1] - y[i];
+	/* abscissae or values whose differences overflow (a table from
+	 * -1e308 to 1e308: 1e308/inf gave f = 0, y[i] + inf·f gave inf for
+	 * 0): the same interpolation in halves, which do not */
+	double f = isfinite(dx) ? (t - x[i]) / dx : (t / 2 - x[i] / 2) / (x[i + 1] / 2 - x[i] / 2);
+	if (!isfinite(d))
+		return y[i] * (1 - f) + y[i + 1] * f;
+	return y[i] + d * f;
 }
