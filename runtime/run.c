@@ -2281,6 +2281,19 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 				                        "constraint or its rate has no finite value there, the constraints are "
 				                        "not independent, or the step is too large",
 				                        tk, k, badlam + 1);
+			/* on a linear model a scheme stable at any step cannot grow:
+			 * its numbers overflowed (a stiffness of 1e300 against a
+			 * unit mass: the predictor's K u alone is beyond the
+			 * doubles), and a smaller step is no cure */
+			if (failed == 2 && r->eng.lin && !(r->eng.caps & IR_SCHEME_CONDITIONAL))
+				return r->status = fail(err, 4, plan->loc,
+				                        "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "
+				                        "%s is stable at any step on this linear model, so its numbers "
+				                        "overflowed: coefficients or loads near the largest double against the "
+				                        "mass; scale the model's units",
+				                        tk, k, disp ? "the displacement" : "the velocity",
+				                        ir_dof_name(m, dof, nm, sizeof nm), isnan(bad) ? "NaN" : "infinite",
+				                        plan->scheme.name);
 			if (failed == 2)
 				return r->status = fail(err, 4, plan->loc,
 				                        "t = %.10g (step %d): the solution is not finite (%s of dof %s is %s); "
