@@ -12,6 +12,8 @@
 #   BENCH_FE_STEPS     two step counts of the block [1 11]
 #   BENCH_FE_CUBE      cells per edge of the 3-D cube, 3 (n + 1)^3 unknowns
 #                      [20 40 68]
+#   BENCH_FE_NH_SIZES  unknowns of the neo-Hookean block under central
+#                      differences [10000 100000]
 #   BENCH_MPI_SIZE     unknowns of the 2-D block under mpirun -n 1, 2 [1000000]
 #   BENCH_MPI_STEPS    its two step counts [1 11]
 #   BENCH_MPI_SIZE3    unknowns (at most) of the 3-D block under mpirun [1000000]
@@ -50,6 +52,7 @@ MPI_TIMEOUT=${BENCH_MPI_TIMEOUT:-1800}
 FE_SIZES=${BENCH_FE_SIZES:-100000 1000000}
 FE_STEPS=${BENCH_FE_STEPS:-1 11}
 FE_CUBE=${BENCH_FE_CUBE:-20 40 68}
+FE_NH_SIZES=${BENCH_FE_NH_SIZES:-10000 100000}
 SIZES=${BENCH_SIZES:-10 1000 100000 1000000}
 LOWER_SIZES=${BENCH_LOWER_SIZES:-10000 100000 1000000}
 FPU_SIZES=${BENCH_FPU_SIZES:-1000 10000 100000 1000000}
@@ -355,6 +358,26 @@ part_fe() {
 		per=$(awk "BEGIN { printf \"%.1f\", ($C - $a) / ($s2 - $s1) * 1000 }")
 		printf '%-9s %6s %6s %10s %10s %12s %8s  setup %.2f s\n' "$unk" "$nx" "$ny" "$a" "$C" "$per" "$MB" \
 			"$(awk "BEGIN { print $a - $s1 * $per / 1000 }")"
+	done
+	echo
+	echo "2-D neo-Hookean block (bench/fe_block_nh_cd.dyn: P1^2, lumped mass), central_difference: the energy's"
+	echo "program at every cell each step.  per step = (cpu($s2) - cpu($s1)) / $((s2 - s1))."
+	printf '%-9s %6s %6s %10s %10s %12s %8s %s\n' unknowns nx ny "cpu($s1)" "cpu($s2)" "ms per step" MB status
+	for N in $FE_NH_SIZES; do
+		ny=$(awk "BEGIN { printf \"%d\", sqrt($N / 4) + 0.5 }")
+		nx=$((2 * ny))
+		unk=$((2 * (nx + 1) * ny))
+		measure "fe_block_nh_cd.dyn $nx x $ny, $s1 step" "$RUNS" "$DYN" -q -o "$out/dyn" --set nx="$nx" \
+			--set ny="$ny" --set steps="$s1" "$srcdir/bench/fe_block_nh_cd.dyn"
+		a=$C
+		[ -z "$STATUS" ] && measure "fe_block_nh_cd.dyn $nx x $ny, $s2 steps" "$RUNS" "$DYN" -q -o "$out/dyn" \
+			--set nx="$nx" --set ny="$ny" --set steps="$s2" "$srcdir/bench/fe_block_nh_cd.dyn"
+		if [ -n "$STATUS" ]; then
+			printf '%-9s %6s %6s %10s %10s %12s %8s %s\n' "$unk" "$nx" "$ny" "$a" - - "$MB" "$STATUS"
+			continue
+		fi
+		printf '%-9s %6s %6s %10s %10s %12s %8s\n' "$unk" "$nx" "$ny" "$a" "$C" \
+			"$(awk "BEGIN { printf \"%.1f\", ($C - $a) / ($s2 - $s1) * 1000 }")" "$MB"
 	done
 	echo
 	echo "3-D cube assembly (bench/fe_cube.dyn: P1^3 tetrahedra of cuboid(..., n = n)): dyn --dump-ir lowers the"
