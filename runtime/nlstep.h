@@ -51,6 +51,9 @@ struct scheme_newton {
 enum { NL_UNSTABLE = -3 };
 /* par: struct alpha_params (scheme.h), also for central differences */
 extern const struct scheme_newton nl_generalized_alpha;
+/* The same with the stability monitor of central differences for the
+ * conditionally stable members (β < γ/2): scheme_central_difference.c */
+extern const struct scheme_newton nl_newmark_watched;
 
 /* Helpers shared by the steppers (nlstep.c). */
 struct nl_common {

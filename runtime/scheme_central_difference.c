@@ -226,6 +226,12 @@ struct central {
 	double *x1, *x2, *y, *Mx; /* n */
 	int warm1, warm2;         /* the iterates have converged once */
 	struct omega *om;         /* beyond IR_DENSE_MAX: on the matrix layer */
+	/* the bound on ω_max τ (2 for central differences, 1/√(γ/2 − β) for
+	 * a Newmark member with β < γ/2); 0: no monitor, the steps are the
+	 * inner stepper's */
+	double wc;
+	int cd;                   /* central differences: their message */
+	const char *name;
 	/* explicit steps (direct_step) */
 	int direct;
 	double *f0, *f1, *g, *un, *an;   /* N */
@@ -318,7 +324,23 @@ static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 		cd_free(s);
 		return NULL;
 	}
-	s->direct = direct_applies(pb);
+	/* Newmark's bound without damping, and with it for γ = ½ only
+	 * (newmark_critical_damped): for γ > ½ damping moves it, and the
+	 * growth check of the ledger stays the guard */
+	const struct alpha_params *q = par;
+	int damped = pb->hasC || pb->ir->dissipation;
+	/* the estimate needs a constant mass, factored (pb->Mf, or the dense
+	 * M below); with constraints the constrained spectrum is lower and
+	 * unknown here (as in conditional_step) */
+	s->wc = q->alpha_m == 0 && q->alpha_f == 0 && q->gamma >= 0.5 && q->beta < q->gamma / 2 &&
+	        (!damped || q->gamma == 0.5) && !pb->varmass && pb->nc == 0 &&
+	        ((pb->M && pb->n <= CD_NL_DENSE_MAX) || pb->Mf) ?
+	        1 / sqrt(q->gamma / 2 - q->beta) : 0;
+	s->cd = q->beta == 0 && q->gamma == 0.5;
+	s->name = opt->scheme;
+	if (s->wc == 0)
+		return s;
+	s->direct = s->cd && direct_applies(pb);
 	if (s->direct && nl_vectors((size_t)pb->N, &s->f0, &s->f1, &s->g, &s->un, &s->an, (double **)NULL)) {
 		cd_free(s);
 		return nl_refuse(err, "out of memory for the step");
@@ -340,8 +362,9 @@ static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	}
 	/* the Newmark stepper has factored M already: it is positive definite */
 	if (la_factor(s->mf, pb->M) != 0) {
+		const char *name = s->name;
 		cd_free(s);
-		return nl_refuse(err, "central_difference: the mass matrix is not positive definite");
+		return nl_refuse(err, "%s: the mass matrix is not positive definite", name);
 	}
 	start_vector(pb->n, s->x1);
 	start_vector(pb->n, s->x2);
@@ -431,6 +454,8 @@ static int cd_step(void *p, double t0, double t1, double tau, struct rt_state *x
                    double *dterm, struct rt_error *err)
 {
 	struct central *s = p;
+	if (s->wc == 0)
+		return nl_generalized_alpha.step(s->inner, t0, t1, tau, x, dW, dD, dterm, err);
 	if (s->om)
 		omega_stiffness(s->om, x->u, x->z);
 	else
@@ -438,16 +463,23 @@ static int cd_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	/* four iterations a step track the top eigenvector while the step is
 	 * well inside the limit; within 10 % of it (in ω) the estimate is
 	 * iterated to convergence before the step is judged */
-	double w2 = omega2(s, 4);
-	if (tau * tau * w2 > 0.81 * 4)
+	double w2 = omega2(s, 4), wc = s->wc;
+	if (tau * tau * w2 > 0.81 * wc * wc)
 		w2 = omega2(s, 500);
-	if (w2 > 0 && tau * sqrt(w2) > 2) {
+	if (w2 > 0 && tau * sqrt(w2) > wc) {
 		double w = sqrt(w2);
-		snprintf(err->msg, sizeof err->msg,
-		         "step %.6g exceeds the critical step 2/omega_max = %.6g of central_difference at "
-		         "t = %.10g, where omega_max = %.6g rad/s (the stiffness grew along the run): "
-		         "the scheme is unstable there; take a step below %.6g or an implicit scheme",
-		         tau, 2 / w, t0, w, 2 / w);
+		if (s->cd)
+			snprintf(err->msg, sizeof err->msg,
+			         "step %.6g exceeds the critical step 2/omega_max = %.6g of %s at "
+			         "t = %.10g, where omega_max = %.6g rad/s (the stiffness grew along the run): "
+			         "the scheme is unstable there; take a step below %.6g or an implicit scheme",
+			         tau, 2 / w, s->name, t0, w, 2 / w);
+		else
+			snprintf(err->msg, sizeof err->msg,
+			         "step %.6g exceeds the critical step %.6g of %s at t = %.10g, where omega_max = %.6g rad/s "
+			         "(the stiffness grew along the run; stable while omega_max step < %.6g): the scheme is "
+			         "unstable there; take a step below %.6g, or beta >= gamma/2 for a scheme stable at any step",
+			         tau, wc / w, s->name, t0, w, wc, wc / w);
 		return NL_UNSTABLE;
 	}
 	if (s->direct && direct_step(s, t0, t1, tau, x, dW, dD) == 0)
@@ -465,6 +497,18 @@ static int cd_needs_dense(const struct rt_problem *pb)
 
 static const struct scheme_newton nl_central_difference = {
 	.needs_dense = cd_needs_dense,
+	.alloc = cd_alloc,
+	.step = cd_step,
+	.free = cd_free,
+};
+
+/* The Newmark family's Newton path (newmark, fox_goodwin,
+ * linear_acceleration, ...), with the monitor above when β < γ/2: the
+ * critical step of the linearisation is checked at the initial state
+ * (run.c, conditional_step), and a stiffness that grows along the run
+ * (a hardening spring) took newmark(beta = 0) to x = -5700 with exit 0.
+ * Stable members step as nl_generalized_alpha alone. */
+const struct scheme_newton nl_newmark_watched = {
 	.alloc = cd_alloc,
 	.step = cd_step,
 	.free = cd_free,

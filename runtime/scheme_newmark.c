@@ -1322,7 +1322,7 @@ const struct scheme_type scheme_newmark = {
 	.critical_damped = newmark_critical_damped,
 	.who = "the Newmark family",
 	.linear = &step_newmark,
-	.newton = &nl_generalized_alpha,
+	.newton = &nl_newmark_watched,
 };
 
 /* Chung and Hulbert (1993), eq. 24-25: unconditionally stable for
