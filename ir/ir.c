@@ -128,6 +128,26 @@ static int intern(struct ir_prog_ext *x, const struct ir_insn *in)
 	return x->p.n++;
 }
 
+/* The hash table is linear probing, each instruction put at the first
+ * free slot of its probe sequence, in register order (intern, and rehash
+ * in the same order): emptying the slots of the last ones, last first,
+ * leaves the table the earlier ones alone would have made. */
+void ir_prog_truncate(struct ir_prog *p, int n)
+{
+	struct ir_prog_ext *x = (struct ir_prog_ext *)p;
+	for (int r = p->n - 1; r >= n && x->hash; r--) {
+		int j = (int)(key_of(&p->insn[r]) & (unsigned long long)(x->hcap - 1));
+		while (x->hash[j] != r)
+			j = (j + 1) & (x->hcap - 1);
+		x->hash[j] = -1;
+	}
+	for (size_t s = 0; x->cc && s < sizeof x->cc->reg / sizeof *x->cc->reg; s++)
+		if (x->cc->reg[s] - 1 >= n)
+			x->cc->reg[s] = 0;
+	if (n < p->n)
+		p->n = n;
+}
+
 int ir_is_const(const struct ir_prog *p, int reg, double *k)
 {
 	if (reg < 0 || reg >= p->n || p->insn[reg].op != IR_CONST)

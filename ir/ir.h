@@ -615,6 +615,11 @@ void ir_prog_add_output(struct ir_prog *p, int reg);
 int ir_is_const(const struct ir_prog *p, int reg, double *k);
 /* Drop the instructions no output needs (after the last output is added). */
 void ir_prog_compact(struct ir_prog *p);
+/* Give back the instructions from register n on (n <= p->n), the last
+ * emitted: nothing may refer to them any more.  A script's sum of
+ * numbers adds its terms as doubles and gives back what each term
+ * emitted (lang/eval.c, eval_sum). */
+void ir_prog_truncate(struct ir_prog *p, int n);
 /* Give a program's arrays back to its arena and leave it empty (a program
  * nothing will read again). */
 void ir_prog_release(struct ir_prog *p);

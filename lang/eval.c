@@ -1229,26 +1229,54 @@ static int eval_sum(struct eval *ev, struct ast_expr *e, struct value *out)
 	b->kind = B_VALUE;
 	b->loc = e->loc;
 	ev->scope->head = b;
-	struct value acc = value_num(ev, 0, e->loc);
+	/* Outside a model, a sum of numbers known before any run (a
+	 * script's own arithmetic) keeps its partial sum as a double while
+	 * every term is one, and gives back the instructions each term
+	 * emitted into the statement's program (ir_prog_truncate): they
+	 * stayed there, and print sum(i in 1..10^7) 1 took 1.6 GB.  The
+	 * additions are those the program folds, in the same order; a sum
+	 * that turns infinite, or a term that is not such a number, goes on
+	 * as before from there. */
+	int held = !ev->mc && !ev->kern && !ev->fe;
+	double kacc = 0;
+	struct value acc = { 0 };
+	if (!held)
+		acc = value_num(ev, 0, e->loc);
 	int rc = 0;
 	for (long i = lo; i <= hi && rc == 0; i++) {
+		int n0 = ev->prog->n;
 		b->val = value_num(ev, (double)i, e->loc);
 		struct value x, s;
 		if ((rc = eval_interrupted(ev, e->loc)))
 			break;
 		rc = eval_expr(ev, e->lhs, &x);
-		if (rc == 0 && acc.kind == VAL_NUM && x.kind == VAL_MAT && i == lo) {
+		if (rc)
+			break;
+		double kx;
+		if (held && x.kind == VAL_NUM && ir_is_const(ev->prog, x.reg, &kx) && isfinite(kacc + kx)) {
+			kacc += kx;
+			ir_prog_truncate(ev->prog, n0);
+			continue;
+		}
+		if (held) {
+			held = 0;
+			if (x.kind == VAL_MAT && i == lo) {
+				acc = x;
+				continue;
+			}
+			acc = value_num(ev, kacc, e->loc);
+		}
+		if (acc.kind == VAL_NUM && x.kind == VAL_MAT && i == lo) {
 			acc = x;
 			continue;
 		}
-		if (rc == 0)
-			rc = binary(ev, AST_OP_ADD, &acc, &x, e->loc, &s);
+		rc = binary(ev, AST_OP_ADD, &acc, &x, e->loc, &s);
 		if (rc == 0)
 			acc = s;
 	}
 	ev->scope = saved;
 	if (rc == 0)
-		*out = acc;
+		*out = held ? value_num(ev, kacc, e->loc) : acc;
 	return rc;
 }
 
