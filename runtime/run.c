@@ -879,6 +879,24 @@ static int critical_step(struct rt_problem *pb, const struct ir_run *plan, unsig
 	return 0;
 }
 
+/* Whether the model can vibrate or decay at all: a stiffness (K's
+ * entries, a potential's Hessian) or a damping.  A ball flying under
+ * gravity (its potential linear) and stopped by a contact has neither:
+ * no mode for a scheme to amplify. */
+static int has_modes(const struct rt_problem *pb)
+{
+	const struct ir_model *m = pb->ir;
+	for (size_t k = 0; pb->Km.x && k < pb->Km.nx; k++)
+		if (pb->Km.x[k] != 0)
+			return 1;
+	if (pb->hasC || m->dissipation || (m->potential && m->potential->nnz > 0))
+		return 1;
+	for (int q = 0; m->potential && q < m->potential->nkernel; q++)
+		if (m->potential->kernel[q].nnz > 0)
+			return 1;
+	return 0;
+}
+
 /* Before a run, the stability its scheme's parameters allow: none at
  * any step (scheme_type.check_run: Newmark's γ < ½), refused; else, for
  * a conditionally stable member of the Newmark family (β < γ/2) on a
@@ -916,7 +934,7 @@ static int conditional_step(struct rt_problem *pb, const struct scheme_type *typ
 	double scanned = 0;
 	if (type->stable_params && !type->stable_params(par) && !(caps & IR_SCHEME_CRITICAL_STEP)) {
 		double wc, rho;
-		if (rt_stability_limit(&plan->scheme, &wc, &rho) == 0 && wc == 0) {
+		if (rt_stability_limit(&plan->scheme, &wc, &rho) == 0 && wc == 0 && has_modes(pb)) {
 			free(par);
 			return fail(err, 3, plan->scheme.loc,
 			            "%s with these parameters amplifies every mode (spectral radius 1 + %.2g at omega step "
@@ -1243,11 +1261,15 @@ static int engine_step(struct engine *e, double t0, double t1, double tau, struc
  * cancel in it (stage.c), huge too.  Such terms are known to about ε of
  * themselves, so when they exceed the loads by 1/ε·1e-4 ≈ 4.5e11 the
  * rounding of their sum is beyond 1e-4 of the loads and the displacement
- * means nothing; a stiff structure, K ~ 1e10 and u ~ 1e-3 under a
- * load of 1e7, has terms the size of its loads.  The terms are those of
- * the Hessian at the equilibrium (problem_phi_terms), by dof; *R the
- * largest over the loads' scale and *dof its dof when beyond the bound
- * (-1 otherwise).  0, or -1 when out of memory. */
+ * is not resolved to that; a stiff structure, K ~ 1e10 and u ~ 1e-3
+ * under a load of 1e7, has terms the size of its loads.  The loads are
+ * the forces at t0 (scale, their largest) and those a potential holds,
+ * its gradient at u = 0 (gravity written as m g y: a spring hung under
+ * it balances m g, whatever the force at t0, which may be 0 to rounding,
+ * sin(2π·1)).  The terms are those of the Hessian at the equilibrium
+ * (problem_phi_terms), by dof; *R the largest over the loads and *dof
+ * its dof when beyond the bound (-1 otherwise, or when there are no
+ * loads).  0, or -1 when out of memory. */
 static int equilibrium_cancellation(struct rt_problem *pb, const struct rt_state *x, double scale, double *R,
                                     int *dof)
 {
@@ -1258,15 +1280,21 @@ static int equilibrium_cancellation(struct rt_problem *pb, const struct rt_state
 		free(y);
 		return -1;
 	}
+	*dof = -1;
+	*R = 0;
+	/* ∇Φ(0, z) into y, w = 0 */
+	problem_phi(pb, w, x->z, y);
+	for (int i = 0; i < n; i++)
+		if (isfinite(y[i]))
+			scale = fmax(scale, fabs(y[i]));
 	memcpy(w, x->u, sizeof(double) * (size_t)n);
 	if (N > n)
 		memcpy(w + n, x->z, sizeof(double) * (size_t)(N - n));
+	memset(y, 0, sizeof(double) * (size_t)N);
 	problem_phi(pb, x->u, x->z, NULL);
 	problem_phi_terms(pb, w, y);
-	*dof = -1;
-	*R = 0;
 	int at = 0;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n && scale > 0; i++)
 		if (y[i] / scale > *R) {
 			*R = y[i] / scale;
 			at = i;
@@ -1356,7 +1384,7 @@ int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, stru
 	free(f0);
 	stage_free(&st);
 	free(zero);
-	if (rc == 0 && settled && scale > 0) {
+	if (rc == 0 && settled) {
 		int dof = -1;
 		double R = 0;
 		if (equilibrium_cancellation(pb, x, scale, &R, &dof) < 0)
@@ -1364,10 +1392,10 @@ int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, stru
 		if (dof >= 0) {
 			char nm[IR_NAME_SIZE];
 			return fail(err, 3, at,
-			            "init equilibrium: the stiffness at the start is singular or nearly so (a mechanism, or a "
-			            "rigid-body motion that no fix or support holds): the displacement found (%.3g at dof %s) "
-			            "balances the loads only by terms %.1e times larger than them, whose rounding is more "
-			            "than the loads",
+			            "init equilibrium: the stiffness at the start is singular or too ill-conditioned for an "
+			            "equilibrium (a mechanism, a rigid-body motion that no fix or support holds, or a "
+			            "condition number near 1/eps): the displacement found (%.3g at dof %s) balances the loads "
+			            "only by terms %.1e times larger than them, whose rounding is beyond 1e-4 of the loads",
 			            x->u[dof], ir_dof_name(pb->ir, dof, nm, sizeof nm), R);
 		}
 	}
