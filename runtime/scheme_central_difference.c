@@ -324,18 +324,18 @@ static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 		cd_free(s);
 		return NULL;
 	}
-	/* Newmark's bound without damping, and with it for γ = ½ only
-	 * (newmark_critical_damped): for γ > ½ damping moves it, and the
-	 * growth check of the ledger stays the guard */
+	/* Newmark's bound (scheme_newmark.c, the same as conditional_step
+	 * checks at the initial state): without damping, and with it for
+	 * γ = ½ only; for γ > ½ damping moves it, and the growth check of the
+	 * ledger stays the guard.  The estimate needs a constant mass,
+	 * factored (pb->Mf, or the dense M below); with constraints the
+	 * constrained spectrum is lower and unknown here. */
 	const struct alpha_params *q = par;
+	const struct scheme_type *nm = scheme_of(IR_NEWMARK);
 	int damped = pb->hasC || pb->ir->dissipation;
-	/* the estimate needs a constant mass, factored (pb->Mf, or the dense
-	 * M below); with constraints the constrained spectrum is lower and
-	 * unknown here (as in conditional_step) */
-	s->wc = q->alpha_m == 0 && q->alpha_f == 0 && q->gamma >= 0.5 && q->beta < q->gamma / 2 &&
-	        (!damped || q->gamma == 0.5) && !pb->varmass && pb->nc == 0 &&
-	        ((pb->M && pb->n <= CD_NL_DENSE_MAX) || pb->Mf) ?
-	        1 / sqrt(q->gamma / 2 - q->beta) : 0;
+	double (*bound)(const void *) = damped ? nm->critical_damped : nm->critical;
+	s->wc = q->alpha_m == 0 && q->alpha_f == 0 && !pb->varmass && pb->nc == 0 &&
+	        ((pb->M && pb->n <= CD_NL_DENSE_MAX) || pb->Mf) ? bound(par) : 0;
 	s->cd = q->beta == 0 && q->gamma == 0.5;
 	s->name = opt->scheme;
 	if (s->wc == 0)
