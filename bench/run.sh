@@ -18,6 +18,8 @@
 #   BENCH_MPI_STEPS    its two step counts [1 11]
 #   BENCH_MPI_SIZE3    unknowns (at most) of the 3-D block under mpirun [1000000]
 #   BENCH_MPI_STEPS_CD the explicit runs' two step counts [1 201]
+#   BENCH_MPI_NH_SIZE  unknowns of the neo-Hookean block under mpirun -n 1, 2
+#                      (central differences, BENCH_MPI_STEPS) [100000]
 #   BENCH_MPI_TIMEOUT  CPU seconds before an mpirun run is stopped [1800]
 #   BENCH_SIZES        the linear chain's sizes [10 1000 100000 1000000]
 #   BENCH_LOWER_SIZES  terms of the lowered energy [10000 100000 1000000]
@@ -49,6 +51,7 @@ MPI_STEPS=${BENCH_MPI_STEPS:-1 11}
 MPI_SIZE3=${BENCH_MPI_SIZE3:-1000000}
 MPI_STEPS_CD=${BENCH_MPI_STEPS_CD:-1 201}
 MPI_TIMEOUT=${BENCH_MPI_TIMEOUT:-1800}
+MPI_NH_SIZE=${BENCH_MPI_NH_SIZE:-100000}
 FE_SIZES=${BENCH_FE_SIZES:-100000 1000000}
 FE_STEPS=${BENCH_FE_STEPS:-1 11}
 FE_CUBE=${BENCH_FE_CUBE:-20 40 68}
@@ -486,6 +489,20 @@ part_mpi() {
 	mpi_block 3-D "--set n=$n3" "$srcdir/bench/fe_block3d.dyn" "$out/fe_block3d_direct.dyn" \
 		"$srcdir/bench/fe_block3d_cd.dyn"
 	mb3=$LAST_MB unk3=$unk
+	# a nonlinear potential: each process evaluates the energy's kernels
+	# at the cells that reach its rows (runtime/part_phi.h)
+	ny=$(awk "BEGIN { printf \"%d\", sqrt($MPI_NH_SIZE / 4) + 0.5 }")
+	nx=$((2 * ny))
+	unk=$((2 * (nx + 1) * (ny + 1) - 2 * (ny + 1)))
+	echo
+	echo "2-D neo-Hookean block: $unk unknowns (nx = $nx, ny = $ny; bench/fe_block_nh_cd.dyn, tau = 1e-5): each"
+	echo "process evaluates the energy's kernels at the cells that reach its rows, and the stability monitor's"
+	echo "power iterations run on their Hessian"
+	set -- $MPI_STEPS
+	s1=$1 s2=$2
+	hdr
+	mpi_rows 2-D-nh "--set nx=$nx --set ny=$ny" "central_difference|auto (diagonal)|1|$srcdir/bench/fe_block_nh_cd.dyn" \
+		"central_difference|auto (diagonal)|2|$srcdir/bench/fe_block_nh_cd.dyn"
 	# 10^8 unknowns: the explicit runs' memory per unknown, scaled (the
 	# model is lowered and held whole by every process: P does not divide
 	# it); a direct solve's factor grows faster (3-D: as n^(4/3) or more)

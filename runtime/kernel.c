@@ -113,6 +113,20 @@ double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const d
 	return val;
 }
 
+const double *rt_kernels_run_one(struct rt_kernels *ks, int q, const struct vm_input *in, const double *x,
+                                 const double *y, long i)
+{
+	run(&ks->f->kernel[q], &ks->ws[q], in, x, y, i);
+	return ks->ws[q].out;
+}
+
+long rt_kernels_slot_unknown(const struct rt_kernels *ks, int q, int s, long i)
+{
+	const struct ir_kernel *k = &ks->f->kernel[q];
+	long gi = gather_index(k, s, i);
+	return gi < 0 ? -1 : gi + (is_second(k->kind[s]) ? ks->n : 0);
+}
+
 /* The row I and column J (f's numbering) of Hessian entry e of kernel k
  * at instance i; 0 when one of them is not an unknown. */
 static int entry_at(const struct rt_kernels *ks, const struct ir_kernel *k, int e, long i, long *I, long *J)

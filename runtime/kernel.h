@@ -50,6 +50,16 @@ void rt_kernels_terms(const struct rt_kernels *ks, const double *w, double *y);
  * an entry of an eliminated unknown (map -1) has row and column -1. */
 size_t rt_kernels_nentries(const struct rt_kernels *ks);
 void rt_kernels_entries(const struct rt_kernels *ks, int *I, int *J, double *v);
+/* Instance i of kernel q of f alone, at (t, x, y): its outputs (value,
+ * the nslot slot gradients, the nnz Hessian entries), valid until the
+ * kernel's next run.  Kept Hessians are not touched: for a caller that
+ * evaluates some instances only (runtime/part_phi.c). */
+const double *rt_kernels_run_one(struct rt_kernels *ks, int q, const struct vm_input *in, const double *x,
+                                 const double *y, long i);
+/* The unknown that slot s of kernel q reads at instance i, numbered as
+ * f's variables (INT or INTVEL slots after the n dofs); -1 for an
+ * eliminated one (a fixed dof of a field). */
+long rt_kernels_slot_unknown(const struct rt_kernels *ks, int q, int s, long i);
 /* The ledger's pairing per dissipation term: dterm[k] += Σ over the
  * kernels of statement k of (wu du or wz dz)·∇ at (x, y). */
 void rt_kernels_dterms(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,

@@ -10,7 +10,7 @@ runtime_libdynrt_a_SOURCES = \
 	runtime/vm.c runtime/vm.h \
 	runtime/kernel.c runtime/kernel.h \
 	runtime/scheme.h runtime/stepper.h runtime/schemes.def runtime/registry.c \
-	runtime/step_matrix.c runtime/part.c runtime/part.h \
+	runtime/step_matrix.c runtime/part.c runtime/part.h runtime/part_phi.c runtime/part_phi.h \
 	runtime/run.c runtime/run.h \
 	runtime/problem.c runtime/problem.h \
 	runtime/varmass.c runtime/varmass.h \

@@ -46,6 +46,12 @@ struct scheme_newton {
 	 * (problem_dense, up to IR_DENSE_MAX unknowns) for this model; NULL:
 	 * the driver's rule (the explicit and the impact schemes do). */
 	int (*needs_dense)(const struct rt_problem *pb);
+	/* Central differences: when the model lets the step be explicit (no
+	 * dissipation, C, internal variables, constraints, contacts or mass
+	 * depending on u; M diagonal), the driver steps each MPI process's
+	 * rows (run.c, part_nl_step) instead of this stepper, with the same
+	 * stability monitor (nl_central_monitor). */
+	int explicit_rows;
 };
 
 enum { NL_UNSTABLE = -3 };
@@ -54,6 +60,16 @@ extern const struct scheme_newton nl_generalized_alpha;
 /* The same with the stability monitor of central differences for the
  * conditionally stable members (β < γ/2): scheme_central_difference.c */
 extern const struct scheme_newton nl_newmark_watched;
+
+/* The stability monitor of central differences and of the Newmark
+ * members with β < γ/2 (scheme_central_difference.c): est(ctx, it, &w2)
+ * estimates ω_max² of the current K(u) from below in it iterations (0,
+ * or -1 when it fails).  Within 10 % of the bound wc (in ω) the estimate
+ * is iterated to convergence; beyond it the step is refused: NL_UNSTABLE
+ * with err saying so (cd: central differences' message, else the
+ * Newmark member's), -1 when est failed, else 0. */
+int nl_central_monitor(int (*est)(void *ctx, int it, double *w2), void *ctx, double tau, double t0, double wc,
+                       int cd, const char *name, struct rt_error *err);
 
 /* Helpers shared by the steppers (nlstep.c). */
 struct nl_common {

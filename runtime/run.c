@@ -20,6 +20,8 @@
 #include "fmt.h"
 #include "outfile.h"
 #include "part.h"
+#include "part_phi.h"
+#include "jacobian.h"
 #include "mem.h"
 
 #include <errno.h>
@@ -388,6 +390,11 @@ struct engine {
 	struct rt_part *part;
 	double *mdiag, *cdiag, *ut, *vt;
 	int part_stop;
+	/* ... on a nonlinear potential (part_nl_step; runtime/part_phi.h):
+	 * its kernels on the rows, the gradient, the loads at the step's
+	 * two ends, the potential program's constant value */
+	struct rt_part_phi *pphi;
+	double *pg, *pf0, *pf1, phi_const;
 };
 
 /* The load for the linear stepper.  The load at the step's end, f(t₁),
@@ -626,6 +633,124 @@ static int part_init(struct engine *e)
 		e->part = NULL;
 		return -1;
 	}
+	return 0;
+}
+
+/* Central differences on a nonlinear potential, on this process's rows
+ * (part_nl_init; runtime/part_phi.h), in place: the stability monitor
+ * of the serial stepper (nl_central_monitor, on the Hessian the last
+ * step's evaluation left), the predictor uᵏ = u + τv + ½τ²a of the owned
+ * rows and its ghosts from their owners, the gradient ∇Φ(uᵏ) from the
+ * kernel instances that reach the rows, then aᵏ = (fᵏ − ∇Φ(uᵏ))/m and
+ * vᵏ = v + ½τ(a + aᵏ) row by row: the serial explicit step's arithmetic
+ * (scheme_central_difference.c, direct_step).  The ledger's sums (ΔW =
+ * Δu·(fᵏ⁻¹ + fᵏ)/2, T = ½vᵀMv, Φ(uᵏ) from each instance once) are added
+ * over the processes with a flag for a Ctrl-C on any of them. */
+static int part_nl_step(struct engine *e, double t0, double t1, double tau, struct rt_state *x, double *dW,
+                        double *dD, struct rt_error *err)
+{
+	struct rt_part *p = e->part;
+	struct rt_problem *pb = e->pb;
+	int rc = nl_central_monitor((int (*)(void *, int, double *))rt_part_phi_omega2, e->pphi, tau, t0, 2, 1,
+	                            e->plan->scheme.name, err);
+	if (rc)
+		return rc;
+	double *u = x->u, *v = x->v, *a = x->a, *ut = e->ut, *g = e->pg, *f0 = e->pf0, *f1 = e->pf1;
+	const double *m = e->mdiag;
+	problem_load(pb, t0, f0);
+	problem_load(pb, t1, f1);
+	for (int i = p->r0; i < p->r1; i++)
+		ut[i] = u[i] + tau * v[i] + tau * tau * 0.5 * a[i];
+	if (rt_part_exchange(p, ut)) {
+		snprintf(err->msg, sizeof err->msg, "MPI failed to exchange the rows of the step between processes");
+		return -1;
+	}
+	struct vm_input in = { 0, ut, NULL, NULL, x->z, NULL, pb->ir->table, pb->hint };
+	double sum[4] = { 0, 0, rt_part_phi_eval(e->pphi, &in, ut, g), rt_interrupted ? 1 : 0 };
+	for (int i = p->r0; i < p->r1; i++) {
+		double an = (f1[i] - g[i]) / m[i];
+		sum[0] += (ut[i] - u[i]) * 0.5 * (f0[i] + f1[i]);
+		v[i] = v[i] + tau * 0.5 * a[i] + 0.5 * tau * an;
+		u[i] = ut[i];
+		a[i] = an;
+		sum[1] += v[i] * m[i] * v[i];
+	}
+	/* the ghosts of u are the predictor's (uᵏ = ũ), current as the
+	 * linear partition's are */
+	for (int k = 0; k < p->nrecv; k++)
+		u[p->ridx[k]] = ut[p->ridx[k]];
+	if (la_mpi_sum(sum, 4)) {
+		snprintf(err->msg, sizeof err->msg, "MPI failed to add the ledger's sums over the processes");
+		return -1;
+	}
+	*dW = sum[0];
+	*dD = 0;
+	e->T = 0.5 * sum[1];
+	e->P = sum[2] + e->phi_const;
+	e->part_stop = sum[3] > 0;
+	return 0;
+}
+
+/* Whether central differences on a nonlinear potential step on this
+ * process's rows: several processes, a model on a mesh, the explicit
+ * step of the serial stepper (no dissipation, damping, internal
+ * variables, constraints, contacts, friction or mass depending on u; M
+ * diagonal by value), Φ in kernels alone (no quadratic part, a program
+ * that does not read u) whose Hessians are complete blocks (every
+ * instance's unknowns coupled: the gradient's ghosts are the pattern's).
+ * Then the partition on the pattern of Φ's Hessian and the kernel
+ * instances of the rows, evaluated once at the initial state for the
+ * first step's monitor.  0 also when it does not apply, -1 when out of
+ * memory. */
+static int part_nl_init(struct engine *e, const struct rt_state *x)
+{
+	struct rt_problem *pb = e->pb;
+	const struct ir_model *ir = pb->ir;
+	int n = pb->n, P = la_mpi_size();
+	if (P < 2 || !e->nl->explicit_rows || ir->nfe == 0 || pb->nc || pb->m || ir->contact.n || ir->dissipation ||
+	    pb->hasC || pb->varmass || !pb->Mf || !ir->potential || !pb->kphi.f || ir->potential->nnz ||
+	    (ir->potential->prog->uses & (IR_USES_U | IR_USES_Z)) || n < P)
+		return 0;
+	for (int i = 0; i < n && pb->sigma_u; i++)
+		if (pb->sigma_u[i] > 0)
+			return 0;
+	for (size_t k = 0; k < pb->Km.nx; k++)
+		if (pb->Km.x[k] != 0)
+			return 0;
+	for (int q = 0; q < pb->kphi.f->nkernel; q++) {
+		const struct ir_kernel *k = &pb->kphi.f->kernel[q];
+		if (k->nnz != k->nslot * k->nslot)
+			return 0;
+		for (int s = 0; s < k->nslot; s++)
+			if (k->kind[s] != IR_DOF)
+				return 0;
+	}
+	if (!(e->mdiag = mem_alloc(sizeof(double) * ((size_t)n + 1))))
+		return -1;
+	int diag = la_mat_diagonal(&pb->Mm, e->mdiag);
+	if (diag <= 0) {
+		free(e->mdiag);
+		e->mdiag = NULL;
+		return diag;
+	}
+	struct jacobian J;
+	e->part = mem_calloc(1, sizeof *e->part);
+	e->pphi = mem_calloc(1, sizeof *e->pphi);
+	e->ut = mem_calloc((size_t)n + 1, sizeof(double));
+	e->pg = mem_calloc((size_t)n + 1, sizeof(double));
+	e->pf0 = mem_calloc((size_t)n + 1, sizeof(double));
+	e->pf1 = mem_calloc((size_t)n + 1, sizeof(double));
+	if (!e->part || !e->pphi || !e->ut || !e->pg || !e->pf0 || !e->pf1 || jacobian_init(&J, pb, 0, LA_MAT_CSC))
+		return -1;
+	int rc = rt_part_init(e->part, &J.A, P, la_mpi_rank());
+	jacobian_free(&J);
+	if (rc || rt_part_phi_init(e->pphi, e->part, &pb->kphi, n, e->mdiag))
+		return -1;
+	/* the program's value, a constant; the Hessian at u⁰ for the monitor */
+	struct vm_input in = { 0, x->u, NULL, NULL, x->z, NULL, ir->table, pb->hint };
+	vm_eval(ir->potential->prog, pb->reg_phi, &in, pb->out_phi);
+	e->phi_const = pb->out_phi[0];
+	rt_part_phi_eval(e->pphi, &in, x->u, e->pg);
 	return 0;
 }
 
@@ -995,6 +1120,12 @@ static void engine_free(struct engine *e)
 	free(e->save);
 	free(e->par);
 	alpha_energy_free(&e->alg);
+	if (e->pphi)
+		rt_part_phi_free(e->pphi);
+	free(e->pphi);
+	free(e->pg);
+	free(e->pf0);
+	free(e->pf1);
 	if (e->part)
 		rt_part_free(e->part);
 	free(e->part);
@@ -1219,11 +1350,15 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 	 * give G Gᵀμ = 0) */
 	e->exact_balance = (e->caps & IR_SCHEME_EXACT_BALANCE) && (pb->nc == 0 || pb->ir->constraint_linear) &&
 	                   !(plan->ggl && pb->nc > 0 && pb->ir->constraint_moving);
+	/* on several processes, central differences may step each one's
+	 * rows, without the serial stepper (and its Hessian's pattern) */
+	if (part_nl_init(e, x))
+		return fail(err, 3, plan->loc, "out of memory");
 	struct nl_options opt = { plan->tolerance, plan->max_iterations, plan->regularized && pb->nc > 0,
 	                          plan->ggl && pb->nc > 0, plan->scheme.name, plan->contact_tolerance,
 	                          plan->contact_iterations, 0 };
-	e->nst = e->nl->alloc(pb, e->par, &opt, err);
-	if (!e->nst) {
+	e->nst = e->pphi ? NULL : e->nl->alloc(pb, e->par, &opt, err);
+	if (!e->nst && !e->pphi) {
 		if (!err->msg[0])
 			snprintf(err->msg, sizeof err->msg, "out of memory for the step");
 		if (!err->loc.file)
@@ -1251,6 +1386,8 @@ static int engine_step(struct engine *e, double t0, double t1, double tau, struc
 			dterm[problem_nterm(e->pb) - 1] += *dD;
 		return rc;
 	}
+	if (e->pphi)
+		return part_nl_step(e, t0, t1, tau, x, dW, dD, err);
 	return nl_advance(e, t0, t1, tau, x, dW, dD, dterm, err, 0);
 }
 

@@ -450,6 +450,43 @@ static double omega2(struct central *s, int it)
 	return fmax(t1, t2);
 }
 
+/* omega2 for nl_central_monitor */
+static int cd_omega2(void *ctx, int it, double *w2)
+{
+	*w2 = omega2(ctx, it);
+	return 0;
+}
+
+int nl_central_monitor(int (*est)(void *ctx, int it, double *w2), void *ctx, double tau, double t0, double wc,
+                       int cd, const char *name, struct rt_error *err)
+{
+	/* four iterations a step track the top eigenvector while the step is
+	 * well inside the limit; within 10 % of it (in ω) the estimate is
+	 * iterated to convergence before the step is judged */
+	double w2;
+	if (est(ctx, 4, &w2) || (tau * tau * w2 > 0.81 * wc * wc && est(ctx, 500, &w2))) {
+		snprintf(err->msg, sizeof err->msg, "MPI failed in the stability estimate between processes");
+		return -1;
+	}
+	if (w2 > 0 && tau * sqrt(w2) > wc) {
+		double w = sqrt(w2);
+		if (cd)
+			snprintf(err->msg, sizeof err->msg,
+			         "step %.6g exceeds the critical step 2/omega_max = %.6g of %s at "
+			         "t = %.10g, where omega_max = %.6g rad/s (the stiffness grew along the run): "
+			         "the scheme is unstable there; take a step below %.6g or an implicit scheme",
+			         tau, 2 / w, name, t0, w, 2 / w);
+		else
+			snprintf(err->msg, sizeof err->msg,
+			         "step %.6g exceeds the critical step %.6g of %s at t = %.10g, where omega_max = %.6g rad/s "
+			         "(the stiffness grew along the run; stable while omega_max step < %.6g): the scheme is "
+			         "unstable there; take a step below %.6g, or beta >= gamma/2 for a scheme stable at any step",
+			         tau, wc / w, name, t0, w, wc, wc / w);
+		return NL_UNSTABLE;
+	}
+	return 0;
+}
+
 static int cd_step(void *p, double t0, double t1, double tau, struct rt_state *x, double *dW, double *dD,
                    double *dterm, struct rt_error *err)
 {
@@ -460,28 +497,9 @@ static int cd_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		omega_stiffness(s->om, x->u, x->z);
 	else
 		stiffness(s, x->u, x->z);
-	/* four iterations a step track the top eigenvector while the step is
-	 * well inside the limit; within 10 % of it (in ω) the estimate is
-	 * iterated to convergence before the step is judged */
-	double w2 = omega2(s, 4), wc = s->wc;
-	if (tau * tau * w2 > 0.81 * wc * wc)
-		w2 = omega2(s, 500);
-	if (w2 > 0 && tau * sqrt(w2) > wc) {
-		double w = sqrt(w2);
-		if (s->cd)
-			snprintf(err->msg, sizeof err->msg,
-			         "step %.6g exceeds the critical step 2/omega_max = %.6g of %s at "
-			         "t = %.10g, where omega_max = %.6g rad/s (the stiffness grew along the run): "
-			         "the scheme is unstable there; take a step below %.6g or an implicit scheme",
-			         tau, 2 / w, s->name, t0, w, 2 / w);
-		else
-			snprintf(err->msg, sizeof err->msg,
-			         "step %.6g exceeds the critical step %.6g of %s at t = %.10g, where omega_max = %.6g rad/s "
-			         "(the stiffness grew along the run; stable while omega_max step < %.6g): the scheme is "
-			         "unstable there; take a step below %.6g, or beta >= gamma/2 for a scheme stable at any step",
-			         tau, wc / w, s->name, t0, w, wc, wc / w);
-		return NL_UNSTABLE;
-	}
+	int rc = nl_central_monitor(cd_omega2, s, tau, t0, s->wc, s->cd, s->name, err);
+	if (rc)
+		return rc;
 	if (s->direct && direct_step(s, t0, t1, tau, x, dW, dD) == 0)
 		return 0;
 	return nl_generalized_alpha.step(s->inner, t0, t1, tau, x, dW, dD, dterm, err);
@@ -496,6 +514,7 @@ static int cd_needs_dense(const struct rt_problem *pb)
 }
 
 static const struct scheme_newton nl_central_difference = {
+	.explicit_rows = 1,
 	.needs_dense = cd_needs_dense,
 	.alloc = cd_alloc,
 	.step = cd_step,

@@ -26,6 +26,12 @@
 #     right and m + ½τc on the left): the serial records to 1e-10, the
 #     dissipation (a tenth of the energy in play) included, the ledger's
 #     residual the serial one to 1e-12 of the energy;
+#   - a neo-Hookean block under central differences (each process
+#     evaluating the energy's kernels at the cells that reach its rows)
+#     gives the serial records to 1e-10, a history read back and a field
+#     series; a NaN load stops every process at one step; a hardening
+#     bar whose stiffness outgrows the step is refused at the serial
+#     step with the serial message;
 #   - a cantilever on a Gmsh mesh (tests/data/rect_tri41.msh, unstructured
 #     triangles, clamped on its physical group "left", a traction on
 #     "right") and a visco-elasto-plastic bar (40 P1 cells with a plastic
@@ -214,6 +220,76 @@ for np in 2 3; do
 	for f in "p$np"/.d.csv.* "p$np"/.it.csv.*; do
 		[ -e "$f" ] && fail "mpirun -n $np: a temporary is left: $f"
 	done
+done
+
+# central differences on a neo-Hookean block (a nonlinear potential):
+# each process evaluates the energy's kernels at the cells that reach its
+# rows (part_phi.h), the stability monitor iterating on their Hessian;
+# the serial records to 1e-10, the response to the bit (the gradient of
+# a row gathers the same terms in the same order; the energies differ by
+# their sums' order, 1e-15), a history read back, a field series; a load turning NaN
+# stops every process at one step; and a hardening bar whose stiffness
+# outgrows the step is refused at the serial step with the serial
+# message
+cat > nh.dyn <<'EOS'
+param mu = 384.6, lam = 576.9
+mesh plate = rectangle(0, 2, 0, 1, nx = 24, ny = 12)
+model block {
+  field u on plate : P1^2
+  kinetic lumped integral(plate, 0.5*dot(u', u'))
+  potential integral(plate, 0.5*mu*(tr(transpose(identity(2) + grad(u))*(identity(2) + grad(u))) - 2) - mu*log(det(identity(2) + grad(u))) + 0.5*lam*log(det(identity(2) + grad(u)))^2)
+  fix u on left
+  force u on right: [0, -50*sin(10*t)]
+  init u = [0, 0.05*x^2]
+}
+let r = run block with central_difference from 0 to 0.05 step 1e-4 {
+  record t, p = u at (2, 0.5), q = u at (1, 1), energy to "nh.csv" every 10
+  record field u to "nh.pvd" every 100
+}
+print r.p_y(0.025), r.q_x(0.05)
+EOS
+sed -e 's/sin(10\*t)\]/sin(10*t) + (if t > 0.02 then sqrt(t - 1) else 0)]/' -e 's/"nh.csv"/"nhnan.csv"/' \
+	-e '/record field/d' -e '/^print/d' nh.dyn > nhnan.dyn
+cat > hard.dyn <<'EOS'
+mesh bar = interval(0, 1, cells = 20)
+model hard {
+  field u on bar : P1
+  kinetic lumped integral(bar, 0.5*u'^2)
+  potential integral(bar, 0.5*grad(u)^2 + 25*grad(u)^4)
+  fix u on left
+  force u on right: 0.02*t
+}
+run hard with central_difference from 0 to 4 step 0.045 { record t, tip = u at (1) to "hard.csv" every 10 }
+EOS
+(cd s && "$DYN" ../nh.dyn > nh.out 2> err < /dev/null) || fail "serial nh.dyn: $(head -3 s/err)"
+(cd s && "$DYN" ../nhnan.dyn > out 2> nhnan.err < /dev/null)
+[ $? = 4 ] && grep -q 'error: t = 0.0201 (step 201)' s/nhnan.err || fail "serial nhnan.dyn: $(head -3 s/nhnan.err)"
+(cd s && "$DYN" ../hard.dyn > out 2> hard.err < /dev/null)
+[ $? = 4 ] && grep -q 'exceeds the critical step 2/omega_max' s/hard.err || fail "serial hard.dyn: $(head -3 s/hard.err)"
+for np in 2 3; do
+	mpi "$np" "p$np" nh.dyn
+	[ "$rc" = 0 ] || { fail "mpirun -n $np nh.dyn: exit $rc: $(head -3 "p$np/err")"; continue; }
+	same s/nh.csv "p$np/nh.csv" 1e-10
+	# ... and t with the response, to the bit (dyn(1), MPI)
+	cut -d, -f1-5 s/nh.csv > s/nh.u
+	cut -d, -f1-5 "p$np/nh.csv" | cmp -s s/nh.u - || fail "mpirun -n $np nh.dyn: the response is not the serial bits"
+	awk -v a="$(cat s/nh.out)" -v b="$(cat "p$np/out")" 'BEGIN {
+		n = split(a, x, " "); m = split(b, y, " ")
+		if (n != 2 || m != 2) exit 1
+		for (i = 1; i <= 2; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-10 * 0.2) exit 1 }
+	}' || fail "mpirun -n $np nh.dyn printed '$(cat "p$np/out")', serially '$(cat s/nh.out)'"
+	[ "$(ls "p$np"/nh_*.pvtu 2> /dev/null | wc -l)" = 6 ] || fail "mpirun -n $np nh.dyn: not 6 .pvtu frames"
+	mpi "$np" "p$np" nhnan.dyn
+	[ "$rc" = 4 ] || fail "mpirun -n $np nhnan.dyn: exit $rc, expected 4"
+	[ "$(grep -c 'error: t = 0.0201 (step 201)' "p$np/err")" = 1 ] ||
+		fail "mpirun -n $np nhnan.dyn: not one message at step 201: $(head -3 "p$np/err")"
+	[ "$(wc -l < "p$np/nhnan.csv")" = "$(wc -l < s/nhnan.csv)" ] ||
+		fail "mpirun -n $np nhnan.dyn: its record is not the serial run's rows"
+	mpi "$np" "p$np" hard.dyn
+	[ "$rc" = 4 ] || fail "mpirun -n $np hard.dyn: exit $rc, expected 4"
+	[ "$(grep -c 'error: ' "p$np/err")" = 1 ] && [ "$(grep 'error: ' "p$np/err")" = "$(grep 'error: ' s/hard.err)" ] ||
+		fail "mpirun -n $np hard.dyn: not the serial message: $(grep 'error: ' "p$np/err" | head -2)"
+	cmp -s s/hard.csv "p$np/hard.csv" || fail "mpirun -n $np hard.dyn: hard.csv differs from the serial one"
 done
 
 # a cantilever on a Gmsh mesh, and the visco-elasto-plastic bar under the
