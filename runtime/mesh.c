@@ -377,6 +377,25 @@ static int check_bounds(const char *what, const char *lo_name, double lo,
 	return 0;
 }
 
+/* the shortest edge of a generated mesh's cells (check_cells) */
+#define MESH_MIN_CELL 1e-100
+
+/* Cells of (hi − lo)/n along one axis: below MESH_MIN_CELL a cell's
+ * map (a product of up to three such lengths) and the gradients
+ * (their inverses) leave the normal doubles: interval(0, 1e-320) had
+ * nodes 0 apart and its end "outside the mesh" */
+static int check_cells(const char *what, const char *lo_name, double lo, const char *hi_name, double hi,
+                       const char *n_name, long n, char *err, size_t errlen)
+{
+	double h = (hi - lo) / (double)n;
+	if (!(h >= MESH_MIN_CELL)) {
+		mesh_errf(err, errlen, "%s: the cells' length (%s - %s)/%s = %g is below %g (state the lengths in "
+		          "other units)", what, hi_name, lo_name, n_name, h, MESH_MIN_CELL);
+		return -1;
+	}
+	return 0;
+}
+
 static int check_counts(const char *what, const char *const *names, const long *n,
                         int k, char *err, size_t errlen)
 {
@@ -417,7 +436,8 @@ struct mesh *mesh_interval(double a, double b, long n, char *err, size_t errlen)
 	struct mesh *m;
 
 	if (check_bounds("interval", "a", a, "b", b, err, errlen) ||
-	    check_counts("interval", names, &n, 1, err, errlen))
+	    check_counts("interval", names, &n, 1, err, errlen) ||
+	    check_cells("interval", "a", a, "b", b, names[0], n, err, errlen))
 		return NULL;
 	m = mesh_new(MESH_INTERVAL, n + 1, n, err, errlen);
 	if (!m)
@@ -451,7 +471,9 @@ struct mesh *mesh_rectangle(double x0, double x1, double y0, double y1,
 	}
 	if (check_bounds("rectangle", "x0", x0, "x1", x1, err, errlen) ||
 	    check_bounds("rectangle", "y0", y0, "y1", y1, err, errlen) ||
-	    check_counts("rectangle", names, n, 2, err, errlen))
+	    check_counts("rectangle", names, n, 2, err, errlen) ||
+	    check_cells("rectangle", "x0", x0, "x1", x1, names[0], n[0], err, errlen) ||
+	    check_cells("rectangle", "y0", y0, "y1", y1, names[1], n[1], err, errlen))
 		return NULL;
 	m = mesh_new(type, (nx + 1) * (ny + 1),
 	             nx * ny * (type == MESH_TRIANGLE ? 2 : 1), err, errlen);
@@ -504,7 +526,10 @@ struct mesh *mesh_cuboid(double x0, double x1, double y0, double y1,
 	if (check_bounds("cuboid", "x0", x0, "x1", x1, err, errlen) ||
 	    check_bounds("cuboid", "y0", y0, "y1", y1, err, errlen) ||
 	    check_bounds("cuboid", "z0", z0, "z1", z1, err, errlen) ||
-	    check_counts("cuboid", names, n, 3, err, errlen))
+	    check_counts("cuboid", names, n, 3, err, errlen) ||
+	    check_cells("cuboid", "x0", x0, "x1", x1, names[0], n[0], err, errlen) ||
+	    check_cells("cuboid", "y0", y0, "y1", y1, names[1], n[1], err, errlen) ||
+	    check_cells("cuboid", "z0", z0, "z1", z1, names[2], n[2], err, errlen))
 		return NULL;
 	m = mesh_new(type, (nx + 1) * (ny + 1) * (nz + 1),
 	             nx * ny * nz * (type == MESH_TETRAHEDRON ? 6 : 1), err, errlen);
