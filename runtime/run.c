@@ -535,6 +535,39 @@ static int pass_step(struct engine *e, double t1, double tau, struct rt_state *x
 	return 0;
 }
 
+/* The signals a stop agrees on (shared_stop): slots of a partitioned
+ * step's sums, 1 for the signal this process received, so that every
+ * process names the first of them that any received. */
+static const int part_sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGXCPU };
+
+static void part_signal_slots(double *x)
+{
+	int sig = rt_signal ? rt_signal : SIGINT;
+	for (int q = 0; q < 4; q++)
+		x[q] = rt_interrupted && sig == part_sigs[q];
+}
+
+/* After the sums: whether any process received one, and which */
+static int part_signal_agree(const double *x)
+{
+	for (int q = 0; q < 4; q++)
+		if (x[q] > 0) {
+			rt_signal = part_sigs[q];
+			rt_interrupted = 1;
+			return 1;
+		}
+	return 0;
+}
+
+/* Whether the run's solver option lets a partitioned explicit step
+ * divide by the lumped mass: auto or PETSc's (dyn(1), MPI); a named
+ * single-process solver (dense, banded, sparse) runs replicated, each
+ * process solving as dyn alone would. */
+static int part_solver_allows(const struct rt_problem *pb)
+{
+	return pb->backend == LA_AUTO || pb->backend == LA_PETSC_DIRECT || pb->backend == LA_PETSC_ITERATIVE;
+}
+
 /* Central differences on this process's rows (scheme_linear.explicit_rows;
  * runtime/part.h), in place: the predictors ũ = u + τv + ½τ²a, ṽ = v +
  * ½τa of the owned rows, ũ's ghosts from their owners, then row by row
@@ -566,7 +599,8 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 		snprintf(err->msg, sizeof err->msg, "MPI failed to exchange the rows of the step between processes");
 		return -1;
 	}
-	double sum[5] = { 0, 0, 0, rt_interrupted ? 1 : 0, 0 };
+	double sum[8] = { 0 };
+	part_signal_slots(sum + 4);
 	for (int i = p->r0; i < p->r1; i++) {
 		double ku = rt_part_row_dot(p, i, ut);
 		double r = f[i];
@@ -577,20 +611,20 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 		u[i] = ut[i] + b * tau * tau * a[i];
 		v[i] = vt[i] + g * tau * a[i];
 		if (c)
-			sum[4] += (u[i] - uprev[i]) * 0.5 * (c[i] * (vprev[i] + v[i]));
+			sum[3] += (u[i] - uprev[i]) * 0.5 * (c[i] * (vprev[i] + v[i]));
 		sum[0] += (u[i] - uprev[i]) * (0.5 * (fp[i] + f[i]));
 		sum[1] += v[i] * m[i] * v[i];
 		sum[2] += u[i] * ku;
 	}
-	if (la_mpi_sum(sum, 5)) {
+	if (la_mpi_sum(sum, 8)) {
 		snprintf(err->msg, sizeof err->msg, "MPI failed to add the ledger's sums over the processes");
 		return -1;
 	}
 	*dW = sum[0];
-	*dD = sum[4];
+	*dD = sum[3];
 	e->T = 0.5 * sum[1];
 	e->P = 0.5 * sum[2];
-	e->part_stop = sum[3] > 0;
+	e->part_stop = part_signal_agree(sum + 4);
 	return 0;
 }
 
@@ -606,7 +640,7 @@ static int part_init(struct engine *e)
 	struct rt_problem *pb = e->pb;
 	int n = pb->n, P = la_mpi_size();
 	if (P < 2 || !e->lin->explicit_rows || pb->ir->nfe == 0 || pb->nc || pb->m ||
-	    pb->ir->contact.n || !e->plain_phi || e->pass || !pb->Km.sym || n < P)
+	    pb->ir->contact.n || !e->plain_phi || e->pass || !pb->Km.sym || n < P || !part_solver_allows(pb))
 		return 0;
 	if (!(e->mdiag = mem_alloc(sizeof(double) * ((size_t)n + 1))))
 		return -1;
@@ -634,6 +668,33 @@ static int part_init(struct engine *e)
 		return -1;
 	}
 	return 0;
+}
+
+/* A partitioned step whose acceleration is not finite on some process
+ * (the potential's gradient has no value at the predictor): the serial
+ * stepper's explicit step gives such a step to Newton, whose first
+ * residual names the lowest equation that is not finite, at the
+ * predictor's value (stage_failure); the same message here, from the
+ * state made whole on every process.  -1 with err set. */
+static int part_nl_not_finite(struct engine *e, struct rt_state *x, struct rt_error *err)
+{
+	struct rt_problem *pb = e->pb;
+	if (rt_part_gather(e->part, x->u) || rt_part_gather(e->part, x->a)) {
+		snprintf(err->msg, sizeof err->msg, "MPI failed to gather the state of the processes");
+		return -1;
+	}
+	int first = -1, nan = 0;
+	for (int i = 0; i < pb->n; i++)
+		if (!isfinite(x->a[i])) {
+			if (first < 0)
+				first = i;
+			nan |= isnan(x->a[i]);
+		}
+	char name[IR_NAME_SIZE];
+	ir_unknown_name(pb->ir, first, name, sizeof name);
+	snprintf(err->msg, sizeof err->msg, "Newton diverged: the equation of %s is %s at %s = %.3g after 0 iterations",
+	         name, nan ? "NaN" : "infinite", name, x->u[first]);
+	return -1;
 }
 
 /* Central differences on a nonlinear potential, on this process's rows
@@ -666,9 +727,12 @@ static int part_nl_step(struct engine *e, double t0, double t1, double tau, stru
 		return -1;
 	}
 	struct vm_input in = { 0, ut, NULL, NULL, x->z, NULL, pb->ir->table, pb->hint };
-	double sum[4] = { 0, 0, rt_part_phi_eval(e->pphi, &in, ut, g), rt_interrupted ? 1 : 0 };
+	double sum[8] = { 0, 0, rt_part_phi_eval(e->pphi, &in, ut, g) };
+	part_signal_slots(sum + 4);
 	for (int i = p->r0; i < p->r1; i++) {
 		double an = (f1[i] - g[i]) / m[i];
+		if (!isfinite(an))
+			sum[3]++;
 		sum[0] += (ut[i] - u[i]) * 0.5 * (f0[i] + f1[i]);
 		v[i] = v[i] + tau * 0.5 * a[i] + 0.5 * tau * an;
 		u[i] = ut[i];
@@ -679,15 +743,17 @@ static int part_nl_step(struct engine *e, double t0, double t1, double tau, stru
 	 * linear partition's are */
 	for (int k = 0; k < p->nrecv; k++)
 		u[p->ridx[k]] = ut[p->ridx[k]];
-	if (la_mpi_sum(sum, 4)) {
+	if (la_mpi_sum(sum, 8)) {
 		snprintf(err->msg, sizeof err->msg, "MPI failed to add the ledger's sums over the processes");
 		return -1;
 	}
+	if (sum[3] > 0)
+		return part_nl_not_finite(e, x, err);
 	*dW = sum[0];
 	*dD = 0;
 	e->T = 0.5 * sum[1];
 	e->P = sum[2] + e->phi_const;
-	e->part_stop = sum[3] > 0;
+	e->part_stop = part_signal_agree(sum + 4);
 	return 0;
 }
 
@@ -707,7 +773,8 @@ static int part_nl_init(struct engine *e, const struct rt_state *x)
 	struct rt_problem *pb = e->pb;
 	const struct ir_model *ir = pb->ir;
 	int n = pb->n, P = la_mpi_size();
-	if (P < 2 || !e->nl->explicit_rows || ir->nfe == 0 || pb->nc || pb->m || ir->contact.n || ir->dissipation ||
+	if (P < 2 || !e->nl->explicit_rows || e->halvings || !part_solver_allows(pb) || ir->nfe == 0 || pb->nc ||
+	    pb->m || ir->contact.n || ir->dissipation ||
 	    pb->hasC || pb->varmass || !pb->Mf || !ir->potential || !pb->kphi.f || ir->potential->nnz ||
 	    (ir->potential->prog->uses & (IR_USES_U | IR_USES_Z)) || n < P)
 		return 0;

@@ -261,7 +261,24 @@ model hard {
 }
 run hard with central_difference from 0 to 4 step 0.045 { record t, tip = u at (1) to "hard.csv" every 10 }
 EOS
+sed -e 's/to 4 step 0.045 {/to 20 step 0.045, on_failure = halve(4) {/' -e 's/"hard.csv"/"hardhalve.csv"/' hard.dyn > hardhalve.dyn
+cat > nhdomain.dyn <<'EOS'
+mesh bar = interval(0, 1, cells = 10)
+model m {
+  field u on bar : P1
+  kinetic lumped integral(bar, 0.5*u'^2)
+  potential integral(bar, 0.5*grad(u)^2 + 0.01*sqrt(1 + grad(u)))
+  fix u on left
+  force u on right: -3*t
+}
+run m with central_difference from 0 to 3 step 0.01 { record t, p = u at (1) to "nhdomain.csv" }
+EOS
 (cd s && "$DYN" ../nh.dyn > nh.out 2> err < /dev/null) || fail "serial nh.dyn: $(head -3 s/err)"
+(cd s && "$DYN" ../hardhalve.dyn > out 2> err < /dev/null) || fail "serial hardhalve.dyn: $(head -3 s/err)"
+[ "$(tail -n 1 s/hardhalve.csv | cut -d, -f1)" = 20 ] || fail "serial hardhalve.dyn: the run did not reach t = 20"
+(cd s && "$DYN" ../nhdomain.dyn > out 2> nhdomain.err < /dev/null)
+[ $? = 4 ] && grep -q 'Newton diverged: the equation of u\[10\] is NaN' s/nhdomain.err ||
+	fail "serial nhdomain.dyn: $(head -3 s/nhdomain.err)"
 (cd s && "$DYN" ../nhnan.dyn > out 2> nhnan.err < /dev/null)
 [ $? = 4 ] && grep -q 'error: t = 0.0201 (step 201)' s/nhnan.err || fail "serial nhnan.dyn: $(head -3 s/nhnan.err)"
 (cd s && "$DYN" ../hard.dyn > out 2> hard.err < /dev/null)
@@ -290,6 +307,17 @@ for np in 2 3; do
 	[ "$(grep -c 'error: ' "p$np/err")" = 1 ] && [ "$(grep 'error: ' "p$np/err")" = "$(grep 'error: ' s/hard.err)" ] ||
 		fail "mpirun -n $np hard.dyn: not the serial message: $(grep 'error: ' "p$np/err" | head -2)"
 	cmp -s s/hard.csv "p$np/hard.csv" || fail "mpirun -n $np hard.dyn: hard.csv differs from the serial one"
+	# on_failure = halve(4) halves the refused steps, as serially (the
+	# partitioned step has no halving: such a run is replicated)
+	mpi "$np" "p$np" hardhalve.dyn
+	[ "$rc" = 0 ] || fail "mpirun -n $np hardhalve.dyn: exit $rc: $(head -3 "p$np/err")"
+	cmp -s s/hardhalve.csv "p$np/hardhalve.csv" || fail "mpirun -n $np hardhalve.dyn: its record is not the serial one"
+	# an energy density without a value at the predictor: the serial
+	# Newton message (it said "not finite ... unstable at this step")
+	mpi "$np" "p$np" nhdomain.dyn
+	[ "$rc" = 4 ] || fail "mpirun -n $np nhdomain.dyn: exit $rc, expected 4"
+	[ "$(grep -c 'error: ' "p$np/err")" = 1 ] && [ "$(grep 'error: ' "p$np/err")" = "$(grep 'error: ' s/nhdomain.err)" ] ||
+		fail "mpirun -n $np nhdomain.dyn: not the serial message: $(grep 'error: ' "p$np/err" | head -2)"
 done
 
 # a cantilever on a Gmsh mesh, and the visco-elasto-plastic bar under the
@@ -555,6 +583,37 @@ last=$(tail -n 1 p2/long.csv | cut -d, -f1)
 	fail "mpirun -n 2 long.dyn stopped by Ctrl-C: the record ends at t = $last, the message says $tstop"
 awk -F, 'NR > 1 && NF != 3 { exit 1 }' p2/long.csv || fail "mpirun -n 2 long.dyn: the record has a cut row"
 [ -z "$(find p2 -name '.long.csv.*')" ] || fail "mpirun -n 2 long.dyn: a temporary was left"
+# a signal that reaches one process only (kill of rank 2 of a
+# partitioned explicit run): the processes agree on it with their sums,
+# and the message names it, once (it said "interrupted", SIGINT's, on
+# the others)
+cat > "$dir/sigone.dyn" <<'EOS'
+mesh bar = interval(0, 1, cells = 8)
+model m {
+  field u on bar : P1
+  kinetic lumped integral(bar, 0.5*u'^2)
+  potential integral(bar, 0.5*grad(u)^2 + 2*grad(u)^4)
+  fix u on left
+  force u on right: 0.2*sin(3*t)
+}
+run m with central_difference from 0 to 1e5 step 0.01 { record t, p = u at (1) to "sigone.csv" every 1000 }
+EOS
+rm -f p3/sigone.csv p3/.sigone.csv.*
+(cd p3 && exec mpirun --allow-run-as-root --oversubscribe -n 3 "$DYN" ../sigone.dyn > out 2> err < /dev/null) &
+mpid=$!
+i=0
+while [ $i -lt 200 ]; do
+	[ -n "$(find p3 -name '.sigone.csv.*' -size +1k 2> /dev/null)" ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+victim=$(pgrep -P $mpid | sort -n | tail -n 1)
+[ -n "$victim" ] && kill -TERM "$victim"
+wait $mpid
+rc=$?
+[ "$rc" != 0 ] || fail "mpirun -n 3 sigone.dyn, SIGTERM to one process: exit 0"
+[ "$(grep -c "error: stopped by SIGTERM at t = " p3/err)" = 1 ] ||
+	fail "mpirun -n 3 sigone.dyn, SIGTERM to one process: not said once as SIGTERM: $(head -c 600 p3/err)"
 # a script error: the serial status and message, once
 printf 'let a = 1\nprint b\n' > bad.dyn
 (cd s && "$DYN" ../bad.dyn > bout 2> berr < /dev/null)
