@@ -96,14 +96,18 @@ static int op_solve(void *ctx, double *b)
  * singular K (rigid-body modes, ω = 0) be factored by LU.  The modes are
  * then the k nearest σ: the lowest for K ≥ 0. */
 /* A rigid-body mode (a free–free body, a mechanism) has ω² = 0, which
- * the eigensolvers return as ± their rounding, about n ε times the
- * pencil's largest eigenvalue (a free bar of 10 cells: −2.4e-14 against
- * 1200): what lies within rel times scale, an estimate of that largest
- * ω², is 0, not an unstable mode.  LAPACK's dsygv is backward stable:
- * 1000 n ε covers its rounding, where a fixed 1e-10 took a real soft
- * mode for a rigid one (ω² = 5e-5 beside 2e7: a soft support next to a
- * stiff link, reported as ω = 0).  ARPACK's shift-invert converges to
- * its own tolerance: 1e-10 there. */
+ * the eigensolvers return as ± their rounding: LAPACK's dsygvd, backward
+ * stable, within a few ε of the pencil's largest eigenvalue (measured
+ * 0.1 ε on a free bar of 10 cells, 1.5 ε on free 3-D blocks of up to
+ * 1188 dofs); what lies within rel times scale, an estimate of that
+ * largest ω², is 0, not an unstable mode.  rel is 16 √r ε there: a
+ * bound far above that rounding, and far below the real modes of stiff
+ * models, whose spectrum spans many decades.  1000 r ε was once taken,
+ * and a Hermite cantilever's first bending mode fell under it from 100
+ * cells on (ω² = 12.4 beside 3.6e11: reported ω = 0), as did a penalty
+ * link of 1e12 beside a unit spring; a fixed 1e-10 had taken a soft
+ * support's mode (ω² = 5e-5 beside 2e7) before that.  ARPACK's
+ * shift-invert: see modes_large. */
 static void snap_rigid(double *w2, int r, double scale, double rel)
 {
 	for (int j = 0; j < r; j++)
@@ -216,10 +220,17 @@ static int modes_large(struct rt_problem *pb, int k, double *w2, double *phi, st
 		int r = la_eigs(n, k, sigma, &ops, w2, phi);
 		if (r == 0) {
 			rc = 0;
-			/* with no stiffness on the diagonal (K = 0, a free
-			 * mass) every ω² is rounding: the scale is then that of
-			 * the shift, 1, not the rounding itself */
-			snap_rigid(w2, k, ratio > 0 ? ratio : 1, 1e-10);
+			/* A rigid mode's ω² comes within the factorization's
+			 * rounding of 0, whether K was factored with the shift
+			 * (σ < 0: its Cholesky factor failed) or without it (K
+			 * singular only to rounding passes Cholesky): measured
+			 * 1e-19 of K's largest K_ii/M_ii and below, on free
+			 * beams and blocks.  1e-15 of that scale is 0, not the
+			 * 1e-10 of it once taken, under which a Hermite
+			 * cantilever's first bending mode fell from 400 cells
+			 * on (ω² = 12.4 beside 2e13).  With no stiffness on the
+			 * diagonal (K = 0, a free mass) the scale is 1. */
+			snap_rigid(w2, k, ratio > 0 ? ratio : 1, 1e-15);
 		}
 		else
 			snprintf(err->msg, sizeof err->msg, "the eigenproblem K phi = w^2 M phi failed (ARPACK: %s)",
@@ -355,7 +366,7 @@ static int modes_compute(const struct ir_model *m, int kmax, double *w2, double 
 			/* err says why */
 		} else if (info == 0) {
 			rc = 0;
-			snap_rigid(w2, r, 0, 1000 * r * DBL_EPSILON);
+			snap_rigid(w2, r, 0, 16 * sqrt((double)r) * DBL_EPSILON);
 			*nmodes = kmax > 0 && kmax < r ? kmax : r;
 			/* φ = Z q: the shapes in the dofs (n rows, r columns) */
 			for (int k = 0; k < r && pb.nc > 0 && phi; k++)
