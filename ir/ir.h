@@ -349,6 +349,11 @@ struct ir_model {
 	double *translation;          /* modes()'s rigid translation without a
 	                                 support (fe_translation): NULL, every
 	                                 dof along 1 */
+	double *modal_c;              /* what fix takes out of that translation's
+	                                 inertia (struct fe_held, along x): the
+	                                 held columns of M times it, per dof;
+	                                 NULL when nothing is held */
+	double modal_held;            /* the held rows' share of its wᵀ M w */
 	struct ir_loc support_loc;
 	double *u0, *v0;              /* initial state: NULL once the run has
 	                                 copied it (ir_model_release_start) */

@@ -1527,6 +1527,18 @@ long fe_integral_index(const struct fe_integral *in, long code, long k)
 	return f->dof[fe_space_cell_dof(sp, c, l)];
 }
 
+int fe_integral_component(const struct fe_integral *in, long code, long k)
+{
+	int l;
+	const struct fe_field *f = code_field(in, code, &l);
+	if (!f)
+		return -1;
+	const struct fe_space *sp = f->space;
+	long c = in->rg ? in->rg->cell[k] : k;
+	long dof = fe_space_cell_dof(sp, c, l);
+	return sp->node_kind[dof / sp->ncomp] == FE_NODE_VALUE ? (int)(dof % sp->ncomp) : -1;
+}
+
 int *fe_integral_map(struct eval *ev, const struct fe_integral *in, const struct kern_build *kb)
 {
 	int ns = kb->nslot;

@@ -126,6 +126,10 @@ void fe_integral_form(struct eval *ev, const struct fe_integral *in, const struc
  * at instance k (-1 for a fixed dof). */
 int fe_integral_cellwise(const struct fe_integral *in, long code);
 long fe_integral_index(const struct fe_integral *in, long code, long k);
+/* The component (0 .. 2) of a value node that slot code reads at
+ * instance k; -1 for a derivative node (a Hermite slope, which a rigid
+ * translation leaves 0) or a code that is not a field's. */
+int fe_integral_component(const struct fe_integral *in, long code, long k);
 /* NULL when the slot code reads a P1 or Q1 field (a row-sum lumped mass
  * is positive), else the field's name (and its element's in *elem). */
 const char *fe_integral_unlumpable(const struct fe_integral *in, long code, const char **elem);

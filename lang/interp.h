@@ -49,6 +49,8 @@ struct scope {
 };
 
 /* What a model expression may refer to while it is lowered. */
+struct fe_held;
+
 struct model_ctx {
 	struct ir_model *m;
 	int ngroup;
@@ -68,6 +70,10 @@ struct model_ctx {
 	 * entries, 0 for one entry per dof */
 	int support_nd;
 	double support_space[3];
+	/* what fix takes out of the mass's inertia under a rigid
+	 * translation (struct fe_held: the kinetic integrals add to it,
+	 * lower.c's held_modal_mass gives it to modes()) */
+	struct fe_held *held;
 	/* the start time of the run being lowered (constraint FIELD on
 	 * REGION starts the region on its prescribed motion), and the
 	 * initial values so prescribed: dof, value, velocity */

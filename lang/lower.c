@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include "fe.h"
+#include "fe_assemble.h"
 #include "interp.h"
 #include "la.h"
 #include "mtx.h"
@@ -927,6 +928,34 @@ static int has_integral(const struct ast_expr *e)
 	return 0;
 }
 
+/* modes()'s participation along the direction of the model's support,
+ * or without one along the rigid translation in x (ir_model.modal_c,
+ * modal_held): what the kinetic integrals found fix takes out
+ * (mc->held), for that direction; none for a support given one entry
+ * per dof, which says nothing of the held nodes. */
+static void held_modal_mass(struct eval *ev, struct model_ctx *mc, struct ir_model *m)
+{
+	struct fe_held *h = mc->held;
+	if (!h)
+		return;
+	double dir[3] = { 1, 0, 0 }, A = 0;
+	if (m->support) {
+		for (int q = 0; q < 3; q++)
+			dir[q] = q < mc->support_nd ? mc->support_space[q] : 0;
+	}
+	for (int p = 0; p < 3; p++)
+		for (int q = 0; q < 3; q++)
+			A += dir[p] * h->A[p][q] * dir[q];
+	int c = 0;
+	for (int i = 0; i < m->ndof && !m->support && !c; i++)
+		c = h->c[i] != 0;
+	m->modal_held = A;
+	if (c)
+		m->modal_c = h->c;
+	else
+		arena_release(ev->a, h->c);
+}
+
 static int support_fixed_coupling(const struct model_ctx *mc, const struct ast_model *am)
 {
 	int fixed = 0, consistent = 0;
@@ -1024,6 +1053,16 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	for (int i = 0; i < am->items.n; i++)
 		if (((struct ast_item *)am->items.v[i])->kind == AST_ITEM_DAMPING)
 			mc->damping_declared = 1;
+	/* before the energies, whose kinetic integrals add to it */
+	if (mc->nfield > 0) {
+		mc->held = arena_alloc(ev->a, sizeof *mc->held);
+		if (mc->held)
+			mc->held->c = arena_alloc(ev->a, sizeof(double) * ((size_t)m->ndof + 1));
+		if (!mc->held || !mc->held->c)
+			return eval_error(ev, am->loc, "out of memory");
+		memset(mc->held->A, 0, sizeof mc->held->A);
+		memset(mc->held->c, 0, sizeof(double) * ((size_t)m->ndof + 1));
+	}
 	if (lower_energies(ev, mc, am))
 		return -1;
 	if (!m->mass.a && !m->kinetic && !ir_matrix_has_entries(&m->mass))
@@ -1187,6 +1226,7 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 			                  "kinetic lumped, or state the ground's acceleration a(t) as a body force on the "
 			                  "whole body, force U: -rho*a(t) (times the direction)");
 	}
+	held_modal_mass(ev, mc, m);
 	bandwidth(n, &m->mass, &m->kl, &m->ku);
 	bandwidth(n, &m->damping, &m->kl, &m->ku);
 	bandwidth(n, &m->stiffness, &m->kl, &m->ku);

@@ -758,6 +758,9 @@ struct fe_kernel_form {
 	int nd, *dcol;              /* the packed data columns of the program */
 };
 
+static int held_kernel(const struct ir_kernel *k, const struct fe_integral *in, const struct kern_build *kb,
+                       int lumped, struct fe_held *h);
+
 /* The element form of a built integral of energy ek (times scale): its
  * density at a point, with the fields' values and partial derivatives as
  * inputs, is ½ fᵀ D f with D constant — homogeneous (value and gradient 0
@@ -1013,6 +1016,10 @@ static int try_integral(struct eval *ev, struct ir_diff_ws *w, struct ast_expr *
 	if (ek == EN_KINETIC && !k->form && !kinetic_form(k)) {
 		eval_error(ev, e->loc, "the density of a kinetic energy must be a quadratic form of the velocities "
 		           "with constant coefficients (½ rho u'^2)");
+		goto out;
+	}
+	if (ek == EN_KINETIC && !k->form && k->map && held_kernel(k, &in, &kb, term, ev->mc->held) < 0) {
+		eval_error(ev, e->loc, "out of memory");
 		goto out;
 	}
 	for (int s = 0; ek == EN_KINETIC && term && s < ns; s++) {
@@ -1503,6 +1510,48 @@ static int homogeneous_at(const struct ir_kernel *k, long i, double *r, double *
 	return 1;
 }
 
+/* struct fe_held's sums for a kinetic integral's kernel that is not an
+ * element form (Hermite's, whose basis scales with the cell): its
+ * Hessian at the instances that read a held unknown (map -1), each slot
+ * weighted by its value node's component (fe_integral_component).  0,
+ * or -1 when out of memory. */
+static int held_kernel(const struct ir_kernel *k, const struct fe_integral *in, const struct kern_build *kb,
+                       int lumped, struct fe_held *h)
+{
+	if (!h)
+		return 0;
+	int ns = k->nslot, rc = 0;
+	double *r = NULL, *o = NULL;
+	for (long i = k->lo; i <= k->hi; i++) {
+		long inst = i - k->lo;
+		const int *g = k->map + inst * ns;
+		int any = 0;
+		for (int s = 0; s < ns; s++)
+			any |= g[s] < 0 && fe_integral_component(in, kb->base[s], inst) >= 0;
+		if (!any)
+			continue;
+		if (!r && (!(r = mem_alloc(sizeof(double) * (size_t)(k->prog->n + 1))) ||
+		           !(o = mem_alloc(sizeof(double) * (size_t)(k->prog->nout + 1))))) {
+			rc = -1;
+			break;
+		}
+		if (ir_eval_instance(k->prog, (double)i, kernel_data(k, i), r, o))
+			continue;
+		for (int e = 0; e < k->nnz; e++) {
+			int rs = k->row[e], cs = k->col[e];
+			int pr = fe_integral_component(in, kb->base[rs], inst), pc = fe_integral_component(in, kb->base[cs], inst);
+			double v = o[1 + ns + e];
+			if (g[rs] < 0 && pr >= 0 && pc >= 0)
+				h->A[pr][pc] += v;
+			else if (g[rs] >= 0 && !lumped && g[cs] < 0 && pc == 0)
+				h->c[g[rs]] += v;
+		}
+	}
+	free(r);
+	free(o);
+	return rc;
+}
+
 /* kernel_entries of a kernel over dofs (or velocities) alone: its
  * Hessian values as a block of t (struct ir_matrix_block), not as
  * triplets.  A program that reads neither i nor data has the same values
@@ -1560,7 +1609,8 @@ static int kernel_block(struct eval *ev, const struct ir_kernel *k, int lumped, 
  * origin for every instance, else 0: not an operator) into t; 1 when
  * they are, -1 when out of memory, -2 when a mesh's cell could not be
  * integrated (reported). */
-static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int lumped, struct triplets *t)
+static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int lumped, struct triplets *t,
+                          struct fe_held *held)
 {
 	if (k->form) {
 		/* cell by cell in C, summed: one entry per nonzero */
@@ -1573,7 +1623,7 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int
 			A.alloc = csc_arena_alloc;
 			A.ctx = ev->a;
 		}
-		if (fe_form_assemble(&k->form->form, n, lumped, &A, err, sizeof err)) {
+		if (fe_form_assemble(&k->form->form, n, lumped, &A, held, err, sizeof err)) {
 			/* a cell that is degenerate or inverted, or memory: said
 			 * here, at the integral (-2: reported) */
 			struct loc l = { k->loc.file, k->loc.line, k->loc.col, 1 };
@@ -1657,7 +1707,7 @@ static int quadratic_entries(struct eval *ev, const struct ir_func *f, int n, st
 		trip_add(t, f->row[k], f->col[k], vals[1 + f->nvar + k]);
 	free(vals);
 	for (int q = 0; q < f->nkernel; q++) {
-		int rc = kernel_entries(ev, &f->kernel[q], n, 0, t);
+		int rc = kernel_entries(ev, &f->kernel[q], n, 0, t, NULL);
 		if (rc <= 0)
 			return rc;
 	}
@@ -2529,10 +2579,13 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 	if (r == -2)
 		goto out;
 	if (kl.n > 0) {
-		/* sums of ½ c(i) x[..]'²...: constant masses, added entry by entry */
+		/* sums of ½ c(i) x[..]'²...: constant masses, added entry by
+		 * entry; a mesh's integrals also give what fix takes out of a
+		 * rigid translation's inertia (mc->held, struct fe_held: for
+		 * modes()'s participation, lower.c's held_modal_mass) */
 		struct triplets t = { 0 };
 		for (int q = 0; q < kl.n; q++) {
-			int kr = kernel_entries(ev, &kl.v[q], n, kl.v[q].term, &t);
+			int kr = kernel_entries(ev, &kl.v[q], n, kl.v[q].term, &t, mc->held);
 			if (kr == -1)
 				eval_error(ev, where, "out of memory");
 			if (kr < 0)

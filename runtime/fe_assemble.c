@@ -298,7 +298,37 @@ static int find_row(const int *i, int lo, int hi, int r)
 	return lo;
 }
 
-int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *A, char *err, size_t errlen)
+/* fe_held's sums for instance k (K_e in Ke, its unknowns in g) */
+static void held_add(const struct asm_ctx *c, long k, const double *Ke, const int *g, int lumped,
+                     struct fe_held *h)
+{
+	const struct fe_form *f = c->f;
+	long cell = inst_cell(c, k);
+	int ns = c->ns, any = 0;
+	int comp[FE_FORM_MAXSLOT];   /* a value slot's component, -1 a derivative's */
+	for (int s = 0; s < ns; s++)
+		any |= g[s] < 0;
+	if (!any)
+		return;
+	for (int fi = 0; fi < f->nfield; fi++) {
+		const struct fe_space *sp = f->space[fi];
+		const long *cn = sp->cell_nodes + (size_t)cell * (size_t)sp->nloc;
+		for (int a = 0; a < sp->nloc; a++)
+			for (int q = 0; q < sp->ncomp; q++)
+				comp[c->off[fi] + a * sp->ncomp + q] = sp->node_kind[cn[a]] == FE_NODE_VALUE ? q : -1;
+	}
+	for (int s = 0; s < ns; s++)
+		for (int t = 0; t < ns; t++) {
+			double v = Ke[(size_t)s * ns + t];
+			if (g[s] < 0 && comp[s] >= 0 && comp[t] >= 0)
+				h->A[comp[s]][comp[t]] += v;
+			else if (g[s] >= 0 && !lumped && g[t] < 0 && comp[t] == 0)
+				h->c[g[s]] += v;
+		}
+}
+
+int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *A, struct fe_held *held, char *err,
+                     size_t errlen)
 {
 	struct asm_ctx c;
 	memset(&c, 0, sizeof c);
@@ -395,6 +425,8 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 			if (element(&c, k, Ke, err, errlen))
 				goto out;
 			gather(&c, k, g);
+			if (held)
+				held_add(&c, k, Ke, g, 1, held);
 			for (int s = 0; s < ns; s++) {
 				if (g[s] < 0)
 					continue;
@@ -464,6 +496,8 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 		if (element(&c, k, Ke, err, errlen))
 			goto out;
 		gather(&c, k, g);
+		if (held)
+			held_add(&c, k, Ke, g, 0, held);
 		int ord[FE_FORM_MAXSLOT], no = 0;
 		for (int s = 0; s < ns; s++) {
 			if (g[s] < 0)

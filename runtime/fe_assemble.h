@@ -54,13 +54,30 @@ struct fe_csc {
 	void *ctx;
 };
 
+/* What the elimination of held unknowns (fix) takes out of a mass's
+ * inertia under a rigid translation, the unit motion along a direction
+ * of every value node, held ones included (derivative nodes, a Hermite
+ * slope, 0): modes()'s participation is φᵀ (M w)_free, whose held
+ * columns fix removes, and the body's mass along the direction wᵀ M w
+ * has held rows.  fe_form_assemble, given one, adds c_i += Σ K_e[s][t]
+ * over the held value slots t of component 0 (x) for each kept row i of
+ * slot s (a consistent mass: a lumped one has those columns in its row
+ * sums already), and A[p][q] += Σ K_e[s][t] over the held value slots s
+ * of component p and the value slots t of component q: wᵀ M w of a
+ * direction dir gains dirᵀ A dir. */
+struct fe_held {
+	double *c;    /* n */
+	double A[3][3];
+};
+
 /* The Hessian of Σ_instances Σ_q w_q|det J| ½ fᵀ D f in the n unknowns:
  * entries of eliminated unknowns (dof −1) dropped; lumped: each row's sum
  * over the whole element (eliminated neighbours included) on the
  * diagonal.  Entries that sum to exactly 0 are left out.  The values are
  * exactly symmetric.  Returns 0, or −1 with a message in err (out of
  * memory, a degenerate cell, more than 2³¹ entries). */
-int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *A, char *err, size_t errlen);
+int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *A, struct fe_held *held, char *err,
+                     size_t errlen);
 /* Free what A owns (p; i and x when malloc'ed). */
 void fe_csc_free(struct fe_csc *A);
 
