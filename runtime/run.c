@@ -1513,6 +1513,69 @@ static int equilibrium_cancellation(struct rt_problem *pb, const struct rt_state
 	return 0;
 }
 
+/* A free body under loads that balance (a bar pulled at both ends, no
+ * fix): the stiffness is singular to rounding, the system consistent,
+ * and Newton returns the equilibrium plus an arbitrary part of the
+ * rigid motion (u(0) = -2.03 on a free bar of 33 cells whose elongation
+ * was right).  Inverse iteration with the step's last factor finds the
+ * softest direction z of the Jacobian J; when |J z| is within 64 ε of
+ * its terms Σ_j |J_ij| |z_j|, z is a motion J does not see, to rounding
+ * (a rigid mode gives a few ε; a stiff link of 1e12 beside a unit spring
+ * 1e-12).  Without constraints (their saddle point holds such motions or
+ * refuses them itself).  0 with *dof the dof z moves most, or -1 there
+ * when J holds every motion; -1 out of memory. */
+static int equilibrium_null(struct stage *st, struct rt_problem *pb, const struct rt_state *x, int *dof)
+{
+	int n = pb->n, N = pb->N;
+	*dof = -1;
+	if (st->nc || st->NT != N)
+		return 0;
+	double *z = mem_calloc((size_t)N + 1, sizeof(double)), *y = mem_calloc((size_t)N + 1, sizeof(double));
+	if (!z || !y) {
+		free(z);
+		free(y);
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		z[i] = 0.5 + sin(1.7 * (i + 1));
+	double g = 0;
+	for (int it = 0; it < 4; it++) {
+		double mx = 0;
+		for (int i = 0; i < N; i++)
+			mx = fmax(mx, fabs(z[i]));
+		if (!(mx > 0) || !isfinite(mx))
+			break;
+		for (int i = 0; i < N; i++)
+			z[i] /= mx;
+		newton_factored_solve(st->nw, z);
+		g = 0;
+		for (int i = 0; i < N; i++)
+			g = fmax(g, fabs(z[i]));
+	}
+	/* J z is the iterate before, of max-norm 1, over g: |J z| = 1/g for
+	 * z scaled to max-norm 1 */
+	if (g > 0 && isfinite(g)) {
+		for (int i = 0; i < N; i++)
+			z[i] /= g;
+		problem_phi(pb, x->u, x->z, NULL);
+		problem_phi_terms(pb, z, y);
+		double terms = 0, big = 0;
+		int at = 0;
+		for (int i = 0; i < n; i++) {
+			terms = fmax(terms, fabs(st->wu) * y[i]);
+			if (fabs(z[i]) > big) {
+				big = fabs(z[i]);
+				at = i;
+			}
+		}
+		if (1 / g <= 64 * DBL_EPSILON * terms)
+			*dof = at;
+	}
+	free(z);
+	free(y);
+	return 0;
+}
+
 /* init equilibrium (run.h) */
 int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, struct rt_state *x, struct rt_error *err)
 {
@@ -1589,6 +1652,9 @@ int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, stru
 		}
 	}
 	free(f0);
+	int null = -1;
+	if (rc == 0 && settled && equilibrium_null(&st, pb, x, &null) < 0)
+		rc = -4;
 	stage_free(&st);
 	free(zero);
 	if (rc == 0 && settled) {
@@ -1604,6 +1670,16 @@ int rt_equilibrium(struct rt_problem *pb, double t0, double tol, int maxit, stru
 			            "condition number near 1/eps): the displacement found (%.3g at dof %s) balances the loads "
 			            "only by terms %.1e times larger than them, whose rounding is beyond 1e-4 of the loads",
 			            x->u[dof], ir_dof_name(pb->ir, dof, nm, sizeof nm), R);
+		}
+		/* the loads balance (no such cancellation), along a motion the
+		 * stiffness does not see (equilibrium_null) */
+		if (null >= 0) {
+			char nm[IR_NAME_SIZE];
+			return fail(err, 3, at,
+			            "init equilibrium: the loads balance, but the stiffness at the start is singular: a "
+			            "rigid-body motion or a mechanism that no fix or constraint holds (dof %s moves most along "
+			            "it) leaves them balanced, so the equilibrium is known only up to that motion; hold the "
+			            "body (fix, constraint)", ir_dof_name(pb->ir, null, nm, sizeof nm));
 		}
 	}
 	if (rc == 0 && !settled)
