@@ -333,4 +333,26 @@ struct la_eigmax_ops {
  * solve, a zero or non-finite xᵀMx, or a non-finite product. */
 int la_eig_max(int n, const struct la_eigmax_ops *ops, int maxit, double rtol, double *lmax, int *steps);
 
+/* The power iteration's products, on the entries lo .. hi − 1 of its
+ * vectors: all of them on one process, a process's own rows under MPI,
+ * whose sums then go through sum.  Each returns 0, or -1 when it fails
+ * (MPI). */
+struct la_power_ops {
+	void *ctx;
+	int lo, hi;
+	int (*kmul)(void *ctx, double *x, double *y);        /* y := K x (x's ghosts may be filled) */
+	int (*mmul)(void *ctx, const double *x, double *y);  /* y := M x */
+	int (*msolve)(void *ctx, double *b);                 /* b := M⁻¹ b */
+	int (*sum)(void *ctx, double *s);                    /* *s over the processes; NULL: one */
+};
+/* Iterations x := M⁻¹(K + σM)x, M-normalised, of a warm start x (a start
+ * vector with a component along every mode of interest when x is 0),
+ * until the Rayleigh quotient θ = xᵀKx/xᵀMx settles to 1e-10, at most it
+ * (500 the first time, *warm 0): a lower bound of the largest eigenvalue
+ * of K + σM against M, less σ, tracked step after step by the stability
+ * monitors (omega.c, part_phi.c).  y and t are scratch of x's length.
+ * 0 with *theta, or -1 when an operation failed. */
+int la_eig_power(const struct la_power_ops *op, double *x, double *y, double *t, double sigma, int *warm, int it,
+                 double *theta);
+
 #endif

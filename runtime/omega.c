@@ -29,15 +29,6 @@ struct omega {
 	int warm1, warm2;           /* the iterates have converged once */
 };
 
-/* A start vector with a component along every mode of interest: no
- * pattern (constant, alternating) that an eigenvector of a chain could be
- * orthogonal to (as scheme_central_difference.c). */
-static void start_vector(int n, double *x)
-{
-	for (int i = 0; i < n; i++)
-		x[i] = 0.5 + sin(1.7 * (i + 1));
-}
-
 struct omega *omega_alloc(struct rt_problem *pb)
 {
 	struct omega *o = mem_calloc(1, sizeof *o);
@@ -49,8 +40,6 @@ struct omega *omega_alloc(struct rt_problem *pb)
 		omega_free(o);
 		return NULL;
 	}
-	start_vector(pb->n, o->x1);
-	start_vector(pb->n, o->x2);
 	return o;
 }
 
@@ -85,57 +74,33 @@ static void kmul(struct omega *o, const double *x, double *y)
 		y[j] = 0;
 }
 
-/* x := x / √(xᵀMx); 0 when x is 0. */
-static double normalise(struct omega *o, double *x)
+/* la_eig_power's products, on the dofs */
+static int pw_kmul(void *ctx, double *x, double *y)
 {
-	int n = o->pb->n;
-	double q = la_mat_dot(&o->pb->Mm, x, x);
-	if (!(q > 0))
-		return 0;
-	q = sqrt(q);
-	for (int i = 0; i < n; i++)
-		x[i] /= q;
-	return q;
+	kmul(ctx, x, y);
+	return 0;
 }
 
-/* xᵀKx for an M-normalised x */
-static double rayleigh(struct omega *o, const double *x)
+static int pw_mmul(void *ctx, const double *x, double *y)
 {
-	kmul(o, x, o->y);
-	double q = 0;
-	for (int i = 0; i < o->pb->n; i++)
-		q += x[i] * o->y[i];
-	return q;
+	struct omega *o = ctx;
+	la_mat_mul(&o->pb->Mm, x, y);
+	return 0;
 }
 
-/* Iterations x := M⁻¹(K + σM)x, M-normalised, until the quotient settles
- * to 1e-10, at most it (500 the first time).  Returns xᵀKx/xᵀMx. */
+static int pw_msolve(void *ctx, double *b)
+{
+	struct omega *o = ctx;
+	la_solver_solve(o->pb->Mf, b);
+	return 0;
+}
+
+/* la_eig_power from x with shift σ */
 static double power(struct omega *o, double *x, double sigma, int *warm, int it)
 {
-	int n = o->pb->n;
-	if (!*warm)
-		it = 500;
-	if (normalise(o, x) == 0) {
-		start_vector(n, x);
-		normalise(o, x);
-	}
-	double theta = rayleigh(o, x);
-	for (int k = 0; k < it; k++) {
-		kmul(o, x, o->y);
-		la_mat_mul(&o->pb->Mm, x, o->Mx);
-		for (int i = 0; i < n; i++)
-			o->y[i] += sigma * o->Mx[i];
-		la_solver_solve(o->pb->Mf, o->y);
-		if (normalise(o, o->y) == 0)
-			break;   /* (K + σM)x = 0: x is an eigenvector for −σ */
-		memcpy(x, o->y, sizeof(double) * (size_t)n);
-		double next = rayleigh(o, x);
-		int done = fabs(next - theta) <= 1e-10 * fabs(next);
-		theta = next;
-		if (done)
-			break;
-	}
-	*warm = 1;
+	struct la_power_ops op = { o, 0, o->pb->n, pw_kmul, pw_mmul, pw_msolve, NULL };
+	double theta = 0;
+	la_eig_power(&op, x, o->y, o->Mx, sigma, warm, it, &theta);
 	return theta;
 }
 
@@ -169,8 +134,9 @@ int omega_lanczos(struct omega *o, double *l)
 	for (int j = o->pb->n; j < o->pb->N; j++)
 		o->x1[j] = 0;
 	int rc = la_eig_max(o->pb->n, &ops, 1000, 1e-12, l, NULL);
-	/* x1 held the last Lanczos vector: the power iterations start again */
-	start_vector(o->pb->n, o->x1);
+	/* x1 held the last Lanczos vector: the power iterations start
+	 * again (la_eig_power starts a vector of zeros) */
+	memset(o->x1, 0, sizeof(double) * (size_t)o->pb->N);
 	o->warm1 = 0;
 	return rc == 0 ? 0 : rc == -1 ? -1 : -2;
 }

@@ -28,6 +28,7 @@ void rt_part_phi_free(struct rt_part_phi *q)
 	free(q->x1);
 	free(q->x2);
 	free(q->y);
+	free(q->t);
 	memset(q, 0, sizeof *q);
 }
 
@@ -72,12 +73,6 @@ static int place(const struct rt_part *p, long I, long J)
 	return -1;
 }
 
-static void start_vector(const struct rt_part *p, double *x)
-{
-	for (int i = p->r0; i < p->r1; i++)
-		x[i] = 0.5 + sin(1.7 * (i + 1));
-}
-
 int rt_part_phi_init(struct rt_part_phi *q, struct rt_part *p, struct rt_kernels *ks, int n, const double *mdiag)
 {
 	memset(q, 0, sizeof *q);
@@ -93,7 +88,8 @@ int rt_part_phi_init(struct rt_part_phi *q, struct rt_part *p, struct rt_kernels
 	q->x1 = mem_calloc((size_t)n + 1, sizeof(double));
 	q->x2 = mem_calloc((size_t)n + 1, sizeof(double));
 	q->y = mem_calloc((size_t)n + 1, sizeof(double));
-	if (!q->inst || !q->ninst || !q->val || !q->slot || !q->x1 || !q->x2 || !q->y)
+	q->t = mem_calloc((size_t)n + 1, sizeof(double));
+	if (!q->inst || !q->ninst || !q->val || !q->slot || !q->x1 || !q->x2 || !q->y || !q->t)
 		return -1;
 	for (int k = 0; k < nk; k++) {
 		const struct ir_kernel *kr = &ks->f->kernel[k];
@@ -122,8 +118,6 @@ int rt_part_phi_init(struct rt_part_phi *q, struct rt_part *p, struct rt_kernels
 			c++;
 		}
 	}
-	start_vector(p, q->x1);
-	start_vector(p, q->x2);
 	return 0;
 }
 
@@ -157,11 +151,12 @@ double rt_part_phi_eval(struct rt_part_phi *q, const struct vm_input *in, const 
 	return val;
 }
 
-/* ---- the monitor: omega.c's power iterations on the owned rows ---- */
+/* ---- the monitor: la_eig_power on the owned rows ---- */
 
 /* y := K x on the owned rows, x's ghosts first */
-static int kmul(struct rt_part_phi *q, double *x, double *y)
+static int pw_kmul(void *ctx, double *x, double *y)
 {
+	struct rt_part_phi *q = ctx;
 	struct rt_part *p = q->p;
 	if (rt_part_exchange(p, x))
 		return -1;
@@ -170,89 +165,42 @@ static int kmul(struct rt_part_phi *q, double *x, double *y)
 	return 0;
 }
 
-/* x := x / √(xᵀMx) and *q = √(xᵀMx) (0 when x is 0) */
-static int normalise(struct rt_part_phi *q, double *x, double *norm)
+static int pw_mmul(void *ctx, const double *x, double *y)
 {
-	const struct rt_part *p = q->p;
-	double s = 0;
-	for (int i = p->r0; i < p->r1; i++)
-		s += q->m[i] * x[i] * x[i];
-	if (la_mpi_sum(&s, 1))
-		return -1;
-	*norm = 0;
-	if (!(s > 0))
-		return 0;
-	s = sqrt(s);
-	for (int i = p->r0; i < p->r1; i++)
-		x[i] /= s;
-	*norm = s;
+	struct rt_part_phi *q = ctx;
+	for (int i = q->p->r0; i < q->p->r1; i++)
+		y[i] = q->m[i] * x[i];
 	return 0;
 }
 
-/* xᵀKx */
-static int rayleigh(struct rt_part_phi *q, double *x, double *theta)
+static int pw_msolve(void *ctx, double *b)
 {
-	const struct rt_part *p = q->p;
-	if (kmul(q, x, q->y))
-		return -1;
-	double s = 0;
-	for (int i = p->r0; i < p->r1; i++)
-		s += x[i] * q->y[i];
-	if (la_mpi_sum(&s, 1))
-		return -1;
-	*theta = s;
+	struct rt_part_phi *q = ctx;
+	for (int i = q->p->r0; i < q->p->r1; i++)
+		b[i] /= q->m[i];
 	return 0;
 }
 
-/* omega.c's power(): x := M⁻¹(K + σM)x, M-normalised, until the
- * quotient settles to 1e-10, at most it iterations (500 the first time) */
-static int power(struct rt_part_phi *q, double *x, double sigma, int *warm, int it, double *theta)
+static int pw_sum(void *ctx, double *s)
 {
-	const struct rt_part *p = q->p;
-	double nrm;
-	if (!*warm)
-		it = 500;
-	if (normalise(q, x, &nrm))
-		return -1;
-	if (nrm == 0) {
-		start_vector(p, x);
-		if (normalise(q, x, &nrm))
-			return -1;
-	}
-	if (rayleigh(q, x, theta))
-		return -1;
-	for (int k = 0; k < it; k++) {
-		if (kmul(q, x, q->y))
-			return -1;
-		for (int i = p->r0; i < p->r1; i++)
-			q->y[i] = (q->y[i] + sigma * q->m[i] * x[i]) / q->m[i];
-		if (normalise(q, q->y, &nrm))
-			return -1;
-		if (nrm == 0)
-			break;
-		memcpy(x + p->r0, q->y + p->r0, sizeof(double) * (size_t)(p->r1 - p->r0));
-		double next;
-		if (rayleigh(q, x, &next))
-			return -1;
-		int done = fabs(next - *theta) <= 1e-10 * fabs(next);
-		*theta = next;
-		if (done)
-			break;
-	}
-	*warm = 1;
-	return 0;
+	(void)ctx;
+	return la_mpi_sum(s, 1);
 }
 
 int rt_part_phi_omega2(struct rt_part_phi *q, int it, double *w2)
 {
+	struct la_power_ops op = { q, q->p->r0, q->p->r1, pw_kmul, pw_mmul, pw_msolve, pw_sum };
 	double t1, t2;
-	if (power(q, q->x1, 0, &q->warm1, it, &t1))
+	/* omega.c's pair: a second iteration, shifted by the first
+	 * quotient, when K(u) is indefinite and its most negative
+	 * eigenvalue took the first */
+	if (la_eig_power(&op, q->x1, q->y, q->t, 0, &q->warm1, it, &t1))
 		return -1;
 	if (t1 >= 0) {
 		*w2 = t1;
 		return 0;
 	}
-	if (power(q, q->x2, -t1, &q->warm2, it, &t2))
+	if (la_eig_power(&op, q->x2, q->y, q->t, -t1, &q->warm2, it, &t2))
 		return -1;
 	*w2 = fmax(t1, t2);
 	return 0;

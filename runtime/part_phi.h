@@ -29,8 +29,8 @@ struct rt_part_phi {
 	long **inst, *ninst;
 	unsigned char **val;
 	int **slot;
-	/* the monitor's iterates and product (n each: owned rows and ghosts) */
-	double *x1, *x2, *y;
+	/* the monitor's iterates and scratch (n each: owned rows and ghosts) */
+	double *x1, *x2, *y, *t;
 	int warm1, warm2;
 };
 
@@ -47,8 +47,9 @@ void rt_part_phi_free(struct rt_part_phi *q);
 double rt_part_phi_eval(struct rt_part_phi *q, const struct vm_input *in, const double *u, double *g);
 
 /* ω_max² of K φ = ω² M φ for the Hessian of the last evaluation, by
- * omega.c's power iterations on the owned rows (it iterations at most,
- * 500 the first time), into *w2; collective.  0, or -1 when MPI fails. */
+ * la_eig_power on the owned rows as omega.c runs it on all (it
+ * iterations at most, 500 the first time), into *w2; collective.  0, or
+ * -1 when MPI fails. */
 int rt_part_phi_omega2(struct rt_part_phi *q, int it, double *w2);
 
 #endif

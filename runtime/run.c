@@ -535,24 +535,25 @@ static int pass_step(struct engine *e, double t1, double tau, struct rt_state *x
 	return 0;
 }
 
-/* The signals a stop agrees on (shared_stop): slots of a partitioned
- * step's sums, 1 for the signal this process received, so that every
- * process names the first of them that any received. */
-static const int part_sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGXCPU };
+/* The signals the processes of a run agree on when one stops
+ * (shared_stop, and the partitioned steps' sums): four slots, 1 for the
+ * signal this process received, added over the processes, so that every
+ * one names the first of them that any received. */
+static const int stop_sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGXCPU };
 
-static void part_signal_slots(double *x)
+static void signal_slots(double *x)
 {
 	int sig = rt_signal ? rt_signal : SIGINT;
 	for (int q = 0; q < 4; q++)
-		x[q] = rt_interrupted && sig == part_sigs[q];
+		x[q] = rt_interrupted && sig == stop_sigs[q];
 }
 
 /* After the sums: whether any process received one, and which */
-static int part_signal_agree(const double *x)
+static int signal_agree(const double *x)
 {
 	for (int q = 0; q < 4; q++)
 		if (x[q] > 0) {
-			rt_signal = part_sigs[q];
+			rt_signal = stop_sigs[q];
 			rt_interrupted = 1;
 			return 1;
 		}
@@ -600,7 +601,7 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 		return -1;
 	}
 	double sum[8] = { 0 };
-	part_signal_slots(sum + 4);
+	signal_slots(sum + 4);
 	for (int i = p->r0; i < p->r1; i++) {
 		double ku = rt_part_row_dot(p, i, ut);
 		double r = f[i];
@@ -624,7 +625,7 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 	*dD = sum[3];
 	e->T = 0.5 * sum[1];
 	e->P = 0.5 * sum[2];
-	e->part_stop = part_signal_agree(sum + 4);
+	e->part_stop = signal_agree(sum + 4);
 	return 0;
 }
 
@@ -728,7 +729,7 @@ static int part_nl_step(struct engine *e, double t0, double t1, double tau, stru
 	}
 	struct vm_input in = { 0, ut, NULL, NULL, x->z, NULL, pb->ir->table, pb->hint };
 	double sum[8] = { 0, 0, rt_part_phi_eval(e->pphi, &in, ut, g) };
-	part_signal_slots(sum + 4);
+	signal_slots(sum + 4);
 	for (int i = p->r0; i < p->r1; i++) {
 		double an = (f1[i] - g[i]) / m[i];
 		if (!isfinite(an))
@@ -753,7 +754,7 @@ static int part_nl_step(struct engine *e, double t0, double t1, double tau, stru
 	*dD = 0;
 	e->T = 0.5 * sum[1];
 	e->P = sum[2] + e->phi_const;
-	e->part_stop = part_signal_agree(sum + 4);
+	e->part_stop = signal_agree(sum + 4);
 	return 0;
 }
 
@@ -2079,20 +2080,11 @@ static const char *signal_name(int sig)
  * the first of SIGINT, SIGTERM, SIGHUP, SIGXCPU that one received. */
 static int shared_stop(void)
 {
-	static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGXCPU };
-	double x[4] = { 0 };
-	int sig = rt_signal ? rt_signal : SIGINT;
-	for (int q = 0; q < 4 && rt_interrupted; q++)
-		x[q] = sig == sigs[q];
+	double x[4];
+	signal_slots(x);
 	if (la_mpi_sum(x, 4))
 		return rt_interrupted != 0;
-	for (int q = 0; q < 4; q++)
-		if (x[q] > 0) {
-			rt_signal = sigs[q];
-			rt_interrupted = 1;
-			return 1;
-		}
-	return 0;
+	return signal_agree(x);
 }
 
 static int interrupted(struct rt_stepper_run *r, struct rt_error *err)

@@ -251,15 +251,6 @@ static void cd_free(void *p)
 	free(s);
 }
 
-/* A start vector with a component along every mode of interest: no
- * pattern (constant, alternating) that an eigenvector of a chain could be
- * orthogonal to. */
-static void start_vector(int n, double *x)
-{
-	for (int i = 0; i < n; i++)
-		x[i] = 0.5 + sin(1.7 * (i + 1));
-}
-
 /* Without dissipation nor internal variables the step's equation
  * M aᵏ = fᵏ − ∇Φ(uᵏ) has uᵏ = uᵏ⁻¹ + τvᵏ⁻¹ + τ²/2 aᵏ⁻¹ known: the step is
  * explicit, one gradient and one solve with M (factored once by
@@ -366,61 +357,37 @@ static void *cd_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 		cd_free(s);
 		return nl_refuse(err, "%s: the mass matrix is not positive definite", name);
 	}
-	start_vector(pb->n, s->x1);
-	start_vector(pb->n, s->x2);
 	return s;
 }
 
-/* x := x / √(xᵀMx); 0 when x is 0. */
-static double normalise(struct central *s, double *x)
+/* la_eig_power's products, dense */
+static int pw_kmul(void *ctx, double *x, double *y)
 {
-	int n = s->pb->n;
-	la_gemv(n, s->pb->M, x, s->Mx);
-	double q = 0;
-	for (int i = 0; i < n; i++)
-		q += x[i] * s->Mx[i];
-	if (!(q > 0))
-		return 0;
-	q = sqrt(q);
-	for (int i = 0; i < n; i++)
-		x[i] /= q;
-	return q;
+	struct central *s = ctx;
+	la_gemv(s->pb->n, s->K, x, y);
+	return 0;
 }
 
-/* xᵀKx for an M-normalised x */
-static double rayleigh(struct central *s, const double *x)
+static int pw_mmul(void *ctx, const double *x, double *y)
 {
-	return la_quad(s->pb->n, s->K, x, x);
+	struct central *s = ctx;
+	la_gemv(s->pb->n, s->pb->M, x, y);
+	return 0;
 }
 
-/* Iterations x := M⁻¹(K + σM)x, M-normalised, until the quotient settles
- * to 1e-10, at most it (500 the first time).  Returns xᵀKx/xᵀMx. */
+static int pw_msolve(void *ctx, double *b)
+{
+	struct central *s = ctx;
+	la_solve(s->mf, b);
+	return 0;
+}
+
+/* la_eig_power from x with shift σ */
 static double power(struct central *s, double *x, double sigma, int *warm, int it)
 {
-	int n = s->pb->n;
-	if (!*warm)
-		it = 500;
-	if (normalise(s, x) == 0) {
-		start_vector(n, x);
-		normalise(s, x);
-	}
-	double theta = rayleigh(s, x);
-	for (int k = 0; k < it; k++) {
-		la_gemv(n, s->K, x, s->y);
-		la_gemv(n, s->pb->M, x, s->Mx);
-		for (int i = 0; i < n; i++)
-			s->y[i] += sigma * s->Mx[i];
-		la_solve(s->mf, s->y);
-		if (normalise(s, s->y) == 0)
-			break;   /* (K + σM)x = 0: x is an eigenvector for −σ */
-		memcpy(x, s->y, sizeof(double) * (size_t)n);
-		double next = rayleigh(s, x);
-		int done = fabs(next - theta) <= 1e-10 * fabs(next);
-		theta = next;
-		if (done)
-			break;
-	}
-	*warm = 1;
+	struct la_power_ops op = { s, 0, s->pb->n, pw_kmul, pw_mmul, pw_msolve, NULL };
+	double theta = 0;
+	la_eig_power(&op, x, s->y, s->Mx, sigma, warm, it, &theta);
 	return theta;
 }
 
