@@ -394,7 +394,7 @@ struct engine {
 	 * its kernels on the rows, the gradient, the loads at the step's
 	 * two ends, the potential program's constant value */
 	struct rt_part_phi *pphi;
-	double *pg, *pf0, *pf1, phi_const;
+	double *pg, *pf0, *pf1, pf_t, phi_const;   /* pf1: the load at pf_t */
 };
 
 /* The load for the linear stepper.  The load at the step's end, f(t₁),
@@ -717,10 +717,16 @@ static int part_nl_step(struct engine *e, double t0, double t1, double tau, stru
 	                            e->plan->scheme.name, err);
 	if (rc)
 		return rc;
+	/* fᵏ⁻¹ is the last step's fᵏ: exchanged, not evaluated again */
+	double *fk = e->pf0;
+	e->pf0 = e->pf1;
+	e->pf1 = fk;
+	if (e->pf_t != t0)
+		problem_load(pb, t0, e->pf0);
+	problem_load(pb, t1, e->pf1);
+	e->pf_t = t1;
 	double *u = x->u, *v = x->v, *a = x->a, *ut = e->ut, *g = e->pg, *f0 = e->pf0, *f1 = e->pf1;
 	const double *m = e->mdiag;
-	problem_load(pb, t0, f0);
-	problem_load(pb, t1, f1);
 	for (int i = p->r0; i < p->r1; i++)
 		ut[i] = u[i] + tau * v[i] + tau * tau * 0.5 * a[i];
 	if (rt_part_exchange(p, ut)) {
@@ -818,6 +824,7 @@ static int part_nl_init(struct engine *e, const struct rt_state *x)
 	struct vm_input in = { 0, x->u, NULL, NULL, x->z, NULL, ir->table, pb->hint };
 	vm_eval(ir->potential->prog, pb->reg_phi, &in, pb->out_phi);
 	e->phi_const = pb->out_phi[0];
+	e->pf_t = NAN;
 	rt_part_phi_eval(e->pphi, &in, x->u, e->pg);
 	return 0;
 }

@@ -558,16 +558,21 @@ model block {
 }
 run block with newmark from 0 to 1000 step 1e-3, solver = direct { record t, p = u at (1, 0.5) to "long.csv" }
 EOS
+# stepping DIR NAME SIZE: wait (20 s at most) until the run writing
+# NAME in DIR is stepping: its record's temporary holds SIZE of rows
+stepping() {
+	i=0
+	while [ $i -lt 200 ]; do
+		[ -n "$(find "$1" -name ".$2.*" -size "+$3" 2> /dev/null)" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
 rm -f p2/long.csv p2/.long.csv.*
 (cd p2 && exec mpirun --allow-run-as-root --oversubscribe -n 2 "$DYN" ../long.dyn > out 2> err < /dev/null) &
 mpid=$!
-i=0
-while [ $i -lt 200 ]; do
-	# the run is stepping once its temporary holds rows
-	[ -n "$(find p2 -name '.long.csv.*' -size +2k 2> /dev/null)" ] && break
-	sleep 0.1
-	i=$((i + 1))
-done
+stepping p2 long.csv 2k
 kill -INT $mpid
 wait $mpid
 rc=$?
@@ -601,14 +606,21 @@ EOS
 rm -f p3/sigone.csv p3/.sigone.csv.*
 (cd p3 && exec mpirun --allow-run-as-root --oversubscribe -n 3 "$DYN" ../sigone.dyn > out 2> err < /dev/null) &
 mpid=$!
-i=0
-while [ $i -lt 200 ]; do
-	[ -n "$(find p3 -name '.sigone.csv.*' -size +1k 2> /dev/null)" ] && break
-	sleep 0.1
-	i=$((i + 1))
+stepping p3 sigone.csv 1k
+# the last process mpirun started (its children, from /proc: procps's
+# pgrep is not in every installation); none found, mpirun itself is
+# stopped and the test fails below
+victim=
+for d in /proc/[0-9]*; do
+	read -r pid _ _ ppid _ < "$d/stat" 2> /dev/null || continue
+	[ "$ppid" = "$mpid" ] && { [ -z "$victim" ] || [ "$pid" -gt "$victim" ]; } && victim=$pid
 done
-victim=$(pgrep -P $mpid | sort -n | tail -n 1)
-[ -n "$victim" ] && kill -TERM "$victim"
+if [ -n "$victim" ]; then
+	kill -TERM "$victim"
+else
+	kill -TERM $mpid
+	fail "mpirun -n 3 sigone.dyn: no process of mpirun's found in /proc"
+fi
 wait $mpid
 rc=$?
 [ "$rc" != 0 ] || fail "mpirun -n 3 sigone.dyn, SIGTERM to one process: exit 0"
