@@ -197,6 +197,12 @@ int la_mat_diagonal(const struct la_mat *A, double *d);
  * compressed sum): the linear path's operators once assembled.  Returns
  * 1 when packed, 0 when A is not of that shape (left as it is). */
 int la_mat_pack(struct la_mat *A);
+/* A dense A whose band (kl, ku) is narrower than n moved in place to
+ * banded storage, the same values: the small operators that LA_MAT_AUTO
+ * stores densely (n <= LA_SMALL_N) take a banded path's kernels (a
+ * chain's pass, la_mat_pack).  Returns 1 when moved, 0 when A is not
+ * dense or its band fills it, -1 when out of memory (A unchanged). */
+int la_mat_band_of_dense(struct la_mat *A);
 
 /* The pattern of A as entries in the order of A->x: for each k < A->nx,
  * row[k], col[k] (row -1: a band's padding slot). */

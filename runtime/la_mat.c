@@ -1140,6 +1140,25 @@ int la_mat_symmetrize(struct la_mat *A)
 	return 1;
 }
 
+int la_mat_band_of_dense(struct la_mat *A)
+{
+	int n = A->n, kl = A->kl, ku = A->ku;
+	if (A->kind != LA_MAT_DENSE || A->nterm || kl + ku + 1 >= n)
+		return 0;
+	size_t ld = (size_t)(kl + ku + 1);
+	double *b = mem_calloc(ld * (size_t)n + 1, sizeof *b);
+	if (!b)
+		return -1;
+	for (int j = 0; j < n; j++)
+		for (int i = imax(0, j - ku); i <= imin(n - 1, j + kl); i++)
+			b[(size_t)(ku + i - j) + (size_t)j * ld] = A->x[(size_t)i + (size_t)j * (size_t)n];
+	free(A->x);
+	A->x = b;
+	A->nx = ld * (size_t)n;
+	A->kind = LA_MAT_BAND;
+	return 1;
+}
+
 int la_mat_pack(struct la_mat *A)
 {
 	int n = A->n;
