@@ -39,8 +39,14 @@ static int ws_init(struct rt_kernels *ks, const struct ir_kernel *kv, int nk, in
 		w->out = mem_calloc((size_t)k->prog->nout + 1, sizeof(double));
 		w->loc = mem_calloc((size_t)k->nslot + 1, sizeof(double));
 		w->hess = mem_calloc(keep ? ninst * (size_t)k->nnz + 1 : 1, sizeof(double));
-		if (!w->reg || !w->out || !w->loc || !w->hess)
+		w->mreg = keep ? mem_calloc((size_t)k->prog->n + 1, sizeof(double)) : NULL;
+		w->mout = keep ? mem_calloc((size_t)k->prog->nout + 1, sizeof(double)) : NULL;
+		w->grad = keep ? mem_calloc((size_t)k->prog->n + 1, sizeof(int)) : NULL;
+		if (!w->reg || !w->out || !w->loc || !w->hess || (keep && (!w->mreg || !w->mout || !w->grad)))
 			return -1;
+		/* outputs 1 .. nslot: the gradient (ir.h, struct ir_kernel) */
+		if (keep)
+			w->ngrad = vm_needed(k->prog, 1, k->nslot, w->grad);
 	}
 	return 0;
 }
@@ -68,14 +74,18 @@ void rt_kernels_free(struct rt_kernels *ks)
 		free(ks->ws[q].out);
 		free(ks->ws[q].loc);
 		free(ks->ws[q].hess);
+		free(ks->ws[q].mreg);
+		free(ks->ws[q].mout);
+		free(ks->ws[q].grad);
 	}
 	free(ks->ws);
 	memset(ks, 0, sizeof *ks);
 }
 
-/* Gather instance i's unknowns into w->loc and run the program. */
-static void run(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct vm_input *in0, const double *x,
-                const double *y, long i)
+/* Gather instance i's unknowns into w->loc and run the program (its
+ * outputs' magnitudes into w->mout instead when magnitude). */
+static void run_as(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct vm_input *in0, const double *x,
+                   const double *y, long i, int magnitude)
 {
 	for (int s = 0; s < k->nslot; s++) {
 		long gi = gather_index(k, s, i);
@@ -84,7 +94,33 @@ static void run(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct 
 	struct vm_input in = *in0;
 	in.u = in.v = in.z = in.zd = w->loc;
 	const double *row = k->data ? k->data + (size_t)(i - k->lo) * (size_t)k->ndata : NULL;
-	vm_eval_instance(k->prog, w->reg, &in, (double)i, row, w->out);
+	if (magnitude)
+		vm_eval_magnitude(k->prog, w->grad, w->ngrad, w->reg, w->mreg, &in, (double)i, row, 1, k->nslot, w->mout);
+	else
+		vm_eval_instance(k->prog, w->reg, &in, (double)i, row, w->out);
+}
+
+static void run(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct vm_input *in0, const double *x,
+                const double *y, long i)
+{
+	run_as(k, w, in0, x, y, i, 0);
+}
+
+void rt_kernels_rounding(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
+                         double *g)
+{
+	for (int q = 0; ks->f && q < ks->f->nkernel; q++) {
+		const struct ir_kernel *k = &ks->f->kernel[q];
+		struct rt_kernel_ws *w = &ks->ws[q];
+		for (long i = k->lo; i <= k->hi; i++) {
+			run_as(k, w, in, x, y, i, 1);
+			for (int s = 0; s < k->nslot; s++) {
+				long gi = gather_index(k, s, i);
+				if (gi >= 0)
+					g[gi + (is_second(k->kind[s]) ? ks->n : 0)] += w->mout[s];
+			}
+		}
+	}
 }
 
 double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,

@@ -16,6 +16,8 @@ struct rt_kernels {
 	struct rt_kernel_ws {
 		double *reg, *out, *loc;
 		double *hess;           /* instances × nnz, of the last evaluation */
+		double *mreg, *mout;    /* rt_kernels_rounding's magnitudes (energies) */
+		int *grad, ngrad;       /* the instructions of the gradient outputs */
 	} *ws;
 };
 
@@ -43,6 +45,14 @@ double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const d
 void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const double *cc, double *J, int ld);
 /* y_I += Σ_J |H_IJ| |w_J| over the entries of the last evaluation. */
 void rt_kernels_terms(const struct rt_kernels *ks, const double *w, double *y);
+/* y_I += the magnitude of the terms of ∂/∂x_I of the kernels' value at
+ * (t, x, y) (vm_eval_magnitude, the gradient outputs of every instance):
+ * what the rounding of the gradient's evaluation is a few units in the
+ * last place of.  Where the gradient cancels inside the program (a
+ * hyperelastic energy near its reference state) this is what bounds a
+ * Newton residual, not Σ|H||w|.  Energies only (rt_kernels_init). */
+void rt_kernels_rounding(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
+                         double *g);
 /* For a sparse Jacobian: the number of Hessian entries of all instances,
  * and those entries as triplets (rows I, columns J, numbered as f's
  * variables; values of the last evaluation into v unless NULL: the

@@ -699,6 +699,16 @@ double problem_phi(struct rt_problem *pb, const double *u, const double *z, doub
 	return pb->phi_val;
 }
 
+int problem_phi_rounding(struct rt_problem *pb, const double *u, const double *z, double *y)
+{
+	const struct ir_model *m = pb->ir;
+	if (!m->potential || !pb->kphi.f)
+		return 0;
+	struct vm_input in = { 0, u, NULL, NULL, z, NULL, m->table, pb->hint };
+	rt_kernels_rounding(&pb->kphi, &in, u, z, y);
+	return 1;
+}
+
 static void add_hess(const struct ir_func *f, const double *h, const double *cr, const double *cc, double *J, int ld)
 {
 	for (int k = 0; k < f->nnz; k++) {

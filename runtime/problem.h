@@ -128,6 +128,12 @@ void problem_add_hess_phi(struct rt_problem *pb, const double *cr, const double 
  * residual in which they cancel (a body held in static equilibrium:
  * Ku and the load, each large, leave a gradient near 0). */
 void problem_phi_terms(const struct rt_problem *pb, const double *w, double *y);
+/* y_i += the magnitude of the terms of ∂Φ/∂w_i that the potential's
+ * kernels compute at (u, z) (rt_kernels_rounding): a gradient that
+ * cancels inside a kernel's program, a hyperelastic stress near the
+ * reference state, rounds to a few ulps of that, whatever Σ|H||w| is.
+ * Returns 0 when Φ has no kernels (y untouched), 1 otherwise. */
+int problem_phi_rounding(struct rt_problem *pb, const double *u, const double *z, double *y);
 
 /* Ψ(v, ż) (smooth part) + ½vᵀCv, likewise. */
 double problem_psi(struct rt_problem *pb, const double *v, const double *zd, double *g);

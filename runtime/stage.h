@@ -46,6 +46,8 @@ struct stage {
 	double *pcu;          /* n: the same for dry friction on dofs */
 	double *rbuf, *gq;    /* N */
 	double *tw, *ty;      /* N: the state and the size of ∇Φ's terms (stage.c, terms_of_phi) */
+	double *tk;           /* N: the kernels' share of ty, once a solve (problem_phi_rounding) */
+	int have_tk;
 	/* discrete_gradient on a free body (ir_rigid): the direction of
 	 * Gonzalez's correction and the rigid motions at x^½ (6 n at most) */
 	double *dgdir, *rig;

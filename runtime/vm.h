@@ -21,6 +21,23 @@ void vm_eval_at(const struct ir_prog *p, double *reg, const struct vm_input *in,
  * data[a] (struct ir_kernel). */
 void vm_eval_instance(const struct ir_prog *p, double *reg, const struct vm_input *in, double index,
                       const double *data, double *out);
+/* The instructions that outputs out0 .. out0 + nout − 1 read, directly or
+ * not, into idx (room for prog->n), ascending; returns their number. */
+int vm_needed(const struct ir_prog *p, int out0, int nout, int *idx);
+/* The magnitude of the terms of outputs out0 .. out0 + nout − 1, for
+ * rounding bounds: the instructions idx[0 .. nidx) (vm_needed's for those
+ * outputs) run on values in reg and, beside them, on magnitudes in mag
+ * (prog->n more doubles): |x| for an input or a constant, m_a + m_b for
+ * a sum or difference, m_a m_b for a product, |f(a)| + |f'(a)| m_a for a
+ * function (the expression evaluated with absolute values, whose unit
+ * roundoff multiple bounds the rounding of the value: Higham, "Accuracy
+ * and Stability of Numerical Algorithms", 2nd ed., section 3.1).  An
+ * output whose value is a difference of large terms (a hyperelastic
+ * stress near the reference, μF − μF⁻ᵀ) has the magnitude of those
+ * terms.  mout[j] receives output out0 + j's, 0 where it is not finite. */
+void vm_eval_magnitude(const struct ir_prog *p, const int *idx, int nidx, double *reg, double *mag,
+                       const struct vm_input *in, double index, const double *data, int out0, int nout,
+                       double *mout);
 /* Run the program; out[q] receives output which[q], q < nwhich. */
 void vm_eval_some(const struct ir_prog *p, double *reg, const struct vm_input *in, const int *which, int nwhich,
                   double *out);
