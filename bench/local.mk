@@ -11,7 +11,7 @@ EXTRA_DIST += bench/run.sh bench/README bench/chain.dyn bench/chain_matrix.dyn b
 	bench/seismic_long.dyn bench/chain_energy.dyn bench/constraint_sum.dyn bench/constraint_family.dyn \
 	bench/load_family.dyn bench/fpu.dyn bench/contact.dyn \
 	bench/ball.dyn bench/incline.dyn bench/siconos/ball.py bench/siconos/incline.py \
-	bench/fe_block.dyn bench/fe_block_cd.dyn bench/fe_block_nh_cd.dyn bench/fe_cube.dyn bench/fe_block.edp
+	bench/fe_block.dyn bench/fe_block_cd.dyn bench/fe_block_nh_cd.dyn bench/fe_block_nh.dyn bench/fe_cube.dyn bench/fe_block.edp
 bench: dyn$(EXEEXT) bench/newmark_ref$(EXEEXT) bench/runstat$(EXEEXT)
 	@DYN=./dyn$(EXEEXT) REF=./bench/newmark_ref$(EXEEXT) RUNSTAT=./bench/runstat$(EXEEXT) srcdir=$(srcdir) \
 		$(SHELL) $(srcdir)/bench/run.sh

@@ -20,6 +20,8 @@
 #   BENCH_MPI_STEPS_CD the explicit runs' two step counts [1 201]
 #   BENCH_MPI_NH_SIZE  unknowns of the neo-Hookean block under mpirun -n 1, 2
 #                      (central differences, BENCH_MPI_STEPS) [100000]
+#   BENCH_MPI_NH_IMPLICIT_SIZE  the same block's unknowns under midpoint [40000]
+#   BENCH_MPI_STEPS_NH the midpoint runs' two step counts [1 5]
 #   BENCH_MPI_TIMEOUT  CPU seconds before an mpirun run is stopped [1800]
 #   BENCH_SIZES        the linear chain's sizes [10 1000 100000 1000000]
 #   BENCH_LOWER_SIZES  terms of the lowered energy [10000 100000 1000000]
@@ -52,6 +54,8 @@ MPI_SIZE3=${BENCH_MPI_SIZE3:-1000000}
 MPI_STEPS_CD=${BENCH_MPI_STEPS_CD:-1 201}
 MPI_TIMEOUT=${BENCH_MPI_TIMEOUT:-1800}
 MPI_NH_SIZE=${BENCH_MPI_NH_SIZE:-100000}
+MPI_NH_IMPLICIT_SIZE=${BENCH_MPI_NH_IMPLICIT_SIZE:-40000}
+MPI_STEPS_NH=${BENCH_MPI_STEPS_NH:-1 5}
 FE_SIZES=${BENCH_FE_SIZES:-100000 1000000}
 FE_STEPS=${BENCH_FE_STEPS:-1 11}
 FE_CUBE=${BENCH_FE_CUBE:-20 40 68}
@@ -127,6 +131,14 @@ agree() {
 		d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d
 		c = $2 < 0 ? -$2 : $2; if (c > s) s = c
 	} END { printf "%.1e\n", (s > 0 ? m / s : m) }'
+}
+
+# the 2 x 1 block of the fe and mpi parts nearest N unknowns: nx = 2 ny
+# squares, its left edge clamped, into nx, ny and unk
+block2d() {
+	ny=$(awk "BEGIN { printf \"%d\", sqrt($1 / 4) + 0.5 }")
+	nx=$((2 * ny))
+	unk=$((2 * (nx + 1) * (ny + 1) - 2 * (ny + 1)))
 }
 
 sci() { awk "BEGIN { e = log($1) / log(10); if ($1 == 10 ^ int(e + 0.5)) printf \"10^%d\", int(e + 0.5); else printf \"%d\", $1 }"; }
@@ -342,9 +354,7 @@ part_fe() {
 	printf '%-9s %6s %6s %10s %10s %12s %8s %s
 ' unknowns nx ny "cpu($s1)" "cpu($s2)" "ms per step" MB status
 	for N in $FE_SIZES; do
-		ny=$(awk "BEGIN { printf \"%d\", sqrt($N / 4) + 0.5 }")
-		nx=$((2 * ny))
-		unk=$((2 * (nx + 1) * (ny + 1) - 2 * (ny + 1)))
+		block2d "$N"
 		measure "fe_block.dyn $nx x $ny, $s1 step" "$RUNS" "$DYN" -q -o "$out/dyn" --set nx="$nx" --set ny="$ny" \
 			--set steps="$s1" "$srcdir/bench/fe_block.dyn"
 		a=$C
@@ -367,9 +377,7 @@ part_fe() {
 	echo "program at every cell each step.  per step = (cpu($s2) - cpu($s1)) / $((s2 - s1))."
 	printf '%-9s %6s %6s %10s %10s %12s %8s %s\n' unknowns nx ny "cpu($s1)" "cpu($s2)" "ms per step" MB status
 	for N in $FE_NH_SIZES; do
-		ny=$(awk "BEGIN { printf \"%d\", sqrt($N / 4) + 0.5 }")
-		nx=$((2 * ny))
-		unk=$((2 * (nx + 1) * ny))
+		block2d "$N"
 		measure "fe_block_nh_cd.dyn $nx x $ny, $s1 step" "$RUNS" "$DYN" -q -o "$out/dyn" --set nx="$nx" \
 			--set ny="$ny" --set steps="$s1" "$srcdir/bench/fe_block_nh_cd.dyn"
 		a=$C
@@ -470,10 +478,7 @@ part_mpi() {
 	fi
 	hdr() { printf '%-18s %-22s %2s %9s %9s %10s %10s %8s %s\n' scheme solver P "cpu($s1)" "cpu($s2)" "cpu/step" \
 		"wall/step" MB status; }
-	N=$MPI_SIZE
-	ny=$(awk "BEGIN { printf \"%d\", sqrt($N / 4) + 0.5 }")
-	nx=$((2 * ny))
-	unk=$((2 * (nx + 1) * (ny + 1) - 2 * (ny + 1)))
+	block2d "$MPI_SIZE"
 	sed 's/step 1e-3 {/step 1e-3, solver = direct {/' "$srcdir/bench/fe_block.dyn" > "$out/fe_block_direct.dyn"
 	echo
 	echo "2-D block: $unk unknowns (nx = $nx, ny = $ny)"
@@ -491,9 +496,7 @@ part_mpi() {
 	mb3=$LAST_MB unk3=$unk
 	# a nonlinear potential: each process evaluates the energy's kernels
 	# at the cells that reach its rows (runtime/part_phi.h)
-	ny=$(awk "BEGIN { printf \"%d\", sqrt($MPI_NH_SIZE / 4) + 0.5 }")
-	nx=$((2 * ny))
-	unk=$((2 * (nx + 1) * (ny + 1) - 2 * (ny + 1)))
+	block2d "$MPI_NH_SIZE"
 	echo
 	echo "2-D neo-Hookean block: $unk unknowns (nx = $nx, ny = $ny; bench/fe_block_nh_cd.dyn, tau = 1e-5): each"
 	echo "process evaluates the energy's kernels at the cells that reach its rows, and the stability monitor's"
@@ -503,6 +506,20 @@ part_mpi() {
 	hdr
 	mpi_rows 2-D-nh "--set nx=$nx --set ny=$ny" "central_difference|auto (diagonal)|1|$srcdir/bench/fe_block_nh_cd.dyn" \
 		"central_difference|auto (diagonal)|2|$srcdir/bench/fe_block_nh_cd.dyn"
+	# Newton on the same block: each process evaluates a share of the
+	# cells, all of them gathered (rt_kernels_split); the Jacobian
+	# factored by each (sparse) or by MUMPS on their rows (direct)
+	block2d "$MPI_NH_IMPLICIT_SIZE"
+	sed 's/step 1e-3 {/step 1e-3, solver = sparse {/' "$srcdir/bench/fe_block_nh.dyn" > "$out/fe_block_nh_sparse.dyn"
+	echo
+	echo "The same under midpoint: $unk unknowns (nx = $nx, ny = $ny; bench/fe_block_nh.dyn, consistent mass,"
+	echo "tau = 1e-3): Newton, each process evaluating a share of the cells"
+	set -- $MPI_STEPS_NH
+	s1=$1 s2=$2
+	hdr
+	mpi_rows 2-D-nh-mid "--set nx=$nx --set ny=$ny" "midpoint|sparse (replicated)|1|$out/fe_block_nh_sparse.dyn" \
+		"midpoint|sparse (replicated)|2|$out/fe_block_nh_sparse.dyn" \
+		"midpoint|auto (MUMPS)|2|$srcdir/bench/fe_block_nh.dyn"
 	# 10^8 unknowns: the explicit runs' memory per unknown, scaled (the
 	# model is lowered and held whole by every process: P does not divide
 	# it); a direct solve's factor grows faster (3-D: as n^(4/3) or more)

@@ -3,8 +3,10 @@
 #include <config.h>
 
 #include "kernel.h"
+#include "la.h"
 #include "mem.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,7 @@ int rt_kernels_init_gaps(struct rt_kernels *ks, const struct ir_kernel *kv, int 
 
 void rt_kernels_free(struct rt_kernels *ks)
 {
+	rt_kernels_split_off(ks);
 	for (int q = 0; ks->ws && q < ks->nk; q++) {
 		free(ks->ws[q].reg);
 		free(ks->ws[q].out);
@@ -106,12 +109,39 @@ static void run(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct 
 	run_as(k, w, in0, x, y, i, 0);
 }
 
+/* Process r's instances of k: [lo + r n / P, lo + (r + 1) n / P) */
+static long split_at(const struct ir_kernel *k, int r, int P)
+{
+	long ninst = k->hi - k->lo + 1;
+	return k->lo + (long)((double)ninst * r / P);
+}
+
 void rt_kernels_rounding(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
                          double *g)
 {
 	for (int q = 0; ks->f && q < ks->f->nkernel; q++) {
 		const struct ir_kernel *k = &ks->f->kernel[q];
 		struct rt_kernel_ws *w = &ks->ws[q];
+		if (ks->split) {
+			/* this process's instances into vg (nslot + 1 a row, the
+			 * first unused), gathered, then added in the serial order */
+			size_t nv = (size_t)k->nslot + 1;
+			for (long i = split_at(k, ks->rank, ks->nproc); i < split_at(k, ks->rank + 1, ks->nproc); i++) {
+				run_as(k, w, in, x, y, i, 1);
+				w->vg[(size_t)(i - k->lo) * nv] = 0;
+				memcpy(w->vg + (size_t)(i - k->lo) * nv + 1, w->mout, sizeof(double) * (size_t)k->nslot);
+			}
+			/* a failed gather leaves the bound to the Hessian's terms */
+			if (la_mpi_gather(w->vg, w->vc, w->vd))
+				continue;
+			for (long i = k->lo; i <= k->hi; i++)
+				for (int s = 0; s < k->nslot; s++) {
+					long gi = gather_index(k, s, i);
+					if (gi >= 0)
+						g[gi + (is_second(k->kind[s]) ? ks->n : 0)] += w->vg[(size_t)(i - k->lo) * nv + 1 + s];
+				}
+			continue;
+		}
 		for (long i = k->lo; i <= k->hi; i++) {
 			run_as(k, w, in, x, y, i, 1);
 			for (int s = 0; s < k->nslot; s++) {
@@ -123,6 +153,76 @@ void rt_kernels_rounding(struct rt_kernels *ks, const struct vm_input *in, const
 	}
 }
 
+int rt_kernels_split(struct rt_kernels *ks, int rank, int nproc)
+{
+	rt_kernels_split_off(ks);
+	if (!ks->f || nproc < 2)
+		return 0;
+	for (int q = 0; q < ks->f->nkernel; q++) {
+		const struct ir_kernel *k = &ks->f->kernel[q];
+		struct rt_kernel_ws *w = &ks->ws[q];
+		size_t ninst = (size_t)(k->hi - k->lo + 1), nv = (size_t)k->nslot + 1;
+		if (ninst * nv > INT_MAX || ninst * (size_t)k->nnz > INT_MAX) {
+			rt_kernels_split_off(ks);   /* whole: MPI counts are int */
+			return 0;
+		}
+		w->vg = mem_calloc(ninst * nv + 1, sizeof(double));
+		w->vc = mem_calloc((size_t)nproc, sizeof(int));
+		w->vd = mem_calloc((size_t)nproc, sizeof(int));
+		w->hc = mem_calloc((size_t)nproc, sizeof(int));
+		w->hd = mem_calloc((size_t)nproc, sizeof(int));
+		if (!w->vg || !w->vc || !w->vd || !w->hc || !w->hd)
+			goto fail;
+		for (int r = 0; r < nproc; r++) {
+			long a = split_at(k, r, nproc) - k->lo, b = split_at(k, r + 1, nproc) - k->lo;
+			w->vc[r] = (int)((size_t)(b - a) * nv);
+			w->vd[r] = (int)((size_t)a * nv);
+			w->hc[r] = (int)((b - a) * k->nnz);
+			w->hd[r] = (int)(a * k->nnz);
+		}
+	}
+	ks->split = 1;
+	ks->rank = rank;
+	ks->nproc = nproc;
+	return 0;
+fail:
+	rt_kernels_split_off(ks);
+	return -1;
+}
+
+void rt_kernels_split_off(struct rt_kernels *ks)
+{
+	for (int q = 0; ks->ws && ks->f && q < ks->f->nkernel; q++) {
+		struct rt_kernel_ws *w = &ks->ws[q];
+		free(w->vg);
+		free(w->vc);
+		free(w->vd);
+		free(w->hc);
+		free(w->hd);
+		w->vg = NULL;
+		w->vc = w->vd = w->hc = w->hd = NULL;
+	}
+	ks->split = 0;
+}
+
+/* Kernel k's instances divided (rt_kernels_split): this process's
+ * outputs into w->vg and w->hess, then every process's gathered.  -1
+ * when MPI fails. */
+static int run_split(const struct rt_kernels *ks, const struct ir_kernel *k, struct rt_kernel_ws *w,
+                     const struct vm_input *in, const double *x, const double *y)
+{
+	size_t nv = (size_t)k->nslot + 1;
+	for (long i = split_at(k, ks->rank, ks->nproc); i < split_at(k, ks->rank + 1, ks->nproc); i++) {
+		size_t at = (size_t)(i - k->lo);
+		run(k, w, in, x, y, i);
+		memcpy(w->vg + at * nv, w->out, sizeof(double) * nv);
+		memcpy(w->hess + at * (size_t)k->nnz, w->out + nv, sizeof(double) * (size_t)k->nnz);
+	}
+	if (la_mpi_gather(w->vg, w->vc, w->vd))
+		return -1;
+	return k->nnz > 0 ? la_mpi_gather(w->hess, w->hc, w->hd) : 0;
+}
+
 double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
                        double *g)
 {
@@ -132,6 +232,23 @@ double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const d
 	for (int q = 0; q < ks->f->nkernel; q++) {
 		const struct ir_kernel *k = &ks->f->kernel[q];
 		struct rt_kernel_ws *w = &ks->ws[q];
+		if (ks->split) {
+			/* the serial loop's sums, in its order, from the gathered
+			 * outputs */
+			if (run_split(ks, k, w, in, x, y))
+				return NAN;
+			const double *o = w->vg;
+			for (long i = k->lo; i <= k->hi; i++, o += k->nslot + 1) {
+				val += o[0];
+				if (g)
+					for (int s = 0; s < k->nslot; s++) {
+						long gi = gather_index(k, s, i);
+						if (gi >= 0)
+							g[gi + (is_second(k->kind[s]) ? ks->n : 0)] += o[1 + s];
+					}
+			}
+			continue;
+		}
 		double *h = w->hess;
 		for (long i = k->lo; i <= k->hi; i++) {
 			run(k, w, in, x, y, i);

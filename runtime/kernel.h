@@ -18,7 +18,14 @@ struct rt_kernels {
 		double *hess;           /* instances × nnz, of the last evaluation */
 		double *mreg, *mout;    /* rt_kernels_rounding's magnitudes (energies) */
 		int *grad, ngrad;       /* the instructions of the gradient outputs */
+		/* split (rt_kernels_split): each instance's value and gradient
+		 * (1 + nslot), and per process the counts and offsets of its
+		 * instances in that layout (vc, vd) and in hess's (hc, hd) */
+		double *vg;
+		int *vc, *vd, *hc, *hd;
 	} *ws;
+	/* evaluations divided among nproc MPI processes (rt_kernels_split) */
+	int split, rank, nproc;
 };
 
 /* Scratch for the kernels of f (NULL or none: nothing); -1 when out of
@@ -41,6 +48,18 @@ void rt_kernels_gaps(struct rt_kernels *ks, const struct vm_input *in, const dou
  * as f's variables).  The Hessians are kept for rt_kernels_add_hess. */
 double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
                        double *g);
+/* Divide rt_kernels_eval and rt_kernels_rounding among the nproc MPI
+ * processes of a replicated run (dyn(1), MPI): process rank runs a
+ * contiguous nproc-th of each kernel's instances, and their outputs are
+ * gathered to all (la_mpi_gather), then summed and scattered as one
+ * process does: the value, the gradient and the kept Hessians are the
+ * serial ones, bit for bit, on every process.  Each evaluation is then
+ * collective: every process must make the same calls, as the processes
+ * of a replicated run do.  0 (the evaluations stay whole when an offset
+ * would pass INT_MAX, MPI's counts being int), or -1 when out of memory.
+ * rt_kernels_split_off returns to whole evaluations. */
+int rt_kernels_split(struct rt_kernels *ks, int rank, int nproc);
+void rt_kernels_split_off(struct rt_kernels *ks);
 /* J[I + J ld] += cr[I] cc[J] H_IJ of the last evaluation (weights NULL: 1). */
 void rt_kernels_add_hess(const struct rt_kernels *ks, const double *cr, const double *cc, double *J, int ld);
 /* y_I += Σ_J |H_IJ| |w_J| over the entries of the last evaluation. */

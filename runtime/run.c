@@ -394,6 +394,9 @@ struct engine {
 	 * its kernels on the rows, the gradient, the loads at the step's
 	 * two ends, the potential program's constant value */
 	struct rt_part_phi *pphi;
+	/* the problem whose kernels' evaluations this engine divided among
+	 * the processes (engine_init), to be made whole again */
+	struct rt_problem *split;
 	double *pg, *pf0, *pf1, pf_t, phi_const;   /* pf1: the load at pf_t */
 };
 
@@ -1186,6 +1189,10 @@ static int conditional_step(struct rt_problem *pb, const struct scheme_type *typ
 
 static void engine_free(struct engine *e)
 {
+	if (e->split) {
+		rt_kernels_split_off(&e->split->kphi);
+		rt_kernels_split_off(&e->split->kpsi);
+	}
 	if (e->lst)
 		e->lin->free(e->lst);
 	if (e->nst)
@@ -1457,6 +1464,16 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		if (!err->loc.file)
 			err->loc = plan->scheme.loc;
 		return 3;
+	}
+	/* a replicated run on several processes (every process steps the
+	 * whole model, the solves distributed: dyn(1), MPI) divides the
+	 * evaluation of its energies' kernels, a finite element's cells,
+	 * among them, with the serial bits on all (rt_kernels_split) */
+	if (!e->pphi && la_mpi_size() > 1) {
+		if (rt_kernels_split(&pb->kphi, la_mpi_rank(), la_mpi_size()) ||
+		    rt_kernels_split(&pb->kpsi, la_mpi_rank(), la_mpi_size()))
+			return fail(err, 3, plan->loc, "out of memory");
+		e->split = pb;
 	}
 	e->save = mem_calloc((size_t)e->halvings + 1, sizeof(double *));
 	if (!e->save)
@@ -1994,8 +2011,11 @@ static int field_rows(struct rt_stepper_run *r, struct rt_error *err)
 static int run_shared(const struct rt_stepper_run *r)
 {
 	const struct rt_problem *pb = &r->pb;
-	return la_mpi_size() > 1 &&
-	       (pb->backend == LA_PETSC_DIRECT || pb->backend == LA_PETSC_ITERATIVE || pb->backend_mpi || r->eng.part);
+	/* kernels divided among the processes (rt_kernels_split) make each
+	 * evaluation collective: a process that stopped alone would leave
+	 * the others waiting in it */
+	return la_mpi_size() > 1 && (pb->backend == LA_PETSC_DIRECT || pb->backend == LA_PETSC_ITERATIVE ||
+	                             pb->backend_mpi || r->eng.part || pb->kphi.split || pb->kpsi.split);
 }
 
 /* Whether step k writes a record's row or a field's frame: the steps at
