@@ -2134,9 +2134,33 @@ static int reads_state(const struct ir_prog *p, int reg)
 	return found;
 }
 
+/* Whether register r of p is 0 wherever it is finite by its form: the
+ * constant 0, or a product, a quotient by a constant or a negation of
+ * such a value (a sum or difference of two): a prescription with a
+ * factor that vanishes at a node, 0.01*sin(t)*x at x = 0, which the IR
+ * does not fold to 0 (x·0 is NaN for an infinite x).  depth bounds the
+ * search. */
+static int zero_by_form(const struct ir_prog *p, int r, int depth)
+{
+	double k;
+	if (ir_is_const(p, r, &k))
+		return k == 0;
+	if (depth <= 0)
+		return 0;
+	const struct ir_insn *x = &p->insn[r];
+	switch (x->op) {
+	case IR_MUL: return zero_by_form(p, x->a, depth - 1) || zero_by_form(p, x->b, depth - 1);
+	case IR_DIV: return ir_is_const(p, x->b, &k) && k != 0 && zero_by_form(p, x->a, depth - 1);
+	case IR_NEG: return zero_by_form(p, x->a, depth - 1);
+	case IR_ADD:
+	case IR_SUB: return zero_by_form(p, x->a, depth - 1) && zero_by_form(p, x->b, depth - 1);
+	default: return 0;
+	}
+}
+
 /* Dof md (space dof sd of fd) of constraint item `it`, prescribed by an
- * earlier item already: the same value (the same register, or equal
- * constants) is dropped; another is an error, which would otherwise be
+ * earlier item already: the same value (the same register, equal
+ * constants, or 0 by the form of both: zero_by_form) is dropped; another is an error, which would otherwise be
  * a dependent constraint refused at the run.  Returns 1 (with *rc = -1)
  * on error, else 0. */
 static int dup_prescribed(struct eval *ev, const struct ast_item *it, const struct fe_field *fd, long sd, long comp,
@@ -2155,7 +2179,8 @@ static int dup_prescribed(struct eval *ev, const struct ast_item *it, const stru
 	}
 	int r0 = mc->claim_reg[md];
 	double a, b;
-	if (r0 == g[dc] || (r0 >= 0 && ir_is_const(ev->prog, r0, &a) && ir_is_const(ev->prog, g[dc], &b) && a == b))
+	if (r0 == g[dc] || (r0 >= 0 && ir_is_const(ev->prog, r0, &a) && ir_is_const(ev->prog, g[dc], &b) && a == b) ||
+	    (r0 >= 0 && zero_by_form(ev->prog, r0, 32) && zero_by_form(ev->prog, g[dc], 32)))
 		return 0;
 	char nm[IR_NAME_SIZE], where[96];
 	int len = snprintf(where, sizeof where, "(");
