@@ -44,11 +44,15 @@ static int ws_init(struct rt_kernels *ks, const struct ir_kernel *kv, int nk, in
 		w->mreg = keep ? mem_calloc((size_t)k->prog->n + 1, sizeof(double)) : NULL;
 		w->mout = keep ? mem_calloc((size_t)k->prog->nout + 1, sizeof(double)) : NULL;
 		w->grad = keep ? mem_calloc((size_t)k->prog->n + 1, sizeof(int)) : NULL;
-		if (!w->reg || !w->out || !w->loc || !w->hess || (keep && (!w->mreg || !w->mout || !w->grad)))
+		w->val = keep ? mem_calloc((size_t)k->prog->n + 1, sizeof(int)) : NULL;
+		if (!w->reg || !w->out || !w->loc || !w->hess || (keep && (!w->mreg || !w->mout || !w->grad || !w->val)))
 			return -1;
-		/* outputs 1 .. nslot: the gradient (ir.h, struct ir_kernel) */
-		if (keep)
+		/* output 0 the value, 1 .. nslot the gradient (ir.h, struct
+		 * ir_kernel) */
+		if (keep) {
+			w->nval = vm_needed(k->prog, 0, 1, w->val);
 			w->ngrad = vm_needed(k->prog, 1, k->nslot, w->grad);
+		}
 	}
 	return 0;
 }
@@ -80,15 +84,19 @@ void rt_kernels_free(struct rt_kernels *ks)
 		free(ks->ws[q].mreg);
 		free(ks->ws[q].mout);
 		free(ks->ws[q].grad);
+		free(ks->ws[q].val);
 	}
 	free(ks->ws);
 	memset(ks, 0, sizeof *ks);
 }
 
-/* Gather instance i's unknowns into w->loc and run the program (its
- * outputs' magnitudes into w->mout instead when magnitude). */
+/* What run_as computes: the outputs into w->out, or into w->mout the
+ * magnitudes of the gradient's (nslot) or of the value's (one) */
+enum run_what { RUN_VALUES, RUN_GRAD_MAGNITUDES, RUN_VALUE_MAGNITUDE };
+
+/* Gather instance i's unknowns into w->loc and run the program. */
 static void run_as(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct vm_input *in0, const double *x,
-                   const double *y, long i, int magnitude)
+                   const double *y, long i, enum run_what what)
 {
 	for (int s = 0; s < k->nslot; s++) {
 		long gi = gather_index(k, s, i);
@@ -97,8 +105,10 @@ static void run_as(const struct ir_kernel *k, struct rt_kernel_ws *w, const stru
 	struct vm_input in = *in0;
 	in.u = in.v = in.z = in.zd = w->loc;
 	const double *row = k->data ? k->data + (size_t)(i - k->lo) * (size_t)k->ndata : NULL;
-	if (magnitude)
+	if (what == RUN_GRAD_MAGNITUDES)
 		vm_eval_magnitude(k->prog, w->grad, w->ngrad, w->reg, w->mreg, &in, (double)i, row, 1, k->nslot, w->mout);
+	else if (what == RUN_VALUE_MAGNITUDE)
+		vm_eval_magnitude(k->prog, w->val, w->nval, w->reg, w->mreg, &in, (double)i, row, 0, 1, w->mout);
 	else
 		vm_eval_instance(k->prog, w->reg, &in, (double)i, row, w->out);
 }
@@ -106,7 +116,7 @@ static void run_as(const struct ir_kernel *k, struct rt_kernel_ws *w, const stru
 static void run(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct vm_input *in0, const double *x,
                 const double *y, long i)
 {
-	run_as(k, w, in0, x, y, i, 0);
+	run_as(k, w, in0, x, y, i, RUN_VALUES);
 }
 
 /* Process r's instances of k: [lo + r n / P, lo + (r + 1) n / P) */
@@ -114,6 +124,26 @@ static long split_at(const struct ir_kernel *k, int r, int P)
 {
 	long ninst = k->hi - k->lo + 1;
 	return k->lo + (long)((double)ninst * r / P);
+}
+
+double rt_kernels_value_magnitude(struct rt_kernels *ks, const struct vm_input *in0, const double *x,
+                                  const double *y)
+{
+	double mag = 0;
+	for (int q = 0; ks->f && q < ks->f->nkernel; q++) {
+		const struct ir_kernel *k = &ks->f->kernel[q];
+		struct rt_kernel_ws *w = &ks->ws[q];
+		long i0 = ks->split ? split_at(k, ks->rank, ks->nproc) : k->lo;
+		long i1 = ks->split ? split_at(k, ks->rank + 1, ks->nproc) : k->hi + 1;
+		for (long i = i0; i < i1; i++) {
+			run_as(k, w, in0, x, y, i, RUN_VALUE_MAGNITUDE);
+			mag += w->mout[0];
+		}
+	}
+	/* a bound: the processes' shares added in rank order, the same on all */
+	if (ks->split && la_mpi_sum(&mag, 1))
+		return 0;
+	return mag;
 }
 
 void rt_kernels_rounding(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
@@ -127,7 +157,7 @@ void rt_kernels_rounding(struct rt_kernels *ks, const struct vm_input *in, const
 			 * first unused), gathered, then added in the serial order */
 			size_t nv = (size_t)k->nslot + 1;
 			for (long i = split_at(k, ks->rank, ks->nproc); i < split_at(k, ks->rank + 1, ks->nproc); i++) {
-				run_as(k, w, in, x, y, i, 1);
+				run_as(k, w, in, x, y, i, RUN_GRAD_MAGNITUDES);
 				w->vg[(size_t)(i - k->lo) * nv] = 0;
 				memcpy(w->vg + (size_t)(i - k->lo) * nv + 1, w->mout, sizeof(double) * (size_t)k->nslot);
 			}
@@ -143,7 +173,7 @@ void rt_kernels_rounding(struct rt_kernels *ks, const struct vm_input *in, const
 			continue;
 		}
 		for (long i = k->lo; i <= k->hi; i++) {
-			run_as(k, w, in, x, y, i, 1);
+			run_as(k, w, in, x, y, i, RUN_GRAD_MAGNITUDES);
 			for (int s = 0; s < k->nslot; s++) {
 				long gi = gather_index(k, s, i);
 				if (gi >= 0)

@@ -18,6 +18,7 @@ struct rt_kernels {
 		double *hess;           /* instances × nnz, of the last evaluation */
 		double *mreg, *mout;    /* rt_kernels_rounding's magnitudes (energies) */
 		int *grad, ngrad;       /* the instructions of the gradient outputs */
+		int *val, nval;         /* and of the value's */
 		/* split (rt_kernels_split): each instance's value and gradient
 		 * (1 + nslot), and per process the counts and offsets of its
 		 * instances in that layout (vc, vd) and in hess's (hc, hd) */
@@ -72,6 +73,11 @@ void rt_kernels_terms(const struct rt_kernels *ks, const double *w, double *y);
  * Newton residual, not Σ|H||w|.  Energies only (rt_kernels_init). */
 void rt_kernels_rounding(struct rt_kernels *ks, const struct vm_input *in, const double *x, const double *y,
                          double *g);
+/* The magnitude of the terms of the kernels' value at (t, x, y), summed
+ * over the instances (vm_eval_magnitude on output 0): what the rounding
+ * of the value is a few units in the last place of.  Energies only. */
+double rt_kernels_value_magnitude(struct rt_kernels *ks, const struct vm_input *in, const double *x,
+                                  const double *y);
 /* For a sparse Jacobian: the number of Hessian entries of all instances,
  * and those entries as triplets (rows I, columns J, numbered as f's
  * variables; values of the last evaluation into v unless NULL: the

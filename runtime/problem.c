@@ -402,6 +402,10 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 	if (m->potential) {
 		pb->reg_phi = scratch((size_t)m->potential->prog->n);
 		pb->out_phi = scratch((size_t)m->potential->prog->nout);
+		pb->mag_phi = scratch((size_t)m->potential->prog->n);
+		pb->vidx_phi = mem_calloc((size_t)m->potential->prog->n + 1, sizeof(int));
+		if (pb->vidx_phi)
+			pb->nvidx_phi = vm_needed(m->potential->prog, 0, 1, pb->vidx_phi);
 		pb->phi_key = scratch((size_t)N);
 		pb->phi_g = scratch((size_t)N);
 	}
@@ -449,7 +453,8 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 			return fail(err, m->loc, "out of memory");
 	}
 	if (!pb->reg_f || !pb->reg_s || !pb->md || !pb->hint || !pb->tmp ||
-	    (m->potential && (!pb->reg_phi || !pb->out_phi || !pb->phi_key || !pb->phi_g)) ||
+	    (m->potential && (!pb->reg_phi || !pb->out_phi || !pb->phi_key || !pb->phi_g || !pb->mag_phi ||
+	                      !pb->vidx_phi)) ||
 	    (m->dissipation && (!pb->reg_psi || !pb->out_psi)) ||
 	    (m->kinetic && (!pb->reg_kin || !pb->out_kin)))
 		return fail(err, m->loc, "out of memory");
@@ -509,6 +514,8 @@ void problem_free(struct rt_problem *pb)
 	free(pb->tmp);
 	free(pb->reg_phi);
 	free(pb->out_phi);
+	free(pb->mag_phi);
+	free(pb->vidx_phi);
 	free(pb->phi_key);
 	free(pb->phi_g);
 	free(pb->reg_psi);
@@ -767,6 +774,38 @@ static void matrix_terms(const struct la_mat *A, const double *w, double *y)
 		for (int i = lo; i <= hi; i++)
 			y[i] += fabs(la_mat_get(A, i, j)) * wj;
 	}
+}
+
+/* ½ Σ_ij |a_ij| |w_i| |w_j|, column by column (no scratch) */
+static double matrix_quad_terms(const struct la_mat *A, const double *w)
+{
+	int n = A->n;
+	double s = 0;
+	for (int j = 0; j < n; j++) {
+		double wj = fabs(w[j]), c = 0;
+		if (A->kind == LA_MAT_CSC)
+			for (int k = A->p[j]; k < A->p[j + 1]; k++)
+				c += fabs(A->x[k]) * fabs(w[A->i[k]]);
+		else
+			for (int i = j - A->ku < 0 ? 0 : j - A->ku, hi = j + A->kl >= n ? n - 1 : j + A->kl; i <= hi; i++)
+				c += fabs(la_mat_get(A, i, j)) * fabs(w[i]);
+		s += c * wj;
+	}
+	return 0.5 * s;
+}
+
+double problem_phi_magnitude(struct rt_problem *pb, const double *u, const double *z)
+{
+	const struct ir_model *m = pb->ir;
+	double mag = pb->Km.x ? matrix_quad_terms(&pb->Km, u) : 0;
+	if (m->potential) {
+		struct vm_input in = { 0, u, NULL, NULL, z, NULL, m->table, pb->hint };
+		double v = 0;
+		vm_eval_magnitude(m->potential->prog, pb->vidx_phi, pb->nvidx_phi, pb->reg_phi, pb->mag_phi, &in, 0, NULL,
+		                  0, 1, &v);
+		mag += v + rt_kernels_value_magnitude(&pb->kphi, &in, u, z);
+	}
+	return mag;
 }
 
 void problem_phi_terms(const struct rt_problem *pb, const double *w, double *y)

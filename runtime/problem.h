@@ -49,6 +49,10 @@ struct rt_problem {
 	                               not computed yet */
 	int *hint;
 	double *reg_phi, *out_phi;
+	/* problem_phi_magnitude's: the magnitudes beside reg_phi and the
+	 * instructions of the value (output 0) */
+	double *mag_phi;
+	int *vidx_phi, nvidx_phi;
 	/* problem_phi's last evaluation, with a potential that takes a
 	 * program to evaluate: the (u, z) it was at (N entries), its value
 	 * and gradient; phi_have 0 until the first */
@@ -134,6 +138,11 @@ void problem_phi_terms(const struct rt_problem *pb, const double *w, double *y);
  * reference state, rounds to a few ulps of that, whatever Σ|H||w| is.
  * Returns 0 when Φ has no kernels (y untouched), 1 otherwise. */
 int problem_phi_rounding(struct rt_problem *pb, const double *u, const double *z, double *y);
+/* The magnitude of the terms of Φ(u, z) (vm_eval_magnitude on the
+ * value; ½ Σ |K_ij| |u_i| |u_j| for K): a few units in the last place of
+ * it bound the rounding of Φ's value, which |Φ| does not when Φ is a
+ * difference (1 − cos θ at a small θ is 5e-5 with a rounding of 1e-16). */
+double problem_phi_magnitude(struct rt_problem *pb, const double *u, const double *z);
 
 /* Ψ(v, ż) (smooth part) + ½vᵀCv, likewise. */
 double problem_psi(struct rt_problem *pb, const double *v, const double *zd, double *g);

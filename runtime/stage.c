@@ -491,9 +491,13 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 			 * other potentials (cos u, exp) its error would show in the
 			 * ledger at large steps (2e-10 at τ = 0.2 on a cos(u)·p
 			 * coupling).  The bracket from Φ values, exact in energy by
-			 * construction, is noisier (its rounding, ε|Φ|, divided by
-			 * |Δx| in the force), so it replaces the rule only where the
-			 * two differ by more than that rounding. */
+			 * construction, is noisier (its rounding, a few ulps of the
+			 * magnitude of Φ's terms, divided by |Δx| in the force), so
+			 * it replaces the rule only where the two differ by more than
+			 * that rounding.  That magnitude, not |Φ|: a pendulum's
+			 * 1 − cos θ at θ = 0.01 is 5e-5 rounded to 1e-16, and the
+			 * values' noise, taken for the rule's error near a turning
+			 * point (Δθ ≈ 5e-7), left Newton 1e-9 above its bound. */
 			double phiend = 0, gd = 0, size = 0;
 			for (int i = 0; i < n; i++) {
 				s->ue[i] = s->uprev[i] + 2 * (s->u[i] - s->uprev[i]);
@@ -507,7 +511,7 @@ static int residual(void *ctx, const double *x, double *R, double *J)
 			}
 			phiend = problem_phi(pb, s->ue, s->ze, NULL);
 			double byvalues = phiend - s->phiprev - gd;
-			size += fabs(phiend) + fabs(s->phiprev);
+			size += fabs(phiend) + fabs(s->phiprev) + 2 * problem_phi_magnitude(pb, s->ue, s->ze);
 			if (fabs(byvalues - bracket) > 16 * DBL_EPSILON * size)
 				bracket = byvalues;
 			/* on a free body the correction leaves the rigid motions
