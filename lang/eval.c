@@ -1013,6 +1013,12 @@ static int eval_call(struct eval *ev, struct ast_expr *e, struct value *out)
 				                  name, name);
 			return eval_error(ev, e->lhs->loc, "undefined function '%s'", name);
 		}
+		/* a name bound to what cannot be called (param eps = 0.01, a
+		 * mesh tr) leaves the density function of that name callable:
+		 * a call can only mean it */
+		if (fe_function_exists(name) && (b->kind == B_MESH || b->kind == B_DOF ||
+		                                 (b->kind == B_VALUE && b->val.kind != VAL_HIST && b->val.kind != VAL_DRY)))
+			return fe_call(ev, e, name, out) ? -1 : tensor_not_finite(ev, e, name, out);
 		if (b->kind == B_SCHEME)
 			return eval_error(ev, e->loc, "%s is a scheme: use it in 'run MODEL with %s(...) ...'", name, name);
 		if (b->kind == B_MODEL)
