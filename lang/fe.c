@@ -2160,8 +2160,9 @@ static int zero_by_form(const struct ir_prog *p, int r, int depth)
 
 /* Dof md (space dof sd of fd) of constraint item `it`, prescribed by an
  * earlier item already: the same value (the same register, equal
- * constants, or 0 by the form of both: zero_by_form) is dropped; another is an error, which would otherwise be
- * a dependent constraint refused at the run.  Returns 1 (with *rc = -1)
+ * constants, or 0 by the form of both: zero_by_form) is dropped; another
+ * is an error, which would otherwise be a dependent constraint refused at
+ * the run.  Returns 1 (with *rc = -1)
  * on error, else 0. */
 static int dup_prescribed(struct eval *ev, const struct ast_item *it, const struct fe_field *fd, long sd, long comp,
                           long md, struct ast_expr *rhs, int *rc)

@@ -119,6 +119,18 @@ static void run(const struct ir_kernel *k, struct rt_kernel_ws *w, const struct 
 	run_as(k, w, in0, x, y, i, RUN_VALUES);
 }
 
+/* g[slot s's unknown] += gs[s] for instance i's slots (an eliminated
+ * unknown receives nothing): the scatter of a gradient, or of its
+ * terms' magnitudes */
+static void scatter_slots(const struct rt_kernels *ks, const struct ir_kernel *k, long i, const double *gs, double *g)
+{
+	for (int s = 0; s < k->nslot; s++) {
+		long gi = gather_index(k, s, i);
+		if (gi >= 0)
+			g[gi + (is_second(k->kind[s]) ? ks->n : 0)] += gs[s];
+	}
+}
+
 /* Process r's instances of k: [lo + r n / P, lo + (r + 1) n / P) */
 static long split_at(const struct ir_kernel *k, int r, int P)
 {
@@ -165,20 +177,12 @@ void rt_kernels_rounding(struct rt_kernels *ks, const struct vm_input *in, const
 			if (la_mpi_gather(w->vg, w->vc, w->vd))
 				continue;
 			for (long i = k->lo; i <= k->hi; i++)
-				for (int s = 0; s < k->nslot; s++) {
-					long gi = gather_index(k, s, i);
-					if (gi >= 0)
-						g[gi + (is_second(k->kind[s]) ? ks->n : 0)] += w->vg[(size_t)(i - k->lo) * nv + 1 + s];
-				}
+				scatter_slots(ks, k, i, w->vg + (size_t)(i - k->lo) * nv + 1, g);
 			continue;
 		}
 		for (long i = k->lo; i <= k->hi; i++) {
 			run_as(k, w, in, x, y, i, RUN_GRAD_MAGNITUDES);
-			for (int s = 0; s < k->nslot; s++) {
-				long gi = gather_index(k, s, i);
-				if (gi >= 0)
-					g[gi + (is_second(k->kind[s]) ? ks->n : 0)] += w->mout[s];
-			}
+			scatter_slots(ks, k, i, w->mout, g);
 		}
 	}
 }
@@ -271,11 +275,7 @@ double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const d
 			for (long i = k->lo; i <= k->hi; i++, o += k->nslot + 1) {
 				val += o[0];
 				if (g)
-					for (int s = 0; s < k->nslot; s++) {
-						long gi = gather_index(k, s, i);
-						if (gi >= 0)
-							g[gi + (is_second(k->kind[s]) ? ks->n : 0)] += o[1 + s];
-					}
+					scatter_slots(ks, k, i, o + 1, g);
 			}
 			continue;
 		}
@@ -284,11 +284,7 @@ double rt_kernels_eval(struct rt_kernels *ks, const struct vm_input *in, const d
 			run(k, w, in, x, y, i);
 			val += w->out[0];
 			if (g)
-				for (int s = 0; s < k->nslot; s++) {
-					long gi = gather_index(k, s, i);
-					if (gi >= 0)
-						g[gi + (is_second(k->kind[s]) ? ks->n : 0)] += w->out[1 + s];
-				}
+				scatter_slots(ks, k, i, w->out + 1, g);
 			memcpy(h, w->out + 1 + k->nslot, sizeof(double) * (size_t)k->nnz);
 			h += k->nnz;
 		}

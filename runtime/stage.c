@@ -904,6 +904,7 @@ int stage_solve(struct stage *s, double scale, int *iters, double *res)
 	/* The rounding of the kernels' gradient, at the guess: it changes
 	 * with the state as the terms do, little within a step, and costs
 	 * an evaluation of the kernels, so it is taken once a solve */
+	s->have_tk = 0;
 	if (s->solve_u || s->solve_z) {
 		memset(s->tk, 0, sizeof(double) * (size_t)(s->n + s->m));
 		s->have_tk = problem_phi_rounding(s->pb, s->u, s->z, s->tk);
