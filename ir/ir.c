@@ -821,7 +821,10 @@ out:
 
 static void dump_operator(FILE *f, const char *name, int n, const struct ir_matrix *a)
 {
-	if (!a->a && ir_matrix_has_entries(a))
+	if (!a->a && ir_matrix_has_entries(a) && a->part)
+		fprintf(f, "  %s: %d x %d, %ld entries stored (sparse): columns %d to %d, this process's rows "
+		        "(each process assembles its own)\n", name, n, n, ir_matrix_count(a), a->c0 + 1, a->c1);
+	else if (!a->a && ir_matrix_has_entries(a))
 		fprintf(f, "  %s: %d x %d, %ld entries stored (sparse)\n", name, n, n, ir_matrix_count(a));
 	else
 		dump_matrix(f, name, n, a->a);

@@ -111,6 +111,11 @@ struct ir_matrix {
 	struct arena *arena; /* the arena holding row, col and val when the
 	                        runtime may release them (ir_matrix_release),
 	                        else NULL */
+	int part, c0, c1;    /* part: a symmetric operator of which this
+	                        process assembled columns c0 .. c1 − 1 alone,
+	                        the others unspecified (a partitioned run's
+	                        stiffness, rt_run_columns; la.h's struct
+	                        la_mat, part) */
 };
 
 /* The entries of a large operator are the lowering's until the runtime

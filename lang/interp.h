@@ -53,6 +53,10 @@ struct fe_held;
 
 struct model_ctx {
 	struct ir_model *m;
+	/* the run being lowered (NULL for modes() and the like): on several
+	 * MPI processes it may assemble only this process's columns of the
+	 * stiffness (rt_run_columns, fold_quadratic) */
+	const struct ir_run *run;
 	int ngroup;
 	struct dof_group *group;
 	int allow_t;            /* loads, support: functions of t */

@@ -699,6 +699,14 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				long k = mm ? scaled_entries(mm, n, a0, &m->damping, 0) : 0;
 				if (kk)
 					scaled_entries(kk, n, a1, &m->damping, k);
+				/* K held by columns on this process (fold_quadratic's
+				 * part_columns): so is C, whose other columns have
+				 * a0 M's entries alone */
+				if (kk && kk->part) {
+					m->damping.part = 1;
+					m->damping.c0 = kk->c0;
+					m->damping.c1 = kk->c1;
+				}
 				m->damping_kind = IR_DAMP_MATRIX;
 				return 0;
 			}
@@ -982,9 +990,11 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 	m->loc = ir_loc_of(am->loc);
 	int has_t0 = mc->has_t0;
 	double t0 = mc->t0;
+	const struct ir_run *run = mc->run;
 	memset(mc, 0, sizeof *mc);
 	mc->has_t0 = has_t0;
 	mc->t0 = t0;
+	mc->run = run;
 	mc->m = m;
 	/* the files a model names (mtx, table) are found from the folder of
 	 * the file that declares it, wherever it is run from (the REPL's
@@ -1985,6 +1995,7 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 			return -1;
 	}
 	struct model_ctx *mc = arena_alloc(ev->a, sizeof *mc);
+	mc->run = run;
 	mc->has_t0 = 1;
 	mc->t0 = run->t0;
 	ev->overrides = &ar->overrides;

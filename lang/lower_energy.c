@@ -1610,11 +1610,18 @@ static int kernel_block(struct eval *ev, const struct ir_kernel *k, int lumped, 
  * they are, -1 when out of memory, -2 when a mesh's cell could not be
  * integrated (reported). */
 static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int lumped, struct triplets *t,
-                          struct fe_held *held)
+                          struct fe_held *held, const int *cols)
 {
 	if (k->form) {
-		/* cell by cell in C, summed: one entry per nonzero */
+		/* cell by cell in C, summed: one entry per nonzero; with cols,
+		 * the columns cols[0] .. cols[1] − 1 alone (part_columns) */
 		struct fe_csc A = { 0 };
+		struct fe_form form = k->form->form;
+		if (cols) {
+			form.part = 1;
+			form.c0 = cols[0];
+			form.c1 = cols[1];
+		}
 		char err[256];
 		int rc = 1, first = t->n == 0 && t->cap == 0;
 		if (first) {
@@ -1623,7 +1630,7 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int
 			A.alloc = csc_arena_alloc;
 			A.ctx = ev->a;
 		}
-		if (fe_form_assemble(&k->form->form, n, lumped, &A, held, err, sizeof err)) {
+		if (fe_form_assemble(&form, n, lumped, &A, held, err, sizeof err)) {
 			/* a cell that is degenerate or inverted, or memory: said
 			 * here, at the integral (-2: reported) */
 			struct loc l = { k->loc.file, k->loc.line, k->loc.col, 1 };
@@ -1684,7 +1691,7 @@ static int kernel_entries(struct eval *ev, const struct ir_kernel *k, int n, int
 /* The Hessian of a quadratic function (its terms and its kernels) as
  * triplets, when the function is homogeneous (value and gradient 0 at 0):
  * 1, else 0; -1 when out of memory, -2 reported (kernel_entries). */
-static int quadratic_entries(struct eval *ev, const struct ir_func *f, int n, struct triplets *t)
+static int quadratic_entries(struct eval *ev, const struct ir_func *f, int n, struct triplets *t, const int *cols)
 {
 	double *vals = mem_alloc(sizeof(double) * (size_t)(f->prog->nout + 1));
 	if (!vals)
@@ -1707,7 +1714,7 @@ static int quadratic_entries(struct eval *ev, const struct ir_func *f, int n, st
 		trip_add(t, f->row[k], f->col[k], vals[1 + f->nvar + k]);
 	free(vals);
 	for (int q = 0; q < f->nkernel; q++) {
-		int rc = kernel_entries(ev, &f->kernel[q], n, 0, t, NULL);
+		int rc = kernel_entries(ev, &f->kernel[q], n, 0, t, NULL, cols);
 		if (rc <= 0)
 			return rc;
 	}
@@ -1807,6 +1814,24 @@ static void add_operator(struct eval *ev, struct ir_matrix *a, int n, const stru
 	a->csc = 0;
 }
 
+/* Whether this process assembles only its columns cols[0] .. cols[1] − 1
+ * of the stiffness (ir_matrix, part): a run whose rows the processes
+ * step apart (rt_run_columns), of a potential made of integrals over a
+ * mesh alone (fe_form_assemble's columns are the whole operator's to the
+ * bit, exactly symmetric), which nothing else yet holds */
+static int part_columns(const struct model_ctx *mc, int cols[2])
+{
+	const struct ir_model *m = mc->m;
+	const struct ir_func *f = m->potential;
+	if (!mc->run || !f || !f->quadratic || f->nnz || f->nkernel == 0 || mc->nfield == 0 || m->stiffness.a ||
+	    ir_matrix_has_entries(&m->stiffness))
+		return 0;
+	for (int q = 0; q < f->nkernel; q++)
+		if (!f->kernel[q].form)
+			return 0;
+	return rt_run_columns(mc->run, m->ndof, &cols[0], &cols[1]);
+}
+
 static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 {
 	struct ir_model *m = mc->m;
@@ -1817,9 +1842,9 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 	if (m->nint > 0 || m->kinetic || friction || m->init_equilibrium || (!m->mass.a && !ir_matrix_has_entries(&m->mass)))
 		return 0;
 	struct triplets K = { 0 }, C = { 0 };
-	int rc = 1;
+	int rc = 1, cols[2], part = part_columns(mc, cols);
 	if (m->potential && m->potential->quadratic)
-		rc = quadratic_entries(ev, m->potential, n, &K);
+		rc = quadratic_entries(ev, m->potential, n, &K, part ? cols : NULL);
 	else if (m->potential)
 		rc = 0;
 	/* a dissipation folds when it is the model's only damping term */
@@ -1827,13 +1852,18 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 		if (!m->dissipation->quadratic || m->ndissipation != 1 || mc->damping_declared)
 			rc = 0;
 		else
-			rc = quadratic_entries(ev, m->dissipation, n, &C);
+			rc = quadratic_entries(ev, m->dissipation, n, &C, NULL);
 	}
 	/* the folded energies' programs are read no more: their outputs (a
 	 * gradient entry per dof, 4 bytes each) go back before the run */
 	if (rc > 0 && m->potential) {
 		add_operator(ev, &m->stiffness, n, &K);
 		m->stiffness.loc = m->potential->loc;
+		if (part) {
+			m->stiffness.part = 1;
+			m->stiffness.c0 = cols[0];
+			m->stiffness.c1 = cols[1];
+		}
 		ir_prog_release(m->potential->prog);
 		m->potential = NULL;
 		mc->stiffness_declared = 1;
@@ -2585,7 +2615,7 @@ int lower_energies(struct eval *ev, struct model_ctx *mc, struct ast_model *am)
 		 * modes()'s participation, lower.c's held_modal_mass) */
 		struct triplets t = { 0 };
 		for (int q = 0; q < kl.n; q++) {
-			int kr = kernel_entries(ev, &kl.v[q], n, kl.v[q].term, &t, mc->held);
+			int kr = kernel_entries(ev, &kl.v[q], n, kl.v[q].term, &t, mc->held, NULL);
 			if (kr == -1)
 				eval_error(ev, where, "out of memory");
 			if (kr < 0)

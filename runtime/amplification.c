@@ -61,7 +61,7 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	void *st = NULL;
 	struct nl_options opt = { 1e-14, 50, 0, 0, scheme->name, 0, 0, 0 };
 	struct rt_system sys = { 1, &pb.Mm, NULL, &pb.Km, LA_LAPACK_DENSE, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL,
-	                         NULL, NULL, NULL, NULL };
+	                         NULL, NULL, NULL, NULL, 0, NULL };
 	sys.model = &model;
 	sys.load = zero_load;
 	if (lin) {

@@ -216,7 +216,7 @@ static int pattern_pass(const struct asm_ctx *c, int fill, int *p, int *i, int *
 			}
 			for (int d = 0; d < gs->ncomp; d++) {
 				long J = f->dof[gf][b * gs->ncomp + d];
-				if (J < 0)
+				if (J < 0 || (f->part && (J < f->c0 || J >= f->c1)))
 					continue;
 				for (size_t e = 0; e < nn; e += 2) {
 					int fi = (int)(*nb)[e];
@@ -493,6 +493,19 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 	 * that each column is searched forward from the row found last (the
 	 * components of a node are adjacent rows: mostly the next entry) */
 	for (long k = 0; k < c.ninst; k++) {
+		if (f->part) {
+			/* an instance reaching none of the columns: not computed,
+			 * but the first, whose K_e is the reference of the cells'
+			 * scaled ones (c.scaled): the whole operator's bits */
+			gather(&c, k, g);
+			int reach = 0;
+			for (int t = 0; t < ns && !reach; t++)
+				reach = g[t] >= f->c0 && g[t] < f->c1;
+			if (!reach && c.scaled && !c.have_ref && element(&c, k, Ke, err, errlen))
+				goto out;
+			if (!reach)
+				continue;
+		}
 		if (element(&c, k, Ke, err, errlen))
 			goto out;
 		gather(&c, k, g);
@@ -511,7 +524,7 @@ int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *
 		}
 		for (int t = 0; t < ns; t++) {
 			int J = g[t];
-			if (J < 0)
+			if (J < 0 || (f->part && (J < f->c0 || J >= f->c1)))
 				continue;
 			int at = A->p[J], hi = A->p[J + 1];
 			for (int o = 0; o < no; o++) {

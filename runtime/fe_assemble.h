@@ -40,6 +40,10 @@ struct fe_form {
 	int nfeat;
 	struct fe_feature feat[FE_FORM_MAXFEAT];
 	double *D;                          /* nfeat × nfeat, symmetric */
+	int part, c0, c1;                   /* part: columns c0 .. c1 − 1
+	                                       alone (a process's rows of a
+	                                       partitioned run), the others
+	                                       left empty */
 };
 
 /* An n×n matrix in compressed columns, rows sorted in each column.  p is
@@ -74,7 +78,9 @@ struct fe_held {
  * entries of eliminated unknowns (dof −1) dropped; lumped: each row's sum
  * over the whole element (eliminated neighbours included) on the
  * diagonal.  Entries that sum to exactly 0 are left out.  The values are
- * exactly symmetric.  Returns 0, or −1 with a message in err (out of
+ * exactly symmetric.  With f->part (not lumped), the columns c0 .. c1 − 1
+ * alone, from the instances that reach them: the whole operator's
+ * columns to the bit, at their share of the time and memory.  Returns 0, or −1 with a message in err (out of
  * memory, a degenerate cell, more than 2³¹ entries). */
 int fe_form_assemble(const struct fe_form *f, int n, int lumped, struct fe_csc *A, struct fe_held *held, char *err,
                      size_t errlen);

@@ -121,6 +121,14 @@ struct la_mat {
 	const struct la_mat *term[LA_MAXTERM];
 	int *slot[LA_MAXTERM];   /* into slots, the one allocation */
 	int *slots;
+	/* part: a symmetric matrix in compressed columns of which this
+	 * process holds columns c0 .. c1 − 1 alone, the others unspecified
+	 * (empty, or partial sums): a partitioned explicit run's stiffness,
+	 * assembled by each process for its own rows (la_mat_part_set;
+	 * doc/DESIGN.md, "Several processes").  pcount, pdispl: every
+	 * process's columns. */
+	int part, c0, c1;
+	int *pcount, *pdispl;
 };
 
 /* A from nnz triplets (row[k], col[k], val[k]), 0-based, duplicates summed.
@@ -166,6 +174,20 @@ void la_mat_mulsub(const struct la_mat *A, const double *x, double *y, double *t
 void la_mat_mulsub_rows(const struct la_mat *A, const double *x, double *y, int i0, int i1);
 /* xᵀ A y. */
 double la_mat_dot(const struct la_mat *A, const double *x, const double *y);
+
+/* A, in compressed columns and symmetric, becomes a part (struct la_mat):
+ * this process's columns c0 .. c1 − 1, the processes' ranges ascending
+ * and covering 0 .. n − 1 in rank order.  Collective.  Then la_mat_mul
+ * and la_mat_dot form this process's rows (row j is column j) and gather
+ * every process's: the serial products' bits on every process, at one
+ * all-gather of n values each (a failed one leaves NaN).  0, or -1 when
+ * MPI fails or out of memory. */
+int la_mat_part_set(struct la_mat *A, int c0, int c1);
+/* A part made whole: every column from the process that holds it,
+ * stored as kind (la_mat_triplets' kinds), the matrix the serial run
+ * assembles.  Collective.  0, or -1 when MPI fails or out of memory (A
+ * is then freed). */
+int la_mat_part_complete(struct la_mat *A, enum la_mat_kind kind);
 /* The entry a_ij (0 when not stored). */
 double la_mat_get(const struct la_mat *A, int i, int j);
 /* The index in A->x of a_ij, or -1 when (i, j) is not in A's pattern (a
@@ -330,6 +352,13 @@ struct la_eigmax_ops {
 	double (*mdot)(void *ctx, const double *x);
 	/* b := M⁻¹ b; non-zero on failure */
 	int (*msolve)(void *ctx, double *b);
+	/* On several processes (sum not NULL): the vectors are this
+	 * process's rows first .. first + n − 1 of nglobal, kmul and mdot
+	 * those of the whole operators (mdot's sum is every process's), and
+	 * sum adds k values over the processes, the same bits on all
+	 * (la_mpi_sum), so that every process takes the same steps */
+	int (*sum)(double *x, int k);
+	int first, nglobal;
 };
 /* The largest eigenvalue of K φ = λ M φ (K symmetric, M symmetric
  * positive definite, order n) into *lmax, from below, by Lanczos in the

@@ -37,10 +37,13 @@
 
 /* the start vector: a component along every mode of a chain or a mesh,
  * no pattern that an eigenvector could be orthogonal to */
-static void start_vector(int n, double *x)
+/* rows first .. first + n − 1 of the start vector */
+static void start_vector(int first, int n, double *x)
 {
-	for (int i = 0; i < n; i++)
-		x[i] = (i % 2 ? -1 : 1) * (1 + 0.1 * sin(i));
+	for (int i = 0; i < n; i++) {
+		int g = first + i;
+		x[i] = (g % 2 ? -1 : 1) * (1 + 0.1 * sin(g));
+	}
 }
 
 /* dstevx's scratch for T_j, j at most its size */
@@ -73,8 +76,9 @@ int la_eig_max(int n, const struct la_eigmax_ops *ops, int maxit, double rtol, d
 	int rc = -1, j = 0;
 	if (maxit < 1)
 		return -2;
-	if (maxit > n)
-		maxit = n;
+	int N = ops->sum ? ops->nglobal : n;
+	if (maxit > N)
+		maxit = N;
 	double *q0 = mem_alloc(sizeof(double) * (size_t)n), *q = mem_alloc(sizeof(double) * (size_t)n);
 	double *w = mem_alloc(sizeof(double) * (size_t)n);
 	size_t mj = (size_t)maxit + 1;
@@ -85,7 +89,7 @@ int la_eig_max(int n, const struct la_eigmax_ops *ops, int maxit, double rtol, d
 	if (!q0 || !q || !w || !alpha || !beta || !r.d || !r.e || !r.w || !r.z || !r.work || !r.iwork)
 		goto out;
 	double theta = 0;
-	start_vector(n, q);
+	start_vector(ops->sum ? ops->first : 0, n, q);
 	double b = ops->mdot(ops->ctx, q);
 	if (!(b > 0) || !isfinite(b)) {
 		rc = -2;
@@ -103,7 +107,7 @@ int la_eig_max(int n, const struct la_eigmax_ops *ops, int maxit, double rtol, d
 		double a = 0;
 		for (int i = 0; i < n; i++)
 			a += q[i] * w[i];
-		if (ops->msolve(ops->ctx, w)) {
+		if ((ops->sum && ops->sum(&a, 1)) || ops->msolve(ops->ctx, w)) {
 			rc = -2;
 			goto out;
 		}

@@ -52,6 +52,8 @@ void la_mat_free(struct la_mat *A)
 	free(A->p);
 	free(A->i);
 	free(A->slots);
+	free(A->pcount);
+	free(A->pdispl);
 	memset(A, 0, sizeof *A);
 }
 
@@ -631,8 +633,151 @@ static void gather(const struct la_mat *A, const double *x, double *y, int sub, 
 	}
 }
 
+/* A part's (la.h) rows j of this process, (A x)_j = Σ_i a_ij x_i down
+ * column j (a_ij = a_ji): the terms in ascending i, la_mat_mul's order
+ * for row j of the whole matrix, then every process's rows */
+static void part_mul(const struct la_mat *A, const double *x, double *y)
+{
+	for (int j = A->c0; j < A->c1; j++) {
+		double s = 0;
+		for (int k = A->p[j]; k < A->p[j + 1]; k++)
+			s += A->x[k] * x[A->i[k]];
+		y[j] = s;
+	}
+	if (la_mpi_gather(y, A->pcount, A->pdispl))
+		for (int j = 0; j < A->n; j++)
+			y[j] = NAN;
+}
+
+/* xᵀ A y of a part: the columns' xᵀ a_j gathered, then summed in
+ * ascending j as la_mat_dot sums them */
+static double part_dot(const struct la_mat *A, const double *x, const double *y)
+{
+	double *c = mem_alloc(sizeof *c * ((size_t)A->n + 1));
+	if (!c)
+		return NAN;
+	for (int j = A->c0; j < A->c1; j++) {
+		double cj = 0;
+		for (int k = A->p[j]; k < A->p[j + 1]; k++)
+			cj += x[A->i[k]] * A->x[k];
+		c[j] = cj;
+	}
+	double s = NAN;
+	if (la_mpi_gather(c, A->pcount, A->pdispl) == 0) {
+		s = 0;
+		for (int j = 0; j < A->n; j++)
+			s += c[j] * y[j];
+	}
+	free(c);
+	return s;
+}
+
+int la_mat_part_set(struct la_mat *A, int c0, int c1)
+{
+	int P = la_mpi_size(), n = A->n, rc = -1;
+	int *cnt = mem_alloc(sizeof(int) * (size_t)P), *dsp = mem_alloc(sizeof(int) * (size_t)P);
+	double *r = mem_alloc(sizeof(double) * 2 * (size_t)P);
+	if (A->kind != LA_MAT_CSC || !cnt || !dsp || !r)
+		goto out;
+	for (int q = 0; q < P; q++) {
+		cnt[q] = 2;
+		dsp[q] = 2 * q;
+	}
+	r[2 * la_mpi_rank()] = c0;
+	r[2 * la_mpi_rank() + 1] = c1;
+	if (la_mpi_gather(r, cnt, dsp))
+		goto out;
+	for (int q = 0; q < P; q++) {
+		dsp[q] = (int)r[2 * q];
+		cnt[q] = (int)r[2 * q + 1] - dsp[q];
+		if (cnt[q] < 0 || dsp[q] != (q ? dsp[q - 1] + cnt[q - 1] : 0))
+			goto out;
+	}
+	if (dsp[P - 1] + cnt[P - 1] != n)
+		goto out;
+	A->part = 1;
+	A->c0 = c0;
+	A->c1 = c1;
+	A->sym = 1;
+	A->pcount = cnt;
+	A->pdispl = dsp;
+	cnt = dsp = NULL;
+	rc = 0;
+out:
+	free(cnt);
+	free(dsp);
+	free(r);
+	return rc;
+}
+
+int la_mat_part_complete(struct la_mat *A, enum la_mat_kind kind)
+{
+	int n = A->n, P = la_mpi_size();
+	int *p = mem_calloc((size_t)n + 1, sizeof *p), *cnt = mem_alloc(sizeof(int) * (size_t)P),
+	    *dsp = mem_alloc(sizeof(int) * (size_t)P), *i = NULL;
+	double *w = mem_alloc(sizeof *w * ((size_t)n + 1)), *x = NULL;
+	if (!p || !cnt || !dsp || !w)
+		goto fail;
+	/* the columns' lengths, then their rows and values, from their owners */
+	for (int j = A->c0; j < A->c1; j++)
+		w[j] = A->p[j + 1] - A->p[j];
+	if (la_mpi_gather(w, A->pcount, A->pdispl))
+		goto fail;
+	for (int j = 0; j < n; j++)
+		p[j + 1] = p[j] + (int)w[j];
+	size_t nnz = (size_t)p[n];
+	free(w);
+	w = mem_alloc(sizeof *w * (nnz + 1));
+	i = mem_alloc(sizeof *i * (nnz + 1));
+	x = mem_alloc(sizeof *x * (nnz + 1));
+	if (!w || !i || !x)
+		goto fail;
+	for (int q = 0; q < P; q++) {
+		dsp[q] = p[A->pdispl[q]];
+		cnt[q] = p[A->pdispl[q] + A->pcount[q]] - dsp[q];
+	}
+	for (int j = A->c0; j < A->c1; j++)
+		for (int k = A->p[j], e = p[j]; k < A->p[j + 1]; k++, e++) {
+			w[e] = A->i[k];
+			x[e] = A->x[k];
+		}
+	if (la_mpi_gather(w, cnt, dsp) || la_mpi_gather(x, cnt, dsp))
+		goto fail;
+	for (size_t e = 0; e < nnz; e++)
+		i[e] = (int)w[e];
+	free(w);
+	free(cnt);
+	free(dsp);
+	la_mat_free(A);
+	A->n = n;
+	A->kind = LA_MAT_CSC;
+	A->nx = nnz;
+	A->p = p;
+	A->i = i;
+	A->x = x;
+	if (csc_to_kind(A, kind)) {
+		la_mat_free(A);
+		return -1;
+	}
+	la_mat_symmetrize(A);
+	return 0;
+fail:
+	free(p);
+	free(cnt);
+	free(dsp);
+	free(w);
+	free(i);
+	free(x);
+	la_mat_free(A);
+	return -1;
+}
+
 void la_mat_mul(const struct la_mat *A, const double *x, double *y)
 {
+	if (A->part) {
+		part_mul(A, x, y);
+		return;
+	}
 	if (A->kind == LA_MAT_DENSE || A->kind == LA_MAT_BAND) {
 		gather(A, x, y, 0, 0, A->n);
 		return;
@@ -660,6 +805,8 @@ void la_mat_mulsub(const struct la_mat *A, const double *x, double *y, double *t
 double la_mat_dot(const struct la_mat *A, const double *x, const double *y)
 {
 	/* Σ_j y_j (xᵀ a_j), column by column: no scratch vector needed. */
+	if (A->part)
+		return part_dot(A, x, y);
 	int n = A->n;
 	double s = 0;
 	for (int j = 0; j < n; j++) {

@@ -130,7 +130,7 @@ static int lz_msolve(void *ctx, double *b)
 
 int omega_lanczos(struct omega *o, double *l)
 {
-	struct la_eigmax_ops ops = { o, lz_kmul, lz_mdot, lz_msolve };
+	struct la_eigmax_ops ops = { o, lz_kmul, lz_mdot, lz_msolve, NULL, 0, 0 };
 	for (int j = o->pb->n; j < o->pb->N; j++)
 		o->x1[j] = 0;
 	int rc = la_eig_max(o->pb->n, &ops, 1000, 1e-12, l, NULL);

@@ -2,6 +2,7 @@
  * (part.h; dyn(1), MPI). */
 #include <config.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +14,11 @@ void rt_part_free(struct rt_part *p)
 {
 	free(p->count);
 	free(p->displ);
-	free(p->kp);
-	free(p->ki);
-	free(p->kx);
+	if (!p->borrowed) {
+		free(p->kp);
+		free(p->ki);
+		free(p->kx);
+	}
 	free(p->scount);
 	free(p->sdispl);
 	free(p->sidx);
@@ -49,6 +52,9 @@ static int owner(const struct rt_part *p, int i)
 	return lo;
 }
 
+static int ghosts(struct rt_part *p);
+static int part_of_columns(struct rt_part *p, const struct la_mat *K);
+
 /* Blocks of about equal numbers of entries of K: the work of a step is
  * its product's, and a mesh's border rows have fewer entries. */
 static void split(struct rt_part *p, const int *per_col)
@@ -77,19 +83,16 @@ int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank)
 	p->P = P;
 	p->rank = rank;
 	int *row = NULL, *col = NULL, *per = NULL;
-	char *mark = NULL;
+	if (K->part)
+		return part_of_columns(p, K);
 	if (la_entries(K, &row, &col))
 		goto oom;
 	if (K->kind == LA_MAT_DENSE)
 		la_entries_in_band(K, row, col);
 	p->count = mem_alloc(sizeof(int) * (size_t)P);
 	p->displ = mem_alloc(sizeof(int) * (size_t)P);
-	p->scount = mem_calloc((size_t)P, sizeof(int));
-	p->sdispl = mem_calloc((size_t)P, sizeof(int));
-	p->rcount = mem_calloc((size_t)P, sizeof(int));
-	p->rdispl = mem_calloc((size_t)P, sizeof(int));
 	per = mem_calloc((size_t)n + 1, sizeof(int));
-	if (!p->count || !p->displ || !p->scount || !p->sdispl || !p->rcount || !p->rdispl || !per)
+	if (!p->count || !p->displ || !per)
 		goto oom;
 	for (size_t e = 0; e < K->nx; e++)
 		if (row[e] >= 0)
@@ -129,7 +132,32 @@ int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank)
 			}
 	free(row);
 	free(col);
-	row = col = NULL;
+	free(per);
+	row = col = per = NULL;
+	if (ghosts(p))
+		goto oom;
+	return 0;
+oom:
+	free(row);
+	free(col);
+	free(per);
+	rt_part_free(p);
+	return -1;
+}
+
+/* The ghosts of the owned columns kp, ki: the rows received from each
+ * process and sent to each.  0, or -1 when out of memory. */
+static int ghosts(struct rt_part *p)
+{
+	int n = p->n, P = p->P, rank = p->rank, r0 = p->r0, no = p->r1 - p->r0;
+	size_t nnz = (size_t)p->kp[no];
+	char *mark = NULL;
+	p->scount = mem_calloc((size_t)P, sizeof(int));
+	p->sdispl = mem_calloc((size_t)P, sizeof(int));
+	p->rcount = mem_calloc((size_t)P, sizeof(int));
+	p->rdispl = mem_calloc((size_t)P, sizeof(int));
+	if (!p->scount || !p->sdispl || !p->rcount || !p->rdispl)
+		goto oom;
 	/* received: the rows outside the block that its columns reach,
 	 * ascending, hence grouped by owner */
 	mark = mem_calloc((size_t)n, 1);
@@ -187,14 +215,35 @@ int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank)
 	p->rbuf = mem_alloc(sizeof(double) * ((size_t)nr + 1));
 	if (!p->sbuf || !p->rbuf)
 		goto oom;
-	free(per);
 	free(mark);
 	return 0;
 oom:
-	free(row);
-	free(col);
-	free(per);
 	free(mark);
+	return -1;
+}
+
+/* rt_part_init of a part (la.h): the rows are the columns this process
+ * assembled, which the partition reads in place (p->borrowed): their
+ * pointers from column c0 on start at 0, the other columns being empty */
+static int part_of_columns(struct rt_part *p, const struct la_mat *K)
+{
+	int P = p->P;
+	p->count = mem_alloc(sizeof(int) * (size_t)P);
+	p->displ = mem_alloc(sizeof(int) * (size_t)P);
+	if (!p->count || !p->displ || K->p[K->c0] != 0)
+		goto fail;
+	memcpy(p->count, K->pcount, sizeof(int) * (size_t)P);
+	memcpy(p->displ, K->pdispl, sizeof(int) * (size_t)P);
+	p->r0 = K->c0;
+	p->r1 = K->c1;
+	p->kp = K->p + K->c0;
+	p->ki = K->i;
+	p->kx = K->x;
+	p->borrowed = 1;
+	if (ghosts(p))
+		goto fail;
+	return 0;
+fail:
 	rt_part_free(p);
 	return -1;
 }
@@ -265,4 +314,58 @@ int rt_part_gather_rows(struct rt_part *p, double *u, double *v, double *a)
 		a[i] = p->grbuf[3 * k + 2];
 	}
 	return 0;
+}
+
+/* rt_part_lambda_max's operators on the owned rows (la.h's la_eigmax_ops
+ * with sum): x of the whole length for the ghosts of each product */
+struct part_pencil {
+	struct rt_part *p;
+	const double *m;
+	double *x;
+	int failed;
+};
+
+static void pp_kmul(void *ctx, const double *q, double *y)
+{
+	struct part_pencil *c = ctx;
+	struct rt_part *p = c->p;
+	memcpy(c->x + p->r0, q, sizeof(double) * (size_t)(p->r1 - p->r0));
+	if (rt_part_exchange(p, c->x)) {
+		c->failed = 1;
+		for (int j = p->r0; j < p->r1; j++)
+			y[j - p->r0] = NAN;
+		return;
+	}
+	for (int j = p->r0; j < p->r1; j++)
+		y[j - p->r0] = rt_part_row_dot(p, j, c->x);
+}
+
+static double pp_mdot(void *ctx, const double *q)
+{
+	struct part_pencil *c = ctx;
+	double s = 0;
+	for (int j = c->p->r0; j < c->p->r1; j++)
+		s += c->m[j] * q[j - c->p->r0] * q[j - c->p->r0];
+	if (la_mpi_sum(&s, 1))
+		return NAN;
+	return s;
+}
+
+static int pp_msolve(void *ctx, double *b)
+{
+	struct part_pencil *c = ctx;
+	for (int j = c->p->r0; j < c->p->r1; j++)
+		b[j - c->p->r0] /= c->m[j];
+	return 0;
+}
+
+int rt_part_lambda_max(struct rt_part *p, const double *m, int maxit, double rtol, double *lmax)
+{
+	struct part_pencil c = { p, m, mem_calloc((size_t)p->n + 1, sizeof(double)), 0 };
+	if (!c.x)
+		return -1;
+	struct la_eigmax_ops ops = { &c, pp_kmul, pp_mdot, pp_msolve, la_mpi_sum, p->r0, p->n };
+	int rc = la_eig_max(p->r1 - p->r0, &ops, maxit, rtol, lmax, NULL);
+	free(c.x);
+	return c.failed ? -2 : rc;
 }

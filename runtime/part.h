@@ -19,9 +19,11 @@ struct rt_part {
 	int n, P, rank;
 	int r0, r1;                   /* the owned rows r0 .. r1 − 1 */
 	int *count, *displ;           /* P: each process's rows */
-	/* the owned columns of K, compressed, rows ascending */
+	/* the owned columns of K, compressed, rows ascending; borrowed:
+	 * those of K itself, a part (la.h), which outlives the partition */
 	int *kp, *ki;
 	double *kx;
+	int borrowed;
 	/* the ghosts: owned rows sent to each process, rows received from
 	 * each (by process: counts and offsets into sidx, ridx) */
 	int *scount, *sdispl, *sidx, nsend;
@@ -36,7 +38,8 @@ struct rt_part {
 };
 
 /* The partition of K's unknowns on P processes, this one being rank; K
- * symmetric (K->sym), of any kind.  0, or -1 when out of memory. */
+ * symmetric (K->sym), of any kind, or a part (la.h) whose columns are
+ * this process's rows.  0, or -1 when out of memory. */
 int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank);
 void rt_part_free(struct rt_part *p);
 
@@ -53,6 +56,14 @@ int rt_part_gather_plan(struct rt_part *p, const int *idx, int n);
 /* u, v and a of those rows from their owners, on every process: one
  * exchange of 3 values a row.  Collective.  0, or -1 when MPI fails. */
 int rt_part_gather_rows(struct rt_part *p, double *u, double *v, double *a);
+
+/* The largest eigenvalue of K φ = λ M φ, M diagonal (m, n values), by
+ * Lanczos on the processes' rows (la_eig_max with sum; one exchange of
+ * the ghosts per product and a few sums of one value): the serial
+ * estimate up to the rounding of its sums, the same on every process,
+ * at a share of its memory and time.  Collective.  0; -1 out of memory,
+ * -2 a failed exchange or a non-finite product. */
+int rt_part_lambda_max(struct rt_part *p, const double *m, int maxit, double rtol, double *lmax);
 
 /* (K x)_j for an owned row j, the terms in ascending column order (the
  * order of la_mat_mul's, whose bits it gives for a symmetric K) */

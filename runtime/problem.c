@@ -67,10 +67,17 @@ static int check_symmetric(const struct la_mat *A, const char *what, struct ir_l
  * folds into an infinite mass, which factors and then gives every
  * acceleration as 0, a body that never moves.  One pass over the values;
  * the pattern is read only to name the entry. */
+static int check_finite_part(struct rt_problem *pb, const struct la_mat *A, const char *what, struct ir_loc loc,
+                             struct rt_error *err);
+static int not_finite(struct rt_problem *pb, int i, int j, double x, const char *what, struct ir_loc loc,
+                      struct rt_error *err);
+
 static int check_finite(struct rt_problem *pb, const struct la_mat *A, const char *what, struct ir_loc loc,
                         struct rt_error *err)
 {
 	size_t bad = 0;
+	if (A->part)
+		return check_finite_part(pb, A, what, loc, err);
 	while (bad < A->nx && isfinite(A->x[bad]))
 		bad++;
 	if (!A->x || bad == A->nx)
@@ -82,6 +89,58 @@ static int check_finite(struct rt_problem *pb, const struct la_mat *A, const cha
 	double x = A->x[bad];
 	free(row);
 	free(col);
+	return not_finite(pb, i, j, x, what, loc, err);
+}
+
+/* The same of a part (la.h), each process's columns searched and the
+ * first entry found named by every process: all of them stop */
+static int check_finite_part(struct rt_problem *pb, const struct la_mat *A, const char *what, struct ir_loc loc,
+                             struct rt_error *err)
+{
+	int P = la_mpi_size(), r = la_mpi_rank();
+	double *v = mem_calloc(3 * (size_t)P, sizeof *v);
+	int *cnt = mem_alloc(sizeof(int) * (size_t)P), *dsp = mem_alloc(sizeof(int) * (size_t)P);
+	if (!v || !cnt || !dsp) {
+		free(v);
+		free(cnt);
+		free(dsp);
+		return fail(err, loc, "out of memory");
+	}
+	for (int q = 0; q < P; q++) {
+		cnt[q] = 3;
+		dsp[q] = 3 * q;
+	}
+	v[3 * r] = -1;
+	for (int j = A->c0; j < A->c1 && v[3 * r] < 0; j++)
+		for (int k = A->p[j]; k < A->p[j + 1]; k++)
+			if (!isfinite(A->x[k])) {
+				v[3 * r] = j;
+				v[3 * r + 1] = A->i[k];
+				v[3 * r + 2] = A->x[k];
+				break;
+			}
+	v[3 * r] += 1;   /* 0: none on that process */
+	int gathered = la_mpi_gather(v, cnt, dsp);
+	free(cnt);
+	free(dsp);
+	if (gathered) {
+		free(v);
+		return fail(err, loc, "MPI failed to check the %s matrix on every process", what);
+	}
+	int q = 0;
+	while (q < P && v[3 * q] == 0)
+		q++;
+	int rc = 0;
+	if (q < P)
+		rc = not_finite(pb, (int)v[3 * q + 1], (int)v[3 * q] - 1, v[3 * q + 2], what, loc, err);
+	free(v);
+	return rc;
+}
+
+/* The message of a stiffness or damping entry (i, j) of value x */
+static int not_finite(struct rt_problem *pb, int i, int j, double x, const char *what, struct ir_loc loc,
+                      struct rt_error *err)
+{
 	char ni[IR_NAME_SIZE], nj[IR_NAME_SIZE];
 	ir_unknown_name(pb->ir, i, ni, sizeof ni);
 	ir_unknown_name(pb->ir, j, nj, sizeof nj);
@@ -170,6 +229,14 @@ static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum 
 {
 	if (m->a)
 		return la_mat_from_dense(A, kind, n, m->a);
+	if (m->part) {
+		/* this process's columns, exactly symmetric by their assembly
+		 * (fe_form_assemble): kept in compressed columns, as the
+		 * partitioned step reads them (la.h, part) */
+		int rc = m->csc ? la_mat_csc_entries(A, LA_MAT_CSC, n, (size_t)m->nnz, m->row, m->col, m->val)
+		                : la_mat_triplets(A, LA_MAT_CSC, n, (size_t)m->nnz, m->row, m->col, m->val);
+		return rc ? rc : la_mat_part_set(A, m->c0, m->c1);
+	}
 	/* entries folded from an energy's Hessian (a model on a mesh) are
 	 * symmetric to rounding only, its two triangles being derived
 	 * apart: made exactly so, the step matrix is recognised as

@@ -572,6 +572,18 @@ static int part_solver_allows(const struct rt_problem *pb)
 	return pb->backend == LA_AUTO || pb->backend == LA_PETSC_DIRECT || pb->backend == LA_PETSC_ITERATIVE;
 }
 
+int rt_run_columns(const struct ir_run *plan, int n, int *c0, int *c1)
+{
+	int P = la_mpi_size(), r = la_mpi_rank();
+	const struct scheme_type *st = scheme_of(plan->scheme.family);
+	if (P < 2 || !st || !st->linear || !st->linear->explicit_rows || plan->halvings || n <= IR_DENSE_MAX || n < P ||
+	    !(plan->solver == IR_SOLVER_AUTO || plan->solver == IR_SOLVER_DIRECT || plan->solver == IR_SOLVER_ITERATIVE))
+		return 0;
+	*c0 = (int)((long long)n * r / P);
+	*c1 = (int)((long long)n * (r + 1) / P);
+	return 1;
+}
+
 /* Central differences on this process's rows (scheme_linear.explicit_rows;
  * runtime/part.h), in place: the predictors ũ = u + τv + ½τ²a, ṽ = v +
  * ½τa of the owned rows, ũ's ghosts from their owners, then row by row
@@ -632,19 +644,46 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 	return 0;
 }
 
-/* Whether central differences step on this process's rows: several
- * processes, a model on a mesh (one stated with dofs runs replicated,
- * dyn(1), MPI), the scheme's row-by-row step (M and C diagonal by value:
- * a lumped mass, rayleigh(a0, 0) on it), no constraints, contacts or
- * internal variables, Φ = ½uᵀKu with K symmetric.  Then the partition,
- * the diagonals and the predictors' vectors; 0 also when it does not
- * apply, -1 when out of memory. */
+/* Whether the run will step by rows (part_init), from what the problem
+ * and the plan say before its engine exists: rt_begin makes a stiffness
+ * held by columns (rt_run_columns; la.h, part) whole when it will not.
+ * The tests are part_init's, on M and C by value too. */
+static int part_wanted(const struct rt_problem *pb, const struct ir_run *plan)
+{
+	const struct scheme_type *st = scheme_of(plan->scheme.family);
+	int n = pb->n, P = la_mpi_size();
+	if (P < 2 || !st || !st->linear || !st->linear->explicit_rows || !pb->linear || pb->ir->nfe == 0 || pb->nc ||
+	    pb->m || pb->varmass || pb->ir->potential || pb->ir->contact.n || n < P || !part_solver_allows(pb) ||
+	    pb->Cm.part || !pb->Km.sym)
+		return 0;
+	double *d = mem_alloc(sizeof(double) * ((size_t)n + 1));
+	int diag = d ? la_mat_diagonal(&pb->Mm, d) : -1;
+	if (diag > 0 && pb->hasC)
+		diag = la_mat_diagonal(&pb->Cm, d);
+	free(d);
+	return diag > 0;
+}
+
+/* Central differences step on this process's rows when part_wanted
+ * said so (e->sys.by_rows): several processes, a model on a mesh (one
+ * stated with dofs runs replicated, dyn(1), MPI), the scheme's row-by-row
+ * step (M and C diagonal by value: a lumped mass, rayleigh(a0, 0) on it),
+ * no constraints, contacts or internal variables, Φ = ½uᵀKu with K
+ * symmetric.  Then the partition, the diagonals and the predictors'
+ * vectors; 0 also when it does not apply, -1 when out of memory. */
+/* The stepper's λ_max on the rows (rt_system.lambda_max): Lanczos to
+ * the serial stepper's tolerance (lanczos_lambda_max) */
+static int part_lambda_max(void *ctx, double *lmax)
+{
+	struct engine *e = ctx;
+	return rt_part_lambda_max(e->part, e->mdiag, 1000, 1e-12, lmax);
+}
+
 static int part_init(struct engine *e)
 {
 	struct rt_problem *pb = e->pb;
 	int n = pb->n, P = la_mpi_size();
-	if (P < 2 || !e->lin->explicit_rows || pb->ir->nfe == 0 || pb->nc || pb->m ||
-	    pb->ir->contact.n || !e->plain_phi || e->pass || !pb->Km.sym || n < P || !part_solver_allows(pb))
+	if (!e->sys.by_rows)
 		return 0;
 	if (!(e->mdiag = mem_alloc(sizeof(double) * ((size_t)n + 1))))
 		return -1;
@@ -837,16 +876,17 @@ static int lin_step(struct engine *e, double t0, double t1, double tau, struct r
 {
 	struct rt_problem *pb = e->pb;
 	int n = pb->n;
+	(void)t0;
+	/* by rows: a last step shorter than the others is as stable */
+	if (e->part)
+		return part_step(e, t1, tau, x, dW, dD, err);
 	if (tau != e->lin_tau) {
 		if (e->lin->set_step(e->lst, tau, err))
 			return -1;
 		e->lin_tau = tau;
 	}
-	(void)t0;
 	if (e->pass)
 		return pass_step(e, t1, tau, x, dW, dD, err);
-	if (e->part)
-		return part_step(e, t1, tau, x, dW, dD, err);
 	const double *uprev = e->prev->u, *vprev = e->prev->v;
 	if (pb->nc)
 		memcpy(e->lamprev, x->lam, sizeof(double) * (size_t)pb->nc);
@@ -1341,6 +1381,7 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		e->sys.M = &pb->Mm;
 		e->sys.C = pb->hasC ? &pb->Cm : NULL;
 		e->sys.K = &pb->Km;
+		e->sys.by_rows = part_wanted(pb, plan);
 		e->sys.backend = pb->backend;
 		e->sys.backend_mpi = pb->backend_mpi;
 		e->sys.model = pb->ir;
@@ -1349,9 +1390,11 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 		e->f_t = NAN;
 		e->f = mem_calloc((size_t)n + 1, sizeof(double));
 		e->fprev = mem_calloc((size_t)n + 1, sizeof(double));
-		e->tmp = mem_calloc((size_t)n + 1, sizeof(double));
-		e->tmp2 = mem_calloc((size_t)n + 1, sizeof(double));
-		if (!e->f || !e->fprev || !e->tmp || !e->tmp2)
+		if (!e->sys.by_rows) {   /* the ledger's scratch (lin_step) */
+			e->tmp = mem_calloc((size_t)n + 1, sizeof(double));
+			e->tmp2 = mem_calloc((size_t)n + 1, sizeof(double));
+		}
+		if (!e->f || !e->fprev || (!e->sys.by_rows && (!e->tmp || !e->tmp2)))
 			return fail(err, 3, plan->loc, "out of memory");
 		/* a run stepped by the Newmark family's one pass (below) reads
 		 * K and C each step and never assembles into them again: a
@@ -1368,6 +1411,14 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 			la_mat_pack(&pb->Km);
 			if (pb->hasC)
 				la_mat_pack(&pb->Cm);
+		}
+		/* by rows: the partition first, whose Lanczos on the rows
+		 * gives the stepper its critical step (part_lambda_max); the
+		 * stepper then only checks the step */
+		if (e->sys.by_rows) {
+			if (part_init(e) || !e->part)
+				return fail(err, 3, plan->loc, "out of memory");
+			e->sys.lambda_max = part_lambda_max;
 		}
 		e->lst = e->lin->alloc(&e->sys, e->par, err);
 		if (!e->lst) {
@@ -1402,8 +1453,6 @@ static int engine_init(struct engine *e, const struct ir_run *plan, struct rt_pr
 			free(e->tmp2);
 			e->f = e->fprev = e->tmp = e->tmp2 = NULL;
 		}
-		if (part_init(e))
-			return fail(err, 3, plan->loc, "out of memory");
 		return 0;
 	}
 	e->nl = e->type->newton;
@@ -2234,6 +2283,19 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	}
 	r->pb.jac_auto = plan->solver == IR_SOLVER_AUTO || plan->solver_auto;
 	r->pb_ok = 1;
+	/* K (and C = a0 M + a1 K) held by columns on each process, for a run
+	 * that turns out not to step by rows: the serial matrices, gathered
+	 * by every process at the same point */
+	if ((r->pb.Km.part || r->pb.Cm.part) && !part_wanted(&r->pb, plan)) {
+		/* compressed columns: problem_init's storage for a mesh's
+		 * model on several processes (its solver is PETSc's) */
+		if ((r->pb.Km.part && la_mat_part_complete(&r->pb.Km, LA_MAT_CSC)) ||
+		    (r->pb.Cm.part && la_mat_part_complete(&r->pb.Cm, LA_MAT_CSC))) {
+			r->status = fail(err, 3, m->loc, "out of memory, or MPI failed, gathering the operators of "
+			                 "model %s", m->name);
+			return r;
+		}
+	}
 	/* The problem holds its own M, C and K now: the plan's entries of
 	 * large operators went back to the lowering's arena as each was
 	 * built (ir.h, ir_matrix_release); a damping that problem_init did

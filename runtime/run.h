@@ -53,6 +53,16 @@ struct rt_result {
  * frees.  Recorded files are complete and parseable in both cases. */
 int rt_run(const struct ir_run *run, struct rt_result **res, struct rt_error *err);
 
+/* The stiffness columns c0 .. c1 − 1 that this process assembles for a
+ * run on several MPI processes whose rows it will step alone (part_init
+ * in run.c; dyn(1), MPI): 1 when the plan's scheme, step failure policy
+ * and solver allow such a run and its n unknowns are many (beyond
+ * IR_DENSE_MAX), its model being still to lower; 0 otherwise (every
+ * column).  The rows are P blocks of n/P.  A run that turns out not to
+ * step by rows (a mass that is not diagonal, constraints) gathers the
+ * columns first (la_mat_part_complete): the serial matrix. */
+int rt_run_columns(const struct ir_run *plan, int n, int *c0, int *c1);
+
 /* The same in steps, for the REPL (:step, :run): rt_begin prepares the run
  * and records row 0 (NULL only when out of memory); rt_advance takes up to
  * nsteps steps (0, or the error status); rt_end closes the records and

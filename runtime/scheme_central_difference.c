@@ -63,7 +63,8 @@ static void cl_free(void *p)
 	struct central_lin *s = p;
 	if (!s)
 		return;
-	step_newmark.free(s->newmark);
+	if (s->newmark)
+		step_newmark.free(s->newmark);
 	free(s);
 }
 
@@ -111,7 +112,7 @@ static int lanczos_lambda_max(const struct rt_system *sys, double *lmax)
 	struct pencil p = { sys, la_solver_alloc(sys->M, sys->M->sym ? LA_AUTO : LA_UMFPACK, sys->M->sym ? LA_SPD : 0) };
 	int rc = -1;
 	if (p.mf && la_solver_factor(p.mf, sys->M) == 0) {
-		struct la_eigmax_ops ops = { &p, pencil_kmul, pencil_mdot, pencil_msolve };
+		struct la_eigmax_ops ops = { &p, pencil_kmul, pencil_mdot, pencil_msolve, NULL, 0, 0 };
 		rc = la_eig_max(sys->n, &ops, 1000, 1e-12, lmax, NULL) == 0 ? 0 : -1;
 	}
 	la_solver_free(p.mf);
@@ -145,7 +146,9 @@ static void *cl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 	}
 	int info = -1;
 	double lmax = 0;
-	if (n <= CD_DENSE_MAX) {
+	if (sys->lambda_max) {
+		info = sys->lambda_max(sys->load_ctx, &lmax);
+	} else if (n <= CD_DENSE_MAX) {
 		double *k = mem_alloc(sizeof(double) * (size_t)n * (size_t)n), *m = mem_alloc(sizeof(double) * (size_t)n * (size_t)n);
 		if (k && m) {
 			la_mat_to_dense(sys->K, k);
@@ -169,6 +172,8 @@ static void *cl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 	s->omega_max = sqrt(lmax > 0 ? lmax : 0);
 	s->tau_crit = s->omega_max > 0 ? 2 / s->omega_max : INFINITY;
 	free(w);
+	if (sys->by_rows)
+		return s;
 	static const struct alpha_params half = { 0, 0, 0, 0.5 };
 	s->newmark = step_newmark.alloc(sys, &half, err);
 	if (!s->newmark) {
@@ -191,7 +196,7 @@ static int cl_set_step(void *p, double tau, struct rt_error *err)
 		err->code = 3;
 		return -1;
 	}
-	return step_newmark.set_step(s->newmark, tau, err);
+	return s->newmark ? step_newmark.set_step(s->newmark, tau, err) : 0;
 }
 
 static int cl_step(void *p, double t, double tau, double *u, double *v, double *a, struct rt_error *err)

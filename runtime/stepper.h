@@ -41,6 +41,13 @@ struct rt_system {
 	 * λ^{k−½}, the multipliers whose force did the step's work, in lamh. */
 	void (*gddfun)(void *ctx, double t, double *g);
 	double *lamh;
+	/* The driver steps the rows on several processes (explicit_rows;
+	 * runtime/part.h): the stepper checks the step (alloc, set_step)
+	 * and is never asked for one, so it holds no step matrix; the
+	 * largest eigenvalue of K φ = λ M φ is the driver's, lambda_max
+	 * (0, or non-zero when it could not be computed) */
+	int by_rows;
+	int (*lambda_max)(void *ctx, double *lmax);
 };
 
 /* One linear step in one pass (scheme_linear.step_pass).  A step's

@@ -286,7 +286,7 @@ static void test_eig_max(void)
 		la_mat_from_dense(&Km, LA_MAT_CSC, n, Kd);
 		la_mat_from_dense(&Mm, LA_MAT_CSC, n, M);
 		struct pencil p = { &Km, &Mm, la_solver_alloc(&Mm, LA_AUTO, LA_SPD) };
-		struct la_eigmax_ops ops = { &p, pencil_kmul, pencil_mdot, pencil_msolve };
+		struct la_eigmax_ops ops = { &p, pencil_kmul, pencil_mdot, pencil_msolve, NULL, 0, 0 };
 		double l = 0;
 		int steps = 0;
 		int rc = la_solver_factor(p.f, &Mm) == 0 ? la_eig_max(n, &ops, 1000, 1e-12, &l, &steps) : -9;
@@ -317,7 +317,7 @@ static void test_eig_max(void)
 		r[i] = c[i] = i, v[i] = 1;
 	la_mat_triplets(&Mc, LA_MAT_AUTO, n, (size_t)n, r, c, v);
 	struct pencil p = { &Kc, &Mc, la_solver_alloc(&Mc, LA_AUTO, LA_SPD) };
-	struct la_eigmax_ops ops = { &p, pencil_kmul, pencil_mdot, pencil_msolve };
+	struct la_eigmax_ops ops = { &p, pencil_kmul, pencil_mdot, pencil_msolve, NULL, 0, 0 };
 	double l = 0, want = 4 * pow(cos(M_PI / (2 * n + 1)), 2);
 	int steps = 0;
 	int rc = la_solver_factor(p.f, &Mc) == 0 ? la_eig_max(n, &ops, 1000, 1e-12, &l, &steps) : -9;

@@ -3,9 +3,12 @@
  * cell (and facet), and the reference elements are what they claim
  * (Kronecker property at their nodes, partition of unity, gradients and
  * second derivatives against finite differences, P2 reproducing
- * quadratics).  Exit status 0 when every check passes, 1 otherwise; each
+ * quadratics), and fe_form_assemble's columns of a process are the
+ * whole operator's.  Exit status 0 when every check passes, 1 otherwise; each
  * failed check is printed with its file and line. */
 #include "fe_ref.h"
+#include "fe_assemble.h"
+#include "fe_space.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -353,6 +356,71 @@ static void test_refusals(void)
 	CHECK(q.xi == NULL && q.w == NULL);
 }
 
+
+/* fe_form_assemble with a column range (a process's rows of a
+ * partitioned run): columns c0 .. c1 − 1 are the whole operator's, bit
+ * for bit, and the others are empty, for an elasticity-like form (the
+ * gradients) and a mass-like one (the values, whose cells scale the
+ * first cell's reference matrix: c.scaled), on P1² and P2² triangles. */
+static void test_columns(enum fe_family fam)
+{
+	struct mesh *m = mesh_rectangle(0, 2, 0, 1, 6, 4, MESH_TRIANGLE, err, sizeof err);
+	/* cells of different sizes: the reference matrix's cell matters */
+	for (long v = 0; m && v < m->nnodes; v++) {
+		m->x[2 * v] += 0.05 * sin(3.0 * (double)v) * m->x[2 * v] * (2 - m->x[2 * v]);
+		m->x[2 * v + 1] += 0.07 * cos(5.0 * (double)v) * m->x[2 * v + 1] * (1 - m->x[2 * v + 1]);
+	}
+	struct fe_space *sp = m ? fe_space_make(m, fam, 2, err, sizeof err) : NULL;
+	CHECK(m && sp);
+	if (!m || !sp)
+		return;
+	int n = (int)sp->nnode * 2;
+	long *dof = malloc(sizeof(long) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		dof[i] = i;
+	double Dk[16] = { 4, 0, 0, 2, 0, 1, 1, 0, 0, 1, 1, 0, 2, 0, 0, 4 }, Dm[4] = { 1, 0, 0, 1 };
+	struct fe_form fk = { .mesh = m, .degree = 2 * (fam == FE_P2 ? 2 : 1), .nfield = 1, .nfeat = 4, .D = Dk };
+	struct fe_form fm = { .mesh = m, .degree = 2 * (fam == FE_P2 ? 2 : 1), .nfield = 1, .nfeat = 2, .D = Dm };
+	fk.space[0] = fm.space[0] = sp;
+	fk.dof[0] = fm.dof[0] = dof;
+	for (int a = 0; a < 4; a++)
+		fk.feat[a] = (struct fe_feature){ 0, a / 2, a % 2 };
+	for (int a = 0; a < 2; a++)
+		fm.feat[a] = (struct fe_feature){ 0, a, -1 };
+	struct fe_form *forms[2] = { &fk, &fm };
+	for (int f = 0; f < 2; f++) {
+		struct fe_csc W = { 0 };
+		CHECK(fe_form_assemble(forms[f], n, 0, &W, NULL, err, sizeof err) == 0);
+		for (int P = 2; P <= 3; P++)
+			for (int r = 0; r < P; r++) {
+				struct fe_form g = *forms[f];
+				g.part = 1;
+				g.c0 = n * r / P;
+				g.c1 = n * (r + 1) / P;
+				struct fe_csc A = { 0 };
+				CHECK(fe_form_assemble(&g, n, 0, &A, NULL, err, sizeof err) == 0);
+				int same = 1;
+				for (int j = 0; j < n && A.p && W.p; j++) {
+					int len = A.p[j + 1] - A.p[j];
+					if (j < g.c0 || j >= g.c1) {
+						same &= len == 0;
+						continue;
+					}
+					same &= len == W.p[j + 1] - W.p[j];
+					for (int k = 0; k < len && same; k++)
+						same &= A.i[A.p[j] + k] == W.i[W.p[j] + k] &&
+						        memcmp(&A.x[A.p[j] + k], &W.x[W.p[j] + k], sizeof(double)) == 0;
+				}
+				CHECK(same);
+				fe_csc_free(&A);
+			}
+		fe_csc_free(&W);
+	}
+	free(dof);
+	fe_space_free(sp);
+	mesh_free(m);
+}
+
 int main(void)
 {
 	test_cell_rules(MESH_INTERVAL, FE_QUAD_MAX_DEGREE);
@@ -381,6 +449,8 @@ int main(void)
 	test_p2_reproduces(MESH_TETRAHEDRON);
 	test_hermite_reproduces();
 	test_refusals();
+	test_columns(FE_P1);
+	test_columns(FE_P2);
 	if (failures)
 		fprintf(stderr, "%d checks failed\n", failures);
 	return failures != 0;
