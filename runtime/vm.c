@@ -186,7 +186,7 @@ void vm_eval_magnitude(const struct ir_prog *p, const int *idx, int nidx, double
 		case IR_ABS: m[i] = ma; break;
 		case IR_ADD:
 		case IR_SUB: m[i] = ma + mb; break;
-		case IR_MUL: m[i] = ma * mb; break;
+		case IR_MUL: m[i] = fabs(a) * mb + fabs(b) * ma; break;
 		case IR_DIV: m[i] = (ma + fabs(a / b) * mb) / fabs(b); break;
 		case IR_POW: m[i] = a != 0 ? fabs(v) * (1 + fabs(b / a) * ma) : fabs(v); break;
 		case IR_SELECT: m[i] = a != 0 ? mb : m[x->c]; break;
