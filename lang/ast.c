@@ -1,6 +1,8 @@
-/* ast.c — constructors for syntax-tree nodes; the parser's actions call
- * these and nothing else. */
+/* ast.c — constructors for syntax-tree nodes, which the parser's actions
+ * call and nothing else, and the comparison of two expressions. */
 #include "ast.h"
+
+#include <string.h>
 #include "arena.h"
 
 const char *const ast_op_text[] = {
@@ -92,4 +94,36 @@ struct ast_expr *ast_range(struct arena *a, struct ast_expr *lo, struct ast_expr
 	e->hi = hi;
 	e->rhs = step;
 	return e;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+int ast_expr_equal(const struct ast_expr *a, const struct ast_expr *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->kind != b->kind || a->op != b->op || a->primes != b->primes || a->kind == AST_RUN ||
+	    (a->kind == AST_NUM && a->num != b->num) || !same_str(a->str, b->str) || !same_str(a->name, b->name) ||
+	    a->args.n != b->args.n || a->rows.n != b->rows.n)
+		return 0;
+	if (!ast_expr_equal(a->lhs, b->lhs) || !ast_expr_equal(a->rhs, b->rhs) || !ast_expr_equal(a->cond, b->cond) ||
+	    !ast_expr_equal(a->lo, b->lo) || !ast_expr_equal(a->hi, b->hi))
+		return 0;
+	for (int i = 0; i < a->args.n; i++) {
+		const struct ast_arg *x = a->args.v[i], *y = b->args.v[i];
+		if (!same_str(x->name, y->name) || !ast_expr_equal(x->value, y->value))
+			return 0;
+	}
+	for (int i = 0; i < a->rows.n; i++) {
+		const struct ast_vec *x = a->rows.v[i], *y = b->rows.v[i];
+		if (x->n != y->n)
+			return 0;
+		for (int j = 0; j < x->n; j++)
+			if (!ast_expr_equal(x->v[j], y->v[j]))
+				return 0;
+	}
+	return 1;
 }

@@ -210,5 +210,9 @@ struct ast_expr *ast_range(struct arena *a, struct ast_expr *lo, struct ast_expr
 struct ast_expr *ast_pair(struct arena *a, struct ast_expr *l, struct ast_expr *r, struct loc loc);
 /* The span from the start of a to the end of b (same line), else a. */
 struct loc ast_span(struct loc a, struct loc b);
+/* Whether a and b are the same expression as written (their trees, not
+ * their places or spacing); NULL equals NULL.  A run inside is never
+ * equal to anything. */
+int ast_expr_equal(const struct ast_expr *a, const struct ast_expr *b);
 
 #endif

@@ -119,6 +119,28 @@ static int script_value(void *ctx, const char *name)
 	return n && n->kind == B_VALUE;
 }
 
+static struct cname *define(struct checker *c, const char *name, enum bind_kind kind, struct loc loc);
+
+/* A name the script may not define (pi, t, a built-in function), said
+ * before anything runs as the run's own binding would say it
+ * (scope_bind): a statement's, a model item's or a loop's name, not a
+ * sum's index or a function's parameter, which eval binds apart */
+static void reserved(struct checker *c, const char *name, struct loc loc)
+{
+	if (builtin_exists(name) || strcmp(name, "pi") == 0 || strcmp(name, "t") == 0 || strcmp(name, "true") == 0 ||
+	    strcmp(name, "false") == 0) {
+		diag_error(c->d, loc, "'%s' is a built-in name and cannot be redefined", name);
+		c->errors++;
+	}
+}
+
+static struct cname *define_named(struct checker *c, const char *name, enum bind_kind kind, struct loc loc)
+{
+	if (!c->redefining)
+		reserved(c, name, loc);
+	return define(c, name, kind, loc);
+}
+
 static struct cname *define(struct checker *c, const char *name, enum bind_kind kind, struct loc loc)
 {
 	struct cname *n = name_index_find(&c->scope->index, c->scope->head, name);
@@ -459,17 +481,17 @@ static void model_scope(struct checker *c, struct ast_model *m, int again)
 				struct ast_arg *d = it->defs.v[k];
 				if (!again)
 					expr(c, d->value);
-				define(c, d->name, B_VALUE, d->loc);
+				define_named(c, d->name, B_VALUE, d->loc);
 			}
 		else if (it->kind == AST_ITEM_FIELD)
-			define(c, it->target->name, B_DOF, it->target->loc);
+			define_named(c, it->target->name, B_DOF, it->target->loc);
 		else if (it->kind == AST_ITEM_DOF || it->kind == AST_ITEM_INTERNAL)
 			for (int k = 0; k < it->names.n; k++) {
 				struct ast_expr *d = it->names.v[k];
 				struct ast_expr *nm = d->kind == AST_INDEX ? d->lhs : d;
 				if (d->kind == AST_INDEX && !again)
 					expr(c, d->rhs);
-				define(c, nm->name, B_DOF, nm->loc);
+				define_named(c, nm->name, B_DOF, nm->loc);
 			}
 	}
 	c->redefining = 0;
@@ -724,7 +746,7 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 		for (int i = 0; i < st->defs.n; i++) {
 			struct ast_arg *d = st->defs.v[i];
 			expr(c, d->value);
-			define(c, d->name, B_VALUE, d->loc);
+			define_named(c, d->name, B_VALUE, d->loc);
 		}
 		return;
 	case AST_STMT_LET:
@@ -735,7 +757,7 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 				run(c, v->run);
 			else
 				expr(c, v);
-			struct cname *n = define(c, d ? d->name : st->name, B_VALUE, d ? d->loc : st->name_loc);
+			struct cname *n = define_named(c, d ? d->name : st->name, B_VALUE, d ? d->loc : st->name_loc);
 			if (v->kind == AST_RUN)
 				n->run = v->run;
 			loop_name(c, d ? d->name : st->name, d ? d->loc : st->name_loc);
@@ -745,7 +767,7 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 	case AST_STMT_SCHEME:
 		/* defined first: a body may not call itself usefully, but a
 		 * recursive call is reported at run time with a clear message */
-		define(c, st->name, st->kind == AST_STMT_FUNCTION ? B_FUNCTION : B_SCHEME, st->name_loc);
+		define_named(c, st->name, st->kind == AST_STMT_FUNCTION ? B_FUNCTION : B_SCHEME, st->name_loc);
 		push(c);
 		for (int i = 0; i < st->params.n; i++) {
 			struct ast_arg *p = st->params.v[i];
@@ -781,18 +803,18 @@ static void stmt(struct checker *c, struct ast_stmt *st)
 			}
 		else
 			expr(c, st->value);
-		define(c, st->name, B_MESH, st->name_loc);
+		define_named(c, st->name, B_MESH, st->name_loc);
 		loop_name(c, st->name, st->name_loc);
 		return;
 	case AST_STMT_MODEL:
 		model(c, st->model);
-		define(c, st->name, B_MODEL, st->name_loc)->model = st->model;
+		define_named(c, st->name, B_MODEL, st->name_loc)->model = st->model;
 		return;
 	case AST_STMT_FOR: {
 		expr(c, st->lo);
 		expr(c, st->hi);
 		push(c);
-		define(c, st->name, B_VALUE, st->name_loc);
+		define_named(c, st->name, B_VALUE, st->name_loc);
 		struct loop_name *saved = c->loop_names;
 		c->loop_depth++;
 		loop_name(c, st->name, st->name_loc);

@@ -266,6 +266,11 @@ static int exec_check(struct eval *ev, struct ast_stmt *st)
 			if (isnan(x) || isnan(y))
 				fprintf(stderr, "%s:%d:%d: check failed: %s, expected %s%s\n", st->loc.file,
 				        st->loc.line, st->loc.col, a, b, nan_note(x, y));
+			else if (st->relative && y == 0)
+				/* no relative error against 0: only A == 0 passes */
+				fprintf(stderr, "%s:%d:%d: check failed: %s, expected %s: a relative tolerance "
+				        "against 0 passes 0 alone (the absolute error is %s; give an absolute "
+				        "tolerance)\n", st->loc.file, st->loc.line, st->loc.col, a, b, d);
 			else
 				fprintf(stderr, "%s:%d:%d: check failed: %s, expected %s: %s error %s exceeds %s\n",
 				        st->loc.file, st->loc.line, st->loc.col, a, b,

@@ -1281,7 +1281,10 @@ static int add_record(struct eval *ev, struct ir_output *o, int *cap, struct ir_
 	for (int i = 0; i < o->nrecord; i++)
 		if (strcmp(o->record[i].name, r.name) == 0) {
 			struct loc l = { r.loc.file, r.loc.line, r.loc.col, 1 };
-			return eval_error(ev, l, "'%s' is recorded twice", r.name);
+			/* a name with a quote of its own (u_y'(0.3 0.7)) is not
+			 * quoted again */
+			return strchr(r.name, '\'') ? eval_error(ev, l, "the column %s is recorded twice", r.name)
+			                            : eval_error(ev, l, "'%s' is recorded twice", r.name);
 		}
 	o->record[o->nrecord++] = r;
 	return 0;
@@ -1549,12 +1552,48 @@ static int series_clash(struct eval *ev, const struct out_file *files, int nfile
 	return 0;
 }
 
+/* A column NAME = EXPR (or NAME = FIELD at (...)) of two record lines:
+ * the script reads one history back as r.NAME, so the two must be the
+ * same column, its expression and its point as written. */
+static int same_column(const struct ast_record_item *x, const struct ast_record_item *y)
+{
+	if (!ast_expr_equal(x->expr, y->expr) || x->has_at != y->has_at || x->at.n != y->at.n)
+		return 0;
+	for (int i = 0; i < x->at.n; i++)
+		if (!ast_expr_equal(x->at.v[i], y->at.v[i]))
+			return 0;
+	return 1;
+}
+
+static int records_agree(struct eval *ev, const struct ast_run *ar)
+{
+	for (int k = 1; k < ar->records.n; k++) {
+		const struct ast_record *a = ar->records.v[k];
+		for (int i = 0; !a->plot && i < a->items.n; i++) {
+			const struct ast_record_item *x = a->items.v[i];
+			for (int l = 0; x->name && !x->field && l < k; l++) {
+				const struct ast_record *b = ar->records.v[l];
+				for (int j = 0; !b->plot && j < b->items.n; j++) {
+					const struct ast_record_item *y = b->items.v[j];
+					if (y->name && !y->field && strcmp(x->name, y->name) == 0 && !same_column(x, y))
+						return eval_error(ev, x->loc, "'%s' is recorded twice with different expressions "
+						                  "(first on line %d): the run's r.%s is one history; give the "
+						                  "columns different names", x->name, y->loc.line, x->name);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
 /* The run's records: their items in the model's scope (ev->scope, whose
  * parent is the caller's), their files and every N in the caller's scope,
  * as the run's times are. */
 static int lower_records(struct eval *ev, struct model_ctx *mc, struct ast_run *ar, struct ir_run *run,
                          struct scope *caller)
 {
+	if (records_agree(ev, ar))
+		return -1;
 	run->noutput = 0;
 	run->output = arena_alloc(ev->a, sizeof *run->output * (size_t)(ar->records.n + 1));
 	struct out_file *files = arena_alloc(ev->a, sizeof *files * (size_t)(ar->records.n + 1));
@@ -2034,7 +2073,8 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 			run->solver = IR_SOLVER_DENSE;
 	}
 	if (run->solver == IR_SOLVER_BANDED && m->damping_kind == IR_DAMP_MODAL)
-		return eval_error(ev, ar->loc, "modal damping gives a full damping matrix: use solver = dense");
+		return eval_error(ev, ar->loc, "modal damping gives a full damping matrix: use solver = dense, sparse or "
+		                  "auto");
 	lower_keep(ev, ar, run);
 	*out = run;
 	return 0;

@@ -54,6 +54,8 @@ struct parse_ctx {
 	const char *lead;
 	struct loc lead_loc;
 	const char *tok_str;   /* the last token's text when a name */
+	int prev_line, tok_line;   /* the lines of the token before the
+	                              last one and of the last one */
 	int skip, skip_base;
 };
 

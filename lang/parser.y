@@ -58,6 +58,8 @@ static int next_token(YYSTYPE *lval, YYLTYPE *lloc, void *scanner, struct parse_
 		}
 		ctx->ntok++;
 		ctx->tok_str = t == IDENT ? lval->str : NULL;
+		ctx->prev_line = ctx->tok_line;
+		ctx->tok_line = lloc->first_line;
 		if (t == '{') {
 			if (ctx->nbrace < (int)(sizeof ctx->braces / sizeof ctx->braces[0]))
 				ctx->braces[ctx->nbrace] = loc_of(ctx, lloc);
@@ -493,6 +495,11 @@ run_block:
 	%empty                  { $$ = (struct ast_vec){ 0, 0, NULL }; }
 	| '{' records '}'       { $$ = $2; }
 	| '{' records record '}' { $$ = $2; ast_vec_push(A, &$$, $3); }
+	/* an error in a block's last line, when it ends the line that opened
+	 * the block ({ record mass = u }): its '}' closes the block, not a
+	 * later one (records' own recovery waits for the end of the line,
+	 * which left every later statement inside the block) */
+	| '{' records error '}' { $$ = $2; yyerrok; }
 	;
 
 records:
@@ -720,6 +727,17 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *scanner, struct p
 			return 0;
 		}
 	}
+	/* a keyword inside a line where a name may stand (record mass = u):
+	 * say so (at a line's start it is more likely a statement after an
+	 * unfinished one) */
+	if (found >= YYSYMBOL_PARAM && found <= YYSYMBOL_SUM && ctx->ntok > 1 && ctx->tok_line == ctx->prev_line)
+		for (int i = 0; i < nall; i++)
+			if (all[i] == YYSYMBOL_IDENT) {
+				diag_error(ctx->diag, loc_of(ctx, yypcontext_location(pc)),
+				           "syntax error: '%s' is a keyword, not a name: take another name",
+				           yysymbol_name(found));
+				return 0;
+			}
 	enum { MAXEXP = 5 };
 	yysymbol_kind_t expected[MAXEXP];
 	int n = yypcontext_expected_tokens(pc, expected, MAXEXP);
