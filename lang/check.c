@@ -631,6 +631,49 @@ static void shadowed_params(struct checker *c, const struct ast_run *r, const st
 	}
 }
 
+/* Whether any item of model m reads name */
+static int model_reads(const struct ast_model *m, const char *name)
+{
+	for (int i = 0; i < m->items.n; i++) {
+		const struct ast_item *it = m->items.v[i];
+		if (mentions(it->target, name) || mentions(it->value, name) || mentions(it->dir, name) ||
+		    mentions(it->restitution, name) || mentions(it->friction, name) || mentions(it->along, name))
+			return 1;
+		for (int k = 0; k < it->defs.n; k++)
+			if (mentions(((const struct ast_arg *)it->defs.v[k])->value, name))
+				return 1;
+		for (int k = 0; k < it->names.n; k++)
+			if (mentions(it->names.v[k], name))
+				return 1;
+	}
+	return 0;
+}
+
+/* A let in a loop's body named as a top-level name that a model declared
+ * at the top level reads (stiffness [k] under param k = 4): the model
+ * sees the top-level one, and every pass would run the same model.  Warn,
+ * once, with what varies it. */
+static void shadowed_globals(struct checker *c, const struct ast_run *r, const char *mname,
+                             const struct ast_model *m)
+{
+	if (!name_index_find(&c->globals->index, c->globals->head, mname))
+		return;
+	for (struct loop_name *l = c->loop_names; l; l = l->next) {
+		if (l->warned || model_declares(m, l->name) || !model_reads(m, l->name) ||
+		    !name_index_find(&c->globals->index, c->globals->head, l->name))
+			continue;
+		int over = 0;
+		for (int j = 0; j < r->overrides.n && !over; j++)
+			over = strcmp(((const struct ast_arg *)r->overrides.v[j])->name, l->name) == 0;
+		if (over)
+			continue;
+		l->warned = 1;
+		diag_warning(c->d, l->loc, "'%s' does not change model %s, which reads the top-level %s: to vary it, "
+		             "declare 'param %s' in the model and write 'run %s(%s = %s) with ...'",
+		             l->name, mname, l->name, l->name, mname, l->name, l->name);
+	}
+}
+
 /* A plot in a run's block names the run's fields directly (plot sigma
  * vs u, x[2]'); the rest of its expressions are evaluated as anywhere
  * (exec.c, rebase).  Its indexes are evaluated after the run, in the
@@ -706,6 +749,7 @@ static void run(struct checker *c, struct ast_run *r)
 		return;   /* a model of an earlier REPL input: lowering checks it */
 	c->errors += run_overrides_check(c->d, c->a, m->model, r, script_value, c);
 	shadowed_params(c, r, m->model);
+	shadowed_globals(c, r, m->name, m->model);
 	/* record NAME = EXPR sees the model's names; plain items (t, u',
 	 * energy) are checked by lowering, which knows their meaning */
 	model_scope(c, m->model, 1);
