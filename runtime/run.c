@@ -2235,8 +2235,12 @@ static int acceleration_not_finite(struct rt_stepper_run *r, struct rt_error *er
 			return fail(err, 4, m->kinetic_loc, "t = %.10g: the initial acceleration of %s is %s: the kinetic "
 			            "energy's derivatives have no value at the initial state (%s = %.10g, %s' = %.10g)",
 			            r->plan->t0, dof, what, dof, r->x.u[i], dof, r->x.v[i]);
-		return fail(err, 4, r->plan->loc, "t = %.10g: the initial acceleration of %s is %s: the equation "
-		            "of motion has no value at the initial state", r->plan->t0, dof, what);
+		/* a constant mass, finite loads and derivatives: the solve's
+		 * numbers overflowed (a force of 1e300 against a mass of
+		 * 1e-300) */
+		return fail(err, 4, r->plan->loc, "t = %.10g: the initial acceleration of %s is %s: the forces against "
+		            "the mass overflow the doubles (beyond 1.8e308); scale the model's units", r->plan->t0, dof,
+		            what);
 	}
 	return 0;
 }
@@ -2767,6 +2771,14 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 				int stored = isfinite(eT);
 				struct ir_loc where = stored && m->potential ? m->potential->loc : !stored && m->kinetic_value ?
 				                      m->kinetic_loc : plan->loc;
+				/* an energy of matrices alone (1/2 vᵀMv, 1/2 uᵀKu)
+				 * has no expression: its finite numbers overflowed */
+				if (stored ? !m->potential : !m->kinetic_value)
+					return r->status = fail(err, 4, where, "t = %.10g (step %d): the %s energy overflows at "
+					                        "the end of the step (%s): the loads or the state are near the "
+					                        "largest double against the operators; scale the model's units",
+					                        tk, k, stored ? "stored" : "kinetic",
+					                        isnan(stored ? eP : eT) ? "NaN" : "infinite");
 				return r->status = fail(err, 4, where, "t = %.10g (step %d): the %s energy is %s at the end "
 				                        "of the step: its expression has no value there", tk, k,
 				                        stored ? "stored" : "kinetic", isnan(stored ? eP : eT) ? "NaN" : "infinite");
