@@ -31,6 +31,10 @@ static void yyerror(YYLTYPE *lloc, void *scanner, struct parse_ctx *ctx, const c
 
 #define A (ctx->arena)
 #define L(l) loc_of(ctx, &(l))
+/* room for PARSE_MAX_DEPTH levels of the deepest rule (a^b^c...: two
+ * stack entries a level), so that nest() says the limit, not bison's
+ * "memory exhausted" at 4997 */
+#define YYMAXDEPTH (4 * PARSE_MAX_DEPTH + 1000)
 
 static struct loc loc_of(const struct parse_ctx *c, const YYLTYPE *l)
 {
