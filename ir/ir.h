@@ -455,7 +455,7 @@ char *ir_unknown_name(const struct ir_model *m, int i, char *buf, size_t size);
 static inline int ir_model_nonlinear(const struct ir_model *m)
 {
 	/* sigma_u is NULL unless a dof has dry friction (lang/lower_energy.c) */
-	return m->potential || m->dissipation || m->kinetic || m->nint > 0 || m->init_equilibrium ||
+	return m->potential || m->dissipation || m->kinetic || m->nint > 0 ||
 	       m->nconstraint > 0 || m->contact.n > 0 || m->sigma_u;
 }
 

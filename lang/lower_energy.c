@@ -1839,7 +1839,7 @@ static int fold_quadratic(struct eval *ev, struct model_ctx *mc)
 	int friction = 0;
 	for (int i = 0; i < n && m->sigma_u; i++)
 		friction |= m->sigma_u[i] > 0;
-	if (m->nint > 0 || m->kinetic || friction || m->init_equilibrium || (!m->mass.a && !ir_matrix_has_entries(&m->mass)))
+	if (m->nint > 0 || m->kinetic || friction || (!m->mass.a && !ir_matrix_has_entries(&m->mass)))
 		return 0;
 	struct triplets K = { 0 }, C = { 0 };
 	int rc = 1, cols[2], part = part_columns(mc, cols);
