@@ -1073,6 +1073,14 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 		memset(mc->held->A, 0, sizeof mc->held->A);
 		memset(mc->held->c, 0, sizeof(double) * ((size_t)m->ndof + 1));
 	}
+	/* init equilibrium known before the energies fold: its solve reads
+	 * the whole stiffness, which a partitioned run would otherwise hold
+	 * by columns (part_columns) */
+	for (int i = 0; i < am->items.n; i++) {
+		const struct ast_item *it = am->items.v[i];
+		if (it->kind == AST_ITEM_INIT && it->equilibrium)
+			m->init_equilibrium = 1;
+	}
 	if (lower_energies(ev, mc, am))
 		return -1;
 	if (!m->mass.a && !m->kinetic && !ir_matrix_has_entries(&m->mass))

@@ -1823,7 +1823,8 @@ static int part_columns(const struct model_ctx *mc, int cols[2])
 {
 	const struct ir_model *m = mc->m;
 	const struct ir_func *f = m->potential;
-	if (!mc->run || !f || !f->quadratic || f->nnz || f->nkernel == 0 || mc->nfield == 0 || m->stiffness.a ||
+	if (!mc->run || !f || !f->quadratic || f->nnz || f->nkernel == 0 || mc->nfield == 0 || m->init_equilibrium ||
+	    m->stiffness.a ||
 	    ir_matrix_has_entries(&m->stiffness))
 		return 0;
 	for (int q = 0; q < f->nkernel; q++)

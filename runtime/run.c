@@ -2290,7 +2290,7 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	/* K (and C = a0 M + a1 K) held by columns on each process, for a run
 	 * that turns out not to step by rows: the serial matrices, gathered
 	 * by every process at the same point */
-	if ((r->pb.Km.part || r->pb.Cm.part) && !part_wanted(&r->pb, plan)) {
+	if ((r->pb.Km.part || r->pb.Cm.part) && (!part_wanted(&r->pb, plan) || m->init_equilibrium)) {
 		/* compressed columns: problem_init's storage for a mesh's
 		 * model on several processes (its solver is PETSc's) */
 		if ((r->pb.Km.part && la_mat_part_complete(&r->pb.Km, LA_MAT_CSC)) ||
