@@ -169,6 +169,27 @@ int arena_release(struct arena *a, void *p)
 	return 0;
 }
 
+void *arena_detach(struct arena *a, void *p)
+{
+	if (!a || !p)
+		return NULL;
+	for (struct chunk **at = &a->head; *at; at = &(*at)->next) {
+		struct chunk *c = *at;
+		if ((void *)c->data != p)
+			continue;
+		if (c->size <= CHUNK_MIN)
+			return NULL;   /* a shared chunk */
+		*at = c->next;
+		/* the contents slid to the block's start, which free() takes;
+		 * realloc gives back the header's bytes (or moves nothing) */
+		size_t size = c->size;
+		memmove(c, c->data, size);
+		void *q = realloc(c, size);
+		return q ? q : c;
+	}
+	return NULL;
+}
+
 void *arena_regrow(struct arena *a, void *old, size_t oldsize, size_t newsize)
 {
 	void *p = grow(a, old, oldsize, newsize, 1);

@@ -33,6 +33,14 @@ void *arena_grow(struct arena *a, void *old, size_t oldsize, size_t newsize);
  * block stays until arena_free.  Either way p must not be used afterwards:
  * the caller owns the array and says so.  Returns 1 when released. */
 int arena_release(struct arena *a, void *p);
+/* Take block p out of the arena when it was allocated on its own (as
+ * arena_release): returned as a block of the C library's (its contents
+ * moved to the start, p no longer valid), which the caller frees with
+ * free().  NULL when p is not a block of its own (the arena keeps it):
+ * the caller then copies.  For an array the lowering made that the
+ * runtime keeps as it is (a stiffness's entries): no second copy beside
+ * the first while the runtime builds its own. */
+void *arena_detach(struct arena *a, void *p);
 /* arena_grow, then arena_release of the old block: for an array that only
  * its owner points into (no pointer to an element is kept across the
  * call). */

@@ -1879,6 +1879,12 @@ int fe_field_fixed(const struct fe_field *fd)
 
 /* ---- records ---- */
 
+void fe_drop_locators(struct eval *ev)
+{
+	for (struct fe_mesh *m = ev->s->meshes; m; m = m->next)
+		mesh_locator_drop(m->m);
+}
+
 int fe_record_at(struct eval *ev, struct ast_record_item *it, struct ir_record *r, int *nr)
 {
 	*nr = 0;

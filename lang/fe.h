@@ -60,6 +60,9 @@ int fe_field_fixed(const struct fe_field *fd);
  * dir does not zero (a roller along the direction moves none). */
 int fe_field_moved(const struct fe_field *fd, const double *dir);
 
+/* Drop the point locators of the session's meshes (mesh_locator_drop):
+ * after a run's records are lowered, which located their points. */
+void fe_drop_locators(struct eval *ev);
 /* mesh NAME = GENERATOR(...): build the mesh, bind it. */
 int fe_exec_mesh(struct eval *ev, struct ast_stmt *st);
 /* Free the session's meshes and spaces. */

@@ -2058,6 +2058,9 @@ int lower_run(struct eval *ev, struct ast_run *ar, struct ir_run **out)
 		ev->scope->parent = caller;
 		rc = lower_records(ev, mc, ar, run, caller);
 	}
+	/* the records' points are located: their meshes' bucket grids go
+	 * before the run holds its state beside them */
+	fe_drop_locators(ev);
 	ev->scope = caller;
 	ev->mc = NULL;
 	if (rc)

@@ -152,6 +152,12 @@ int la_mat_entries(struct la_mat *A, enum la_mat_kind kind, int n,
  * they are not. */
 int la_mat_csc_entries(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, const int *row, const int *col,
                        const double *val);
+/* The same, A taking row and val as its own (freed with A, or at once
+ * when the entries are refused): a matrix of 10^7 entries then is not
+ * held twice while A is built.  row and val come from malloc, nnz + 1
+ * entries each. */
+int la_mat_csc_adopt(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, int *row, const int *col,
+                     double *val);
 /* A from a dense column-major n×n array (its nonzeros are the pattern). */
 int la_mat_from_dense(struct la_mat *A, enum la_mat_kind kind, int n, const double *a);
 void la_mat_free(struct la_mat *A);

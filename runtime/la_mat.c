@@ -400,6 +400,32 @@ int la_mat_csc_entries(struct la_mat *A, enum la_mat_kind kind, int n, size_t nn
 	return csc_to_kind(A, kind);
 }
 
+int la_mat_csc_adopt(struct la_mat *A, enum la_mat_kind kind, int n, size_t nnz, int *row, const int *col,
+                     double *val)
+{
+	memset(A, 0, sizeof *A);
+	A->n = n;
+	for (size_t k = 0; k < nnz; k++)
+		if (row[k] < 0 || row[k] >= n || col[k] < 0 || col[k] >= n ||
+		    (k > 0 && (col[k] < col[k - 1] || (col[k] == col[k - 1] && row[k] <= row[k - 1])))) {
+			free(row);
+			free(val);
+			return -2;
+		}
+	A->kind = LA_MAT_CSC;
+	A->nx = nnz;
+	A->i = row;
+	A->x = val;
+	A->p = mem_calloc((size_t)n + 1, sizeof *A->p);
+	if (!A->p)
+		return -1;
+	for (size_t k = 0; k < nnz; k++)
+		A->p[col[k] + 1]++;
+	for (int j = 0; j < n; j++)
+		A->p[j + 1] += A->p[j];
+	return csc_to_kind(A, kind);
+}
+
 /* A, in compressed columns, to kind (AUTO: from its band), its
  * bandwidths and symmetry found. */
 static int csc_to_kind(struct la_mat *A, enum la_mat_kind kind)

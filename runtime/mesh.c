@@ -583,6 +583,19 @@ struct mesh_locator {
 	long *cell;
 };
 
+void mesh_locator_drop(struct mesh *m)
+{
+	if (!m)
+		return;
+	m->scans = 0;
+	if (!m->loc)
+		return;
+	free(m->loc->start);
+	free(m->loc->cell);
+	free(m->loc);
+	m->loc = NULL;
+}
+
 void mesh_free(struct mesh *m)
 {
 	if (!m)
@@ -596,11 +609,7 @@ void mesh_free(struct mesh *m)
 		free(r->nodes);
 	}
 	free(m->regions);
-	if (m->loc) {
-		free(m->loc->start);
-		free(m->loc->cell);
-		free(m->loc);
-	}
+	mesh_locator_drop(m);
 	free(m->x);
 	free(m->cells);
 	free(m);
@@ -908,6 +917,38 @@ oom:
 	return -1;
 }
 
+/* A few points are found by a scan: a bucket grid (build_locator) holds
+ * several entries per cell, 75 bytes per tetrahedron, which a run's
+ * point records would hold beside the model being lowered (dyn(1), MPI:
+ * what every process holds). */
+enum { LOCATE_SCANS = 8 };
+
+/* The first cell of the mesh that holds p, or -1: cells whose bounding
+ * box misses p by more than a part in 10^9 of its size are skipped
+ * (in_cell's tolerance is 1e-10 in the reference cell), so the cell is
+ * the grid's, whose buckets list their cells in the mesh's order. */
+static long scan_cells(const struct mesh *m, const double *p, double *xi, double tol)
+{
+	int d = m->dim, nv = m->nv;
+	for (long c = 0; c < m->ncells; c++) {
+		const long *v = m->cells + c * nv;
+		int out = 0;
+		for (int k = 0; k < d && !out; k++) {
+			double a = HUGE_VAL, b = -HUGE_VAL;
+			for (int q = 0; q < nv; q++) {
+				double x = m->x[v[q] * d + k];
+				a = fmin(a, x);
+				b = fmax(b, x);
+			}
+			double slack = 1e-9 * (b - a);
+			out = p[k] < a - slack || p[k] > b + slack;
+		}
+		if (!out && in_cell(m, c, p, xi, tol))
+			return c;
+	}
+	return -1;
+}
+
 int mesh_locate(struct mesh *m, const double *p, long *cell, double *xi,
                 char *err, size_t errlen)
 {
@@ -915,15 +956,20 @@ int mesh_locate(struct mesh *m, const double *p, long *cell, double *xi,
 	const struct mesh_locator *L;
 	long b;
 
+	for (int k = 0; k < m->dim; k++)
+		if (!isfinite(p[k]))
+			return 1;
+	if (!m->loc && m->scans < LOCATE_SCANS) {
+		m->scans++;
+		*cell = scan_cells(m, p, xi, tol);
+		return *cell < 0;
+	}
 	if (!m->loc && build_locator(m)) {
 		mesh_errf(err, errlen, "out of memory locating a point in a mesh of %ld cells",
 		          m->ncells);
 		return -1;
 	}
 	L = m->loc;
-	for (int k = 0; k < m->dim; k++)
-		if (!isfinite(p[k]))
-			return 1;
 	b = bucket_of(L, m->dim, p, 0);
 	if (b < 0)
 		return 1;

@@ -86,7 +86,8 @@ struct mesh {
 	long *cells;               /* ncells × nv nodes, reference order */
 	int nregions;
 	struct mesh_region *regions;
-	struct mesh_locator *loc;  /* built by the first mesh_locate */
+	struct mesh_locator *loc;  /* built by mesh_locate after a few scans */
+	int scans;                 /* points mesh_locate found by a scan since */
 };
 
 /* The shape of a cell type: its dimension, vertices, facets, the facet's
@@ -169,11 +170,20 @@ double mesh_cell_map(const struct mesh *m, long c, const double *xi,
  * face or within 1e-10 of the cell's size outside the mesh's boundary
  * count as inside) and its reference coordinates xi (the inverse of
  * mesh_cell_map; Newton's method on quadrilaterals and hexahedra).  The
- * first call builds a uniform grid of buckets over the bounding box,
- * about one cell per bucket, so a search costs O(1) on average.
+ * first few calls scan the cells (no memory; a tenth of a second for a
+ * point of a 10^6-unknown block); later ones build a uniform grid of
+ * buckets over the bounding box, about four cells per bucket, so that a
+ * search costs O(1) on average.  Either way the cell is the first, in
+ * the mesh's order, that holds the point.
  * Returns 0 when found, 1 when p is outside the mesh, -1 when out of
  * memory (message in err). */
 int mesh_locate(struct mesh *m, const double *p, long *cell, double *xi,
                 char *err, size_t errlen);
+/* Free the bucket grid that mesh_locate built (the next call builds it
+ * again).  It is as large as the mesh's cells several times over (each
+ * cell in every bucket its bounding box meets): a run's point records
+ * locate their points while the run is lowered, and the grid is dropped
+ * then rather than held beside the run's state. */
+void mesh_locator_drop(struct mesh *m);
 
 #endif

@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include "problem.h"
+#include "arena.h"
 #include "la.h"
 #include "varmass.h"
 #include "vm.h"
@@ -203,7 +204,8 @@ static int check_mass(struct rt_problem *pb, const struct la_mat *M, struct ir_l
 	return 0;
 }
 
-static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind);
+static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind,
+                       struct ir_matrix *own);
 
 /* An operator of the IR as a la_mat: from its dense array when it has one,
  * from its triplets otherwise (no entries: the zero matrix).  release:
@@ -212,7 +214,7 @@ static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum 
 static int operator_mat(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind,
                         struct ir_matrix *release)
 {
-	int rc = operator_of(A, m, n, kind);
+	int rc = operator_of(A, m, n, kind, release);
 	if (rc == 0 && release)
 		ir_matrix_release(release);
 	return rc;
@@ -225,7 +227,28 @@ static void ir_entries(const void *src, la_entry_fn *add, void *acc)
 	ir_matrix_each(src, add, acc);
 }
 
-static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind)
+/* Entries in compressed-column order into A: the IR's arrays taken as
+ * they are when own (the IR's matrix, released after A is built: m
+ * itself) holds them in blocks of their own (arena_detach), copied
+ * otherwise */
+static int csc_of(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind, struct ir_matrix *own)
+{
+	int *row = own && own->arena ? arena_detach(own->arena, own->row) : NULL;
+	double *val = row ? arena_detach(own->arena, own->val) : NULL;
+	if (!row)
+		return la_mat_csc_entries(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val);
+	own->row = NULL;
+	if (!val) {
+		int rc = la_mat_csc_entries(A, kind, n, (size_t)m->nnz, row, m->col, m->val);
+		free(row);
+		return rc;
+	}
+	own->val = NULL;
+	return la_mat_csc_adopt(A, kind, n, (size_t)m->nnz, row, m->col, val);
+}
+
+static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum la_mat_kind kind,
+                       struct ir_matrix *own)
 {
 	if (m->a)
 		return la_mat_from_dense(A, kind, n, m->a);
@@ -233,7 +256,7 @@ static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum 
 		/* this process's columns, exactly symmetric by their assembly
 		 * (fe_form_assemble): kept in compressed columns, as the
 		 * partitioned step reads them (la.h, part) */
-		int rc = m->csc ? la_mat_csc_entries(A, LA_MAT_CSC, n, (size_t)m->nnz, m->row, m->col, m->val)
+		int rc = m->csc ? csc_of(A, m, n, LA_MAT_CSC, own)
 		                : la_mat_triplets(A, LA_MAT_CSC, n, (size_t)m->nnz, m->row, m->col, m->val);
 		return rc ? rc : la_mat_part_set(A, m->c0, m->c1);
 	}
@@ -242,7 +265,7 @@ static int operator_of(struct la_mat *A, const struct ir_matrix *m, int n, enum 
 	 * apart: made exactly so, the step matrix is recognised as
 	 * symmetric and factored by Cholesky (CHOLMOD), not LU */
 	int rc = m->nblock ? la_mat_entries(A, kind, n, ir_entries, m)
-	         : m->csc  ? la_mat_csc_entries(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val)
+	         : m->csc  ? csc_of(A, m, n, kind, own)
 	                   : la_mat_triplets(A, kind, n, (size_t)m->nnz, m->row, m->col, m->val);
 	if (rc == 0)
 		la_mat_symmetrize(A);

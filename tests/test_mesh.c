@@ -148,6 +148,54 @@ static void check_mesh(const struct mesh *m, double measure, const char *const *
 	CHECK(mesh_region(m, "nowhere") == NULL);
 }
 
+/* The first points of a mesh are found by a scan of its cells, the
+ * later ones in its bucket grid (mesh_locate): the two give the same
+ * cell and the same reference coordinates, bit for bit, at random
+ * points, at the nodes (where several cells hold the point: the first
+ * in the mesh's order) and halfway between two nodes. */
+static void check_scan_is_grid(struct mesh *m, const double *lo, const double *hi)
+{
+	enum { NP = 60 };
+	unsigned seed = 7;
+	int d = m->dim;
+	double pts[NP][3], xs[NP][3], xg[3];
+	long cs[NP], cg;
+	for (int i = 0; i < NP; i++) {
+		for (int k = 0; k < d; k++) {
+			seed = seed * 1103515245u + 12345u;
+			pts[i][k] = lo[k] + (hi[k] - lo[k]) * ((double)(seed >> 8) / (1u << 24));
+		}
+		long node = (long)(seed >> 4) % m->nnodes, other = m->cells[((long)(seed >> 12) % m->ncells) * m->nv];
+		for (int k = 0; k < d; k++)
+			if (i % 3 == 1)
+				pts[i][k] = m->x[node * d + k];
+			else if (i % 3 == 2)
+				pts[i][k] = 0.5 * (m->x[node * d + k] + m->x[other * d + k]);
+	}
+	for (int i = 0; i < NP; i++) {
+		mesh_locator_drop(m);   /* the next call scans */
+		cs[i] = -1;
+		mesh_locate(m, pts[i], &cs[i], xs[i], err, sizeof err);
+		CHECK(m->loc == NULL);
+	}
+	mesh_locator_drop(m);
+	for (int q = 0; q < 20; q++)   /* past the scans: the grid */
+		mesh_locate(m, pts[0], &cg, xg, err, sizeof err);
+	CHECK(m->loc != NULL);
+	for (int i = 0; i < NP; i++) {
+		cg = -1;
+		int rc = mesh_locate(m, pts[i], &cg, xg, err, sizeof err);
+		CHECK(rc == (cs[i] < 0));
+		if (rc == 0) {
+			CHECK(cg == cs[i]);
+			for (int k = 0; k < d; k++)
+				CHECK(xg[k] == xs[i][k]);
+		}
+	}
+	mesh_locator_drop(m);
+	CHECK(m->loc == NULL && m->scans == 0);
+}
+
 /* Random points in the box [lo, hi] are found, and the cell's map sends
  * the reference coordinates found back to the point; a point outside is
  * not found. */
@@ -177,6 +225,7 @@ static void check_locate(struct mesh *m, const double *lo, const double *hi)
 	CHECK(mesh_locate(m, p, &c, xi, err, sizeof err) == 1);
 	p[0] = NAN;
 	CHECK(mesh_locate(m, p, &c, xi, err, sizeof err) == 1);
+	check_scan_is_grid(m, lo, hi);
 }
 
 static void test_interval(void)
