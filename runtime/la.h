@@ -189,6 +189,13 @@ double la_mat_dot(const struct la_mat *A, const double *x, const double *y);
  * all-gather of n values each (a failed one leaves NaN).  0, or -1 when
  * MPI fails or out of memory. */
 int la_mat_part_set(struct la_mat *A, int c0, int c1);
+/* A, in compressed columns (whole, or a part of like's columns), keeps
+ * like's columns alone (the others, and their storage, dropped) and
+ * becomes a part of them.  Not collective: like's ranges are copied.
+ * For the operators of an implicit run whose step matrix's rows go to
+ * PETSc by process (scheme_linear.parts).  0, or -1 when out of memory
+ * (A unchanged). */
+int la_mat_part_restrict(struct la_mat *A, const struct la_mat *like);
 /* A part made whole: every column from the process that holds it,
  * stored as kind (la_mat_triplets' kinds), the matrix the serial run
  * assembles.  Collective.  0, or -1 when MPI fails or out of memory (A

@@ -736,6 +736,65 @@ out:
 	return rc;
 }
 
+/* the processes' ranges of part B, for A */
+static int part_copy(struct la_mat *A, const struct la_mat *B)
+{
+	int P = la_mpi_size();
+	if (A == B)
+		return 0;
+	int *cnt = mem_alloc(sizeof(int) * (size_t)P), *dsp = mem_alloc(sizeof(int) * (size_t)P);
+	if (!cnt || !dsp) {
+		free(cnt);
+		free(dsp);
+		return -1;
+	}
+	memcpy(cnt, B->pcount, sizeof(int) * (size_t)P);
+	memcpy(dsp, B->pdispl, sizeof(int) * (size_t)P);
+	free(A->pcount);
+	free(A->pdispl);
+	A->part = 1;
+	A->c0 = B->c0;
+	A->c1 = B->c1;
+	A->sym = 1;
+	A->pcount = cnt;
+	A->pdispl = dsp;
+	return 0;
+}
+
+int la_mat_part_restrict(struct la_mat *A, const struct la_mat *like)
+{
+	int n = A->n, c0 = like->c0, c1 = like->c1;
+	if (A->kind != LA_MAT_CSC || !like->part || like->n != n)
+		return -1;
+	size_t nnz = (size_t)(A->p[c1] - A->p[c0]);
+	int *p = mem_calloc((size_t)n + 1, sizeof *p), *i = mem_alloc(sizeof *i * (nnz + 1));
+	double *x = mem_alloc(sizeof *x * (nnz + 1));
+	if (!p || !i || !x) {
+		free(p);
+		free(i);
+		free(x);
+		return -1;
+	}
+	memcpy(i, A->i + A->p[c0], sizeof *i * nnz);
+	memcpy(x, A->x + A->p[c0], sizeof *x * nnz);
+	for (int j = 0; j <= n; j++)
+		p[j] = j <= c0 ? 0 : j >= c1 ? (int)nnz : A->p[j] - A->p[c0];
+	if (part_copy(A, like)) {
+		free(p);
+		free(i);
+		free(x);
+		return -1;
+	}
+	free(A->p);
+	free(A->i);
+	free(A->x);
+	A->p = p;
+	A->i = i;
+	A->x = x;
+	A->nx = nnz;
+	return 0;
+}
+
 int la_mat_part_complete(struct la_mat *A, enum la_mat_kind kind)
 {
 	int n = A->n, P = la_mpi_size();
@@ -959,6 +1018,17 @@ int la_mat_sum_init(struct la_mat *S, int nterm, const struct la_mat *const *ter
 		if (!S->x)
 			goto oom;
 		csc_band(S);
+		/* parts of the same columns (la_mat_part_restrict): their sum
+		 * is the part of the sum */
+		const struct la_mat *part = NULL;
+		for (int t = 0; t < S->nterm; t++)
+			if (S->term[t]->part)
+				part = S->term[t];
+		for (int t = 0; t < S->nterm && part; t++)
+			if (!S->term[t]->part || S->term[t]->c0 != part->c0 || S->term[t]->c1 != part->c1)
+				goto oom;
+		if (part && part_copy(S, part))
+			goto oom;
 	}
 	return 0;
 oom:

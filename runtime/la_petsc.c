@@ -26,8 +26,11 @@
  * holds the whole matrix of the layer (the driver is replicated): the
  * unknowns are partitioned by MatPartitioning, each process fills the
  * MPIAIJ rows it owns, puts its rows of b in and gathers the whole
- * solution back.  PETSc and MPI are started at the first solver allocated
- * (a run that never asks for them never pays MPI_Init) and stopped by
+ * solution back.  A matrix held by columns (la.h, part: the step matrix
+ * of an implicit run on a mesh, scheme_linear.parts) is not partitioned:
+ * each process's columns are its rows, in the layer's numbering.
+ * PETSc and MPI are started at the first solver allocated (a run that
+ * never asks for them never pays MPI_Init) and stopped by
  * la_backend_finalize.
  *
  * A failed solve (KSP's negative converged reason, a zero pivot reported by
@@ -266,6 +269,19 @@ static void pk_free(void *p)
 static int partition(struct pk *k, const struct la_mat *A)
 {
 	int n = A->n, *p = NULL, *ix = NULL, rc = -1;
+	if (A->part) {
+		/* a part (la.h): this process holds columns c0 .. c1 − 1 of a
+		 * symmetric matrix, which are its rows, in the layer's numbering */
+		k->rstart = A->c0;
+		k->rend = A->c1;
+		k->perm = malloc(((size_t)n + 1) * sizeof *k->perm);
+		k->iperm = malloc(((size_t)n + 1) * sizeof *k->iperm);
+		if (!k->perm || !k->iperm)
+			return -1;
+		for (int i = 0; i < n; i++)
+			k->perm[i] = k->iperm[i] = i;
+		return 0;
+	}
 	PetscInt b0 = (PetscInt)((long long)n * myrank / nproc), b1 = (PetscInt)((long long)n * (myrank + 1) / nproc);
 	PetscInt nl = b1 - b0, *ia = NULL, *ja = NULL, *counts = NULL;
 	Mat adj = NULL;
@@ -351,6 +367,12 @@ static int mpi_mat(struct pk *k, const struct la_mat *A, const int *row, const i
 {
 	if (partition(k, A))
 		return -1;
+	/* a part's column j is row j (symmetric): its entries transposed */
+	if (A->part) {
+		const int *t = row;
+		row = col;
+		col = t;
+	}
 	PetscInt nloc = k->rend - k->rstart;
 	struct colent *ce = NULL;
 	int rc = -1;

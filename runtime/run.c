@@ -576,7 +576,8 @@ int rt_run_columns(const struct ir_run *plan, int n, int *c0, int *c1)
 {
 	int P = la_mpi_size(), r = la_mpi_rank();
 	const struct scheme_type *st = scheme_of(plan->scheme.family);
-	if (P < 2 || !st || !st->linear || !st->linear->explicit_rows || plan->halvings || n <= IR_DENSE_MAX || n < P ||
+	if (P < 2 || !st || !st->linear || !(st->linear->explicit_rows || st->linear->parts) || plan->halvings ||
+	    n <= IR_DENSE_MAX || n < P ||
 	    !(plan->solver == IR_SOLVER_AUTO || plan->solver == IR_SOLVER_DIRECT || plan->solver == IR_SOLVER_ITERATIVE))
 		return 0;
 	*c0 = (int)((long long)n * r / P);
@@ -662,6 +663,33 @@ static int part_wanted(const struct rt_problem *pb, const struct ir_run *plan)
 		diag = la_mat_diagonal(&pb->Cm, d);
 	free(d);
 	return diag > 0;
+}
+
+/* Whether an implicit linear run keeps its operators by columns (la.h,
+ * part; scheme_linear.parts): several processes, a model on a mesh whose
+ * stiffness was assembled by columns (Km.part), a linear path that reads
+ * the operators through products and its step matrix alone, no
+ * constraints, contacts, internal variables or moving mass, a step matrix
+ * that goes to PETSc (the serial backends take whole matrices), no init
+ * equilibrium (whose Newton solve reads K whole), and parameters stable
+ * at any step (a critical step's ω_max is estimated on K's whole
+ * pattern: conditional_step, omega.c). */
+static int parts_wanted(const struct rt_problem *pb, const struct ir_run *plan)
+{
+	const struct scheme_type *st = scheme_of(plan->scheme.family);
+	if (!(la_mpi_size() > 1 && st && st->linear && st->linear->parts && pb->linear && pb->ir->nfe > 0 &&
+	      pb->nc == 0 && pb->m == 0 && !pb->varmass && !pb->ir->potential && pb->ir->contact.n == 0 &&
+	      !pb->ir->init_equilibrium && pb->Km.part &&
+	      (pb->backend == LA_PETSC_DIRECT || pb->backend == LA_PETSC_ITERATIVE) && pb->Mm.kind == LA_MAT_CSC &&
+	      (!pb->hasC || pb->Cm.kind == LA_MAT_CSC)))
+		return 0;
+	void *par = scheme_params(st, plan->scheme.p);
+	if (!par)
+		return 0;
+	int stable = !(scheme_caps(st, par) & (IR_SCHEME_CONDITIONAL | IR_SCHEME_CRITICAL_STEP)) &&
+	             (!st->stable_params || st->stable_params(par));
+	free(par);
+	return stable;
 }
 
 /* Central differences step on this process's rows when part_wanted
@@ -2290,7 +2318,15 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	/* K (and C = a0 M + a1 K) held by columns on each process, for a run
 	 * that turns out not to step by rows: the serial matrices, gathered
 	 * by every process at the same point */
-	if ((r->pb.Km.part || r->pb.Cm.part) && (!part_wanted(&r->pb, plan) || m->init_equilibrium)) {
+	/* ... or, for an implicit run that steps them by columns, M and C
+	 * too, and K without the other columns' partial sums */
+	int parts = parts_wanted(&r->pb, plan);
+	if (parts && (la_mat_part_restrict(&r->pb.Km, &r->pb.Km) || la_mat_part_restrict(&r->pb.Mm, &r->pb.Km) ||
+	              (r->pb.hasC && la_mat_part_restrict(&r->pb.Cm, &r->pb.Km)))) {
+		r->status = fail(err, 3, m->loc, "out of memory for the operators of model %s", m->name);
+		return r;
+	}
+	if (!parts && (r->pb.Km.part || r->pb.Cm.part) && (!part_wanted(&r->pb, plan) || m->init_equilibrium)) {
 		/* compressed columns: problem_init's storage for a mesh's
 		 * model on several processes (its solver is PETSc's) */
 		if ((r->pb.Km.part && la_mat_part_complete(&r->pb.Km, LA_MAT_CSC)) ||

@@ -783,6 +783,7 @@ const struct scheme_linear step_newmark = {
 	.free = nm_free,	.step_pass = nm_step_pass,
 	.pass_begin = nm_pass_begin,
 	.potential_end = nm_potential_end,
+	.parts = 1,
 };
 
 const struct scheme_linear step_trapezoidal = {
@@ -792,6 +793,7 @@ const struct scheme_linear step_trapezoidal = {
 	.step_to = nm_step_to,
 	.free = nm_free,	.step_pass = nm_step_pass,
 	.pass_begin = nm_pass_begin,
+	.parts = 1,
 };
 
 static const struct scheme_linear generalized_alpha_linear = {
@@ -800,6 +802,7 @@ static const struct scheme_linear generalized_alpha_linear = {
 	.step = nm_step,
 	.step_to = nm_step_to,
 	.free = nm_free,
+	.parts = 1,
 };
 
 /* ---- the Newton path: energies, internal variables, constraints ---- */

@@ -141,7 +141,7 @@ int step_factor(struct step_matrix *sm, double cM, double cC, double cK, double 
 		 * solved on every process alike, as by one process:
 		 * distributing it over several (their default, dyn(1) MPI)
 		 * would add an all-gather to each step and save nothing */
-		if (sys->backend_mpi && sys->nc == 0 && cK == 0 &&
+		if (sys->backend_mpi && sys->nc == 0 && cK == 0 && !sm->S.part &&
 		    (!sys->C || cC == 0 || (sys->C->kl == 0 && sys->C->ku == 0)) && sys->M->kl == 0 && sys->M->ku == 0)
 			b = LA_AUTO;
 		if (b == LA_CHOLMOD && !(sm->spd && sm->S.sym))

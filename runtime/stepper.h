@@ -116,6 +116,13 @@ struct scheme_linear {
 	 * uᵏ = ũ, vᵏ = v + ½τ(a + aᵏ).  On several MPI processes the driver
 	 * then steps each process's rows (runtime/part.h), not this stepper. */
 	int explicit_rows;
+	/* The path reads M, C and K only through la_mat_mul, la_mat_mulsub,
+	 * la_mat_dot and the step matrix (step_matrix.c), and its step
+	 * matrix is symmetric: on several MPI processes it then steps
+	 * operators of which each process holds its own columns (la.h, part;
+	 * dyn(1), MPI), the step matrix's rows going to PETSc's MPIAIJ as
+	 * they are. */
+	int parts;
 };
 
 /* par: struct alpha_params (scheme.h); newmark's names β and γ in its

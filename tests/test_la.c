@@ -1027,6 +1027,70 @@ static void test_symmetrize(void)
 	}
 }
 
+/* la_mat_part_restrict: a matrix in compressed columns keeps the columns
+ * of a part (like) alone, their entries to the bit, and becomes a part of
+ * them (the ranges copied); la_mat_sum_init of parts of the same columns
+ * is their part, and la_mat_sum its values; a part beside a whole matrix
+ * is refused (-1). */
+static void test_part_restrict(void)
+{
+	enum { N = 12 };
+	int row[3 * N], col[3 * N], cnt[1] = { N }, dsp[1] = { 0 };
+	double kv[3 * N], mv[3 * N];
+	int k = 0;
+	for (int i = 0; i < N; i++) {
+		row[k] = i, col[k] = i, kv[k] = 2 + 0.1 * i, mv[k++] = 4 + i;
+		if (i + 1 < N) {
+			row[k] = i, col[k] = i + 1, kv[k] = -1 - 0.01 * i, mv[k++] = 1 + 0.5 * i;
+			row[k] = i + 1, col[k] = i, kv[k] = -1 - 0.01 * i, mv[k++] = 1 + 0.5 * i;
+		}
+	}
+	struct la_mat K, M, W, S;
+	CHECK(la_mat_triplets(&K, LA_MAT_CSC, N, (size_t)k, row, col, kv) == 0);
+	CHECK(la_mat_triplets(&M, LA_MAT_CSC, N, (size_t)k, row, col, mv) == 0);
+	CHECK(la_mat_triplets(&W, LA_MAT_CSC, N, (size_t)k, row, col, mv) == 0);
+	/* columns 3 .. 7 of M: the others' entries gone */
+	struct la_mat like = { 0 };
+	like.n = N;
+	like.part = 1;
+	like.c0 = 3;
+	like.c1 = 8;
+	like.pcount = cnt;
+	like.pdispl = dsp;
+	CHECK(la_mat_part_restrict(&M, &like) == 0);
+	CHECK(M.part && M.c0 == 3 && M.c1 == 8 && M.sym && M.nx == 15);
+	int same = 1;
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			same &= la_mat_get(&M, i, j) == (j >= 3 && j < 8 ? la_mat_get(&W, i, j) : 0);
+	CHECK(same);
+	la_mat_free(&M);
+	/* all the columns: K, then M like K; their sum 2M + 3K */
+	like.c0 = 0;
+	like.c1 = N;
+	CHECK(la_mat_part_restrict(&K, &like) == 0 && K.part && K.nx == (size_t)k);
+	CHECK(la_mat_part_restrict(&K, &K) == 0 && K.part && K.pcount[0] == N);
+	CHECK(la_mat_triplets(&M, LA_MAT_CSC, N, (size_t)k, row, col, mv) == 0);
+	CHECK(la_mat_part_restrict(&M, &K) == 0 && M.part && M.c1 == N);
+	const struct la_mat *t[2] = { &M, &K };
+	CHECK(la_mat_sum_init(&S, 2, t) == 0);
+	CHECK(S.part && S.c0 == 0 && S.c1 == N && S.sym && S.kind == LA_MAT_CSC);
+	double coef[2] = { 2, 3 };
+	la_mat_sum(&S, coef);
+	same = 1;
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			same &= la_mat_get(&S, i, j) == 2 * la_mat_get(&W, i, j) + 3 * la_mat_get(&K, i, j);
+	CHECK(same);
+	la_mat_free(&S);
+	/* a part beside a whole matrix has no part for a sum */
+	const struct la_mat *mixed[2] = { &W, &K };
+	CHECK(la_mat_sum_init(&S, 2, mixed) == -1);
+	la_mat_free(&K);
+	la_mat_free(&M);
+	la_mat_free(&W);
+}
+
 /* la_mat_pack: a symmetric tridiagonal band in one triangle (2n + 1
  * values) reads as the band it came from, to the bit: entries, products,
  * the quadratic form, rows (la_rows.h), a dense and a banded sum with a
@@ -1153,6 +1217,7 @@ static void test_factor_order(void)
 
 int main(void)
 {
+	test_part_restrict();
 	test_pack();
 	test_symmetrize();
 	test_mat_kinds();
