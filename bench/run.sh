@@ -476,9 +476,10 @@ mpi_base() {
 
 part_mpi() {
 	echo
-	echo "Blocks under mpirun -n P (issue 13; dyn(1) MPI: the model and the state whole on every process; newmark's"
-	echo "step matrix's solve distributed: MPIAIJ rows partitioned by PT-Scotch, MUMPS; central differences with a"
-	echo "lumped mass: each process steps its own rows, ghosts exchanged, no solve; the tip recorded every 100 steps)."
+	echo "Blocks under mpirun -n P (issue 13; dyn(1) MPI: the mesh and the state whole on every process; newmark:"
+	echo "each process assembles and keeps its own columns of K, M and the step matrix, its MPIAIJ rows, MUMPS;"
+	echo "central differences with a lumped mass: each process steps its own rows, ghosts exchanged, no solve; the"
+	echo "tip recorded every 100 steps)."
 	echo "2-D: bench/fe_block.dyn (newmark, tau = 1e-3)"
 	echo "and bench/fe_block_cd.dyn (lumped mass, central_difference, tau = 1e-5); 3-D: bench/fe_block3d.dyn and"
 	echo "bench/fe_block3d_cd.dyn (tau = 1e-3, 1e-4).  per step = (t(s2) - t(s1)) / (s2 - s1), the step counts in the"

@@ -18,3 +18,7 @@ if HAVE_PETSC
 dyn_LDFLAGS = -rdynamic
 endif
 BUILT_SOURCES += lang/parser.h
+# The generated headers before the objects that include them, so that
+# `make dyn` builds on a fresh tree too (BUILT_SOURCES are made first by
+# `make`, `make all` and `make check` alone).
+$(lang_libdynlang_a_OBJECTS): lang/parser.h lang/stdlib_schemes.inc

@@ -1789,6 +1789,12 @@ static void add_operator(struct eval *ev, struct ir_matrix *a, int n, const stru
 		a->csc = t->csc && a->nblock == 0;
 		return;
 	}
+	if (t->n == 0) {
+		/* no entries to add (a term 0*X'^2): a's stay as they are */
+		if (t->nblock > 0)
+			a->csc = 0;
+		return;
+	}
 	int nnz = a->nnz + t->n;
 	int *row = arena_alloc(ev->a, sizeof(int) * (size_t)(nnz + 1));
 	int *col = arena_alloc(ev->a, sizeof(int) * (size_t)(nnz + 1));

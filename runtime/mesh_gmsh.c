@@ -361,6 +361,8 @@ static int read_names(struct gm *g)
 	long n, dim, tag;
 	char *s, *q, *e;
 
+	if (g->have_names)
+		return fail(r, "a second $PhysicalNames section");
 	g->have_names = 1;
 	g->names_line = r->line;
 	if (record(r, 1, "the number of physical names") || count(r, 0, "the number of physical names", &n))
@@ -425,6 +427,8 @@ static int read_entities(struct gm *g)
 				return -1;
 			if (tok_long(r, 0, "the entity tag", &tag))
 				return -1;
+			if (tag <= 0 || tag > INT32_MAX)
+				return fail(r, "entity tag %ld is out of range (1 to %d)", tag, INT32_MAX);
 			for (int j = 1; j < first; j++)
 				if (tok_double(r, j, "an entity's coordinate", &x))
 					return -1;
@@ -443,7 +447,11 @@ static int read_entities(struct gm *g)
 				if (tok_long(r, first + 1 + (int)j, "a physical tag", &k))
 					return -1;
 				/* Gmsh writes a negative tag for a group of the
-				 * entity with reversed orientation. */
+				 * entity with reversed orientation; a tag is an int
+				 * (as $PhysicalNames's, read_names) */
+				if (k == 0 || k < -(long)INT32_MAX || k > INT32_MAX)
+					return fail(r, "physical tag %ld is out of range (1 to %d, or its negative)", k,
+					            INT32_MAX);
 				if (add_phys(g, labs(k)))
 					return -1;
 			}
@@ -596,6 +604,8 @@ static int read_elements(struct gm *g)
 					return -1;
 				if (v < 0)
 					return fail(r, "the physical tag %ld is negative", v);
+				if (v > INT32_MAX)
+					return fail(r, "physical tag %ld is out of range (1 to %d)", v, INT32_MAX);
 				if (v > 0) {
 					if (add_phys(g, v))
 						return -1;

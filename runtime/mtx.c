@@ -190,7 +190,7 @@ static int banner(struct scan *s, struct header *h)
 	h->integer = strcasecmp(f[3], "integer") == 0;
 	if (strcasecmp(f[3], "complex") == 0) {
 		set_err(s->err, s->errlen, "'%s' line 1: field 'complex' is not supported: an "
-		        "operator is real (real, integer or pattern)", s->path);
+		        "operator's entries are real ('real' or 'integer')", s->path);
 		return -1;
 	}
 	if (!h->pattern && !h->integer && strcasecmp(f[3], "real") != 0) {

@@ -148,6 +148,18 @@ edit base22 r 17 '1 15 2 1 1 1 2'
 bad point_nodes 17 'a point element has 1 node; its line in the file lists 2'
 edit base22 r 18 '2 1 2 -2 1 1 2'
 bad physical_negative 18 'the physical tag -2 is negative'
+# tags beyond an int (a group's tag is one: $PhysicalNames refuses them
+# too) were truncated, and the groups built past their array
+edit base22 r 18 '2 1 2 4294967297 1 1 2'
+bad physical_range 18 'physical tag 4294967297 is out of range (1 to 2147483647)'
+edit base22 a 7 '$EndPhysicalNames\n$PhysicalNames\n1\n1 3 "right"'
+bad second_names 9 'a second $PhysicalNames section'
+edit base41 r 13 '1 0 0 0 1 0 0 1 4294967299 2 1 -2'
+bad entity_physical_range 13 'physical tag 4294967299 is out of range (1 to 2147483647, or its negative)'
+edit base41 r 13 '1 0 0 0 1 0 0 1 -9223372036854775808 2 1 -2'
+bad entity_physical_min 13 'physical tag -9223372036854775808 is out of range (1 to 2147483647, or its negative)'
+edit base41 r 13 '4294967297 0 0 0 1 0 0 1 2 2 1 -2'
+bad entity_range 13 'entity tag 4294967297 is out of range (1 to 2147483647)'
 edit base41 cut 9
 printf '$Elements\n0 0 0 0\n$EndElements\n' >> m.msh
 bad elements_before_entities 9 '$Elements comes before $Entities: the physical groups are unknown'

@@ -67,7 +67,7 @@ expect vector stiffness "stiffness: 'vector.mtx' line 1: the object must be 'mat
 printf '%%%%MatrixMarket matrix triplet real general\n3 3 0\n' | mk format
 expect format stiffness "stiffness: 'format.mtx' line 1: the format must be 'coordinate' or 'array'"
 printf '%%%%MatrixMarket matrix coordinate complex general\n3 3 1\n1 1 1 0\n' | mk complex
-expect complex damping "damping: 'complex.mtx' line 1: field 'complex' is not supported: an operator is real (real, integer or pattern)"
+expect complex damping "damping: 'complex.mtx' line 1: field 'complex' is not supported: an operator's entries are real ('real' or 'integer')"
 printf '%%%%MatrixMarket matrix coordinate double general\n3 3 0\n' | mk field
 expect field stiffness "stiffness: 'field.mtx' line 1: the field must be 'real', 'integer' or 'pattern'"
 printf '%%%%MatrixMarket matrix array pattern general\n3 3\n' | mk arraypattern
