@@ -1486,7 +1486,7 @@ int eval_int(struct eval *ev, struct ast_expr *e, long *out, const char *what)
 	if (x != floor(x))
 		return eval_error(ev, e->loc, "%s must be a whole number", what);
 	if (fabs(x) > 1e9)
-		return eval_error(ev, e->loc, "%s must be a whole number of at most 10^9 in size, not %g", what, x);
+		return eval_error(ev, e->loc, "%s must be a whole number of at most 10^9 in size, not %.15g", what, x);
 	*out = (long)x;
 	return 0;
 }
