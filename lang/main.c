@@ -29,7 +29,7 @@ enum { EXIT_CHECK = 1, EXIT_USAGE = 2, EXIT_INPUT = 3 };
 
 static void usage(FILE *f)
 {
-	fputs("Usage: dyn [OPTION]... [FILE]\n"
+	fputs("Usage: dyn [OPTION]... [FILE] [PETSC-OPTION]...\n"
 	      "Run a dyn script: a mechanical dynamics problem and its time integration.\n"
 	      "With no FILE on a terminal, start an interactive session; otherwise, with no\n"
 	      "FILE or when FILE is -, read statements from standard input.\n"
@@ -53,8 +53,12 @@ static void usage(FILE *f)
 	      "  -h, --help             show this help and exit\n"
 	      "  -V, --version          show the version and exit\n"
 	      "\n"
+	      "PETSc's options (-ksp_type cg, -pc_type gamg, ...) go to its solvers.\n"
+	      "\n"
 	      "Exit status: 0 ok, 1 a check failed, 2 usage error, 3 error before\n"
-	      "stepping (language, model, files), 4 numerical failure while stepping.\n"
+	      "stepping (language, model, files), 4 numerical failure while stepping,\n"
+	      "128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP,\n"
+	      "152 SIGXCPU), the records whole up to the last step.\n"
 	      "See dyn(1) and dyn(5).\n", f);
 }
 
@@ -122,6 +126,14 @@ static int parse_set(struct session *s, const char *arg)
 	              !strpbrk(val, "xXpP");
 	if (end == eq + 1 || *end != '\0' || !isfinite(v) || !decimal) {
 		fprintf(stderr, "dyn: --set %s: '%s' is not a number\n", arg, eq + 1);
+		return -1;
+	}
+	/* a point is followed by a digit, as in a script (lexer.l: "5." is
+	 * malformed there) */
+	const char *point = strchr(val, '.');
+	if (point && !isdigit((unsigned char)point[1])) {
+		fprintf(stderr, "dyn: --set %s: '%s' is not a number as a script writes it: a point is followed by a "
+		        "digit (5.0 or 5, not 5.)\n", arg, eq + 1);
 		return -1;
 	}
 	if (s->nset == (int)(sizeof s->set / sizeof s->set[0])) {

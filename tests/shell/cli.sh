@@ -117,6 +117,15 @@ for v in abc 1.5x '' 0,5 nan inf -inf 0x10 ' 3' 1p3; do
 	has set_nan.err "is not a number" "dyn --set k=$v"
 	empty set_nan.out "stdout of dyn --set k=$v"
 done
+# a point followed by no digit is malformed in a script (5.), so here too
+for v in 5. 1.e1 -3.; do
+	t set_point --set "k=$v" ok.dyn
+	want_rc set_point 2
+	has set_point.err "is not a number as a script writes it: a point is followed by a digit" "dyn --set k=$v"
+	empty set_point.out "stdout of dyn --set k=$v"
+done
+t set_point_ok --set k=.5 ok.dyn
+want_rc set_point_ok 0
 t o_empty -o '' ok.dyn
 want_rc o_empty 2
 has o_empty.err "dyn: -o: the folder name is empty" "dyn -o ''"
