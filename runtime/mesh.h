@@ -170,8 +170,8 @@ double mesh_cell_map(const struct mesh *m, long c, const double *xi,
  * face or within 1e-10 of the cell's size outside the mesh's boundary
  * count as inside) and its reference coordinates xi (the inverse of
  * mesh_cell_map; Newton's method on quadrilaterals and hexahedra).  The
- * first few calls scan the cells (no memory; a tenth of a second for a
- * point of a 10^6-unknown block); later ones build a uniform grid of
+ * first few calls scan the cells (no memory; one pass over the cells a
+ * point); later ones build a uniform grid of
  * buckets over the bounding box, about four cells per bucket, so that a
  * search costs O(1) on average.  Either way the cell is the first, in
  * the mesh's order, that holds the point.
