@@ -669,7 +669,8 @@ static int part_wanted(const struct rt_problem *pb, const struct ir_run *plan)
  * part; scheme_linear.parts): several processes, a model on a mesh whose
  * stiffness was assembled by columns (Km.part), a linear path that reads
  * the operators through products and its step matrix alone, no
- * constraints, contacts, internal variables or moving mass, a step matrix
+ * constraints, contacts, internal variables or moving mass, M and C
+ * symmetric (a part's column is its row), a step matrix
  * that goes to PETSc (the serial backends take whole matrices), no init
  * equilibrium (whose Newton solve reads K whole), and parameters stable
  * at any step (a critical step's ω_max is estimated on K's whole
@@ -681,7 +682,7 @@ static int parts_wanted(const struct rt_problem *pb, const struct ir_run *plan)
 	      pb->nc == 0 && pb->m == 0 && !pb->varmass && !pb->ir->potential && pb->ir->contact.n == 0 &&
 	      !pb->ir->init_equilibrium && pb->Km.part &&
 	      (pb->backend == LA_PETSC_DIRECT || pb->backend == LA_PETSC_ITERATIVE) && pb->Mm.kind == LA_MAT_CSC &&
-	      (!pb->hasC || pb->Cm.kind == LA_MAT_CSC)))
+	      pb->Mm.sym && (!pb->hasC || (pb->Cm.kind == LA_MAT_CSC && pb->Cm.sym))))
 		return 0;
 	void *par = scheme_params(st, plan->scheme.p);
 	if (!par)
