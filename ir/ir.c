@@ -398,6 +398,8 @@ int ir_dof_group_unknown(const struct ir_dof_group *g, long k)
 		return -1;
 	if (!g->index)
 		return g->first + (int)k - 1;
+	if (g->unknown_of)
+		return g->unknown_of[k - 1] < 0 ? -1 : g->first + g->unknown_of[k - 1];
 	/* index is ascending: bisect it */
 	int lo = 0, hi = g->size - 1;
 	while (lo <= hi) {
@@ -899,8 +901,8 @@ static void dump_model(FILE *f, const struct ir_model *m, const struct ir_run *r
 		        fi->mesh, fi->ncells, fi->cell, fi->nnodes, fi->element);
 		if (fi->ncomp > 1)
 			fprintf(f, "^%d", fi->ncomp);
-		fprintf(f, ", %ld %s, %ld fixed\n", fi->nfree, fi->internal ? "internal variables" : "unknowns",
-		        fi->ndofs - fi->nfree);
+		fprintf(f, ", %ld %s, %ld fixed%s\n", fi->nfree, fi->internal ? "internal variables" : "unknowns",
+		        fi->ndofs - fi->nfree, fi->node_order ? ", numbered in reverse Cuthill-McKee order of the nodes" : "");
 	}
 	char nm[IR_NAME_SIZE];
 	fputs("  dofs:", f);

@@ -164,10 +164,15 @@ struct ir_dof_group {
 	int first, size;
 	int vector;          /* elements named name[k] */
 	const int *index;    /* NULL: element j is name[j + 1]; else name[index[j]],
-	                      * ascending */
+	                      * ascending unless unknown_of is set */
 	int extent;          /* with index: the names are name[1..extent] (the
 	                      * space's dofs), those not in index fixed */
 	struct ir_loc loc;   /* the declaration */
+	const int *unknown_of; /* NULL, or (a field's unknowns numbered in a
+	                      * node order of their own: lang/fe.c) the element
+	                      * of name[k + 1], −1 when fixed; extent entries */
+	const int *by_name;  /* with unknown_of: the elements in the order of
+	                      * their names; size entries */
 };
 
 struct ir_dof_list {
@@ -185,6 +190,12 @@ static inline int ir_dof_group_element(const struct ir_dof_group *g, int i)
  * none: outside 1..ir_dof_group_extent(g), or (ir_dof_group_extent
  * covers it) a dof of a field that is fixed, hence eliminated. */
 int ir_dof_group_unknown(const struct ir_dof_group *g, long k);
+/* The unknown whose name comes i-th (0-based) in group g: the order in
+ * which a whole group is recorded or given its initial values. */
+static inline int ir_dof_group_nth(const struct ir_dof_group *g, int i)
+{
+	return g->first + (g->by_name ? g->by_name[i] : i);
+}
 /* The largest k of the names name[k] of vector group g. */
 static inline int ir_dof_group_extent(const struct ir_dof_group *g)
 {
@@ -327,6 +338,8 @@ struct ir_fe_info {
 	int internal;              /* its values are internal variables */
 	long ncells, nnodes;       /* the mesh's */
 	long ndofs, nfree;         /* the space's dofs, those not fixed */
+	int node_order;            /* its unknowns numbered in a narrow order
+	                            * of the nodes (lang/fe.c; dyn(1), MPI) */
 };
 
 struct ir_model {

@@ -115,22 +115,27 @@ static void list_dofs(FILE *f, const struct ir_dof_list *l, double *const *hist,
 	char nm[IR_NAME_SIZE];
 	for (int g = 0; g < l->ngroup; g++) {
 		const struct ir_dof_group *dg = &l->group[g];
-		int end = dg->first + dg->size;
-		for (int i = dg->first; i < end;) {
+		/* in the order of the names (a field may number its unknowns
+		 * in a node order of its own: lang/fe.c), a range while they
+		 * follow each other */
+#define AT(q) ir_dof_group_nth(dg, q)
+		for (int i = 0; i < dg->size;) {
 			int j = i + 1;
-			while (dg->vector && j < end && KEPT(j) == KEPT(i))
+			while (dg->vector && j < dg->size && KEPT(AT(j)) == KEPT(AT(i)) &&
+			       ir_dof_group_element(dg, AT(j)) == ir_dof_group_element(dg, AT(j - 1)) + 1)
 				j++;
-			if (KEPT(i) == kept) {
+			if (KEPT(AT(i)) == kept) {
 				fprintf(f, "%s", *first ? "" : ", ");
 				*first = 0;
 				if (j - i == 1)
-					fprintf(f, "%s%s", ir_dof_list_name(l, i, nm, sizeof nm), suffix);
+					fprintf(f, "%s%s", ir_dof_list_name(l, AT(i), nm, sizeof nm), suffix);
 				else
-					fprintf(f, "%s[%d..%d]%s", dg->name, ir_dof_group_element(dg, i),
-					        ir_dof_group_element(dg, j - 1), suffix);
+					fprintf(f, "%s[%d..%d]%s", dg->name, ir_dof_group_element(dg, AT(i)),
+					        ir_dof_group_element(dg, AT(j - 1)), suffix);
 			}
 			i = j;
 		}
+#undef AT
 	}
 #undef KEPT
 }

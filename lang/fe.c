@@ -23,6 +23,7 @@
 #include "fe_assemble.h"
 #include "fe_ref.h"
 #include "fe_space.h"
+#include "la.h"
 #include "mesh.h"
 #include "outfile.h"
 #include "vm.h"
@@ -629,10 +630,33 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		dg->size = (int)nfree;
 		dg->vector = 1;
 		dg->loc = ir_loc_of(it->target->loc);
-		int *index = nfree < sp->ndofs ? arena_alloc(ev->a, sizeof *index * (size_t)(nfree + 1)) : NULL;
+		/* on several processes, which step contiguous blocks of the
+		 * unknowns (a model beyond IR_DENSE_MAX unknowns: smaller ones
+		 * run replicated), a field whose mesh is numbered wide (a Gmsh
+		 * mesh's numbering coupled every block to every other: 2543
+		 * ghosts instead of 33 581 on a 73 000-unknown box) has its
+		 * unknowns numbered in a narrow order of the nodes instead; the
+		 * names stay the space's dofs (dyn(1), MPI) */
+		int *order = NULL;
+		if (!f->internal && mc->run && la_mpi_size() > 1 && sp->ndofs > IR_DENSE_MAX) {
+			order = mem_alloc(sizeof *order * (size_t)(sp->nnode + 1));
+			int o = order ? fe_space_node_order(sp, order) : -1;
+			if (o <= 0) {
+				free(order);
+				order = NULL;
+			}
+			if (o < 0)
+				return eval_error(ev, it->target->loc, "out of memory ordering the nodes of field %s", f->name);
+		}
+		int *index = nfree < sp->ndofs || order ? arena_alloc(ev->a, sizeof *index * (size_t)(nfree + 1)) : NULL;
+		int *unknown_of = order ? arena_alloc(ev->a, sizeof *unknown_of * (size_t)(sp->ndofs + 1)) : NULL;
 		dg->index = index;
+		dg->unknown_of = unknown_of;
 		dg->extent = (int)sp->ndofs;
-		for (long k = 0; k < sp->ndofs; k++) {
+		for (long q = 0; q < sp->ndofs; q++) {
+			long k = order ? (long)order[q / sp->ncomp] * sp->ncomp + q % sp->ncomp : q;
+			if (unknown_of)
+				unknown_of[k] = f->dof[k] < 0 ? -1 : *count - f->first;
 			if (f->dof[k] < 0)
 				continue;
 			if (index)
@@ -640,6 +664,14 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			f->dof[k] = *count;
 			(*count)++;
 		}
+		if (unknown_of) {
+			int *by_name = arena_alloc(ev->a, sizeof *by_name * (size_t)(nfree + 1)), j = 0;
+			for (long k = 0; k < sp->ndofs; k++)
+				if (unknown_of[k] >= 0)
+					by_name[j++] = unknown_of[k];
+			dg->by_name = by_name;
+		}
+		free(order);
 		f->nfree = nfree;
 		g->size = (int)nfree;
 		struct ir_fe_info *fi = &m->fe[m->nfe++];
@@ -654,6 +686,7 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		fi->nnodes = fm->m->nnodes;
 		fi->ndofs = sp->ndofs;
 		fi->nfree = nfree;
+		fi->node_order = unknown_of != NULL;
 	}
 	/* one vector field, nothing fixed, values at the nodes only (P1,
 	 * Q1): a free body, whose rigid motions discrete_gradient keeps (on

@@ -838,23 +838,27 @@ static int init(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 			return -1;
 		if (!mc->init_given && !(mc->init_given = arena_alloc(ev->a, (size_t)m->ndof + (size_t)m->nint + 1)))
 			return -1;
+		/* a whole group's values in the order of their names */
+		const struct ir_dof_group *g = count > 1 ? ir_dof_group_of(internal ? &m->intvars : &m->dofs, first) : NULL;
+		int whole = g && g->first == first && g->size == count;
 		for (int i = 0; i < count; i++) {
 			double x;
+			int d = whole ? ir_dof_group_nth(g, i) - first : i;
 			if (!ir_is_const(ev->prog, regs[i], &x))
 				return eval_error(ev, pair->rhs->loc, "an initial value must be constant");
 			/* a second value would silently replace the first */
-			unsigned char *given = &mc->init_given[(internal ? m->ndof : 0) + first + i];
+			unsigned char *given = &mc->init_given[(internal ? m->ndof : 0) + first + d];
 			if (*given & (1u << (primes != 0))) {
 				char nm[IR_NAME_SIZE];
 				if (internal)
-					ir_intvar_name(m, first + i, nm, sizeof nm);
+					ir_intvar_name(m, first + d, nm, sizeof nm);
 				else
-					ir_dof_name(m, first + i, nm, sizeof nm);
+					ir_dof_name(m, first + d, nm, sizeof nm);
 				return eval_error(ev, pair->lhs->loc, "%s%s is given an initial value twice", nm,
 				                  primes ? "'" : "");
 			}
 			*given |= (unsigned char)(1u << (primes != 0));
-			(internal ? m->z0 : primes ? m->v0 : m->u0)[first + i] = x;
+			(internal ? m->z0 : primes ? m->v0 : m->u0)[first + d] = x;
 		}
 	}
 	return 0;
@@ -1469,12 +1473,16 @@ static int record_item(struct eval *ev, struct model_ctx *mc, struct ast_record_
 	if (primes > 2 || (internal && primes > 1))
 		return eval_error(ev, e->loc, internal ? "an internal variable has a value and a rate (z and z'): "
 		                  "its second derivative cannot be recorded" : "only u, u' and u'' can be recorded");
+	/* a whole group's columns in the order of their names */
+	const struct ir_dof_list *l = internal ? &mc->m->intvars : &mc->m->dofs;
+	const struct ir_dof_group *g = count > 1 ? ir_dof_group_of(l, first) : NULL;
+	int whole = g && g->first == first && g->size == count;
 	for (int i = 0; i < count; i++) {
 		r.kind = internal ? IR_REC_Z : IR_REC_U;
-		r.dof = first + i;
+		r.dof = whole ? ir_dof_group_nth(g, i) : first + i;
 		r.deriv = primes;
 		char base[IR_NAME_SIZE];
-		(internal ? ir_intvar_name : ir_dof_name)(mc->m, first + i, base, sizeof base);
+		(internal ? ir_intvar_name : ir_dof_name)(mc->m, r.dof, base, sizeof base);
 		r.name = arena_printf(ev->a, "%s%s", base, primes == 0 ? "" : primes == 1 ? "'" : "''");
 		if (add_record(ev, o, cap, r))
 			return -1;

@@ -26,7 +26,7 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 {
 	memset(err, 0, sizeof *err);
 	double m = 1, k = omega_tau * omega_tau, u0 = 0, v0 = 0, z0 = 0, sigma = 0;
-	struct ir_dof_group dof = { "u", 0, 1, 0, NULL, 0, { NULL, 0, 0 } };
+	struct ir_dof_group dof = { "u", 0, 1, 0, NULL, 0, { NULL, 0, 0 }, NULL, NULL };
 	struct ir_model model = { 0 };
 	model.name = "oscillator";
 	model.ndof = 1;

@@ -3,6 +3,7 @@
  * points. */
 #include "fe_space.h"
 #include "mesh_impl.h"
+#include "la.h"
 #include "mem.h"
 
 #include <math.h>
@@ -180,6 +181,72 @@ oom:
 	mesh_errf(err, errlen, "out of memory for a %s space on %ld cells",
 	          fe_family_name(f), m->ncells);
 	return NULL;
+}
+
+int fe_space_node_order(const struct fe_space *s, int *order)
+{
+	long nn = s->nnode, nc = s->mesh->ncells;
+	int nloc = s->nloc;
+	if (nn < 2 || nn >= INT32_MAX || nc * nloc >= INT32_MAX || s->family == FE_P0)
+		return 0;
+	int n = (int)nn, rc = -1;
+	/* the cells of each node (compressed), then each node's neighbours:
+	 * the nodes of its cells, once each (mark holds the last node that
+	 * counted a neighbour) */
+	int *cp = mem_calloc((size_t)n + 1, sizeof *cp), *ci = mem_alloc(((size_t)(nc * nloc) + 1) * sizeof *ci);
+	int *mark = mem_alloc(((size_t)n + 1) * sizeof *mark), *p = mem_calloc((size_t)n + 1, sizeof *p);
+	int *ix = NULL;
+	if (!cp || !ci || !mark || !p)
+		goto out;
+	for (long k = 0; k < nc * nloc; k++)
+		cp[s->cell_nodes[k] + 1]++;
+	for (int i = 0; i < n; i++)
+		cp[i + 1] += cp[i];
+	for (long c = 0; c < nc; c++)
+		for (int l = 0; l < nloc; l++) {
+			long v = s->cell_nodes[c * nloc + l];
+			ci[cp[v]++] = (int)c;
+		}
+	for (int i = n; i > 0; i--)
+		cp[i] = cp[i - 1];
+	cp[0] = 0;
+	long bw = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++)
+			mark[i] = -1;
+		for (int i = 0; i < n; i++) {
+			int cnt = 0;
+			for (int k = cp[i]; k < cp[i + 1]; k++)
+				for (int l = 0; l < nloc; l++) {
+					int j = (int)s->cell_nodes[(long)ci[k] * nloc + l];
+					if (j == i || mark[j] == i)
+						continue;
+					mark[j] = i;
+					if (pass == 1)
+						ix[p[i] + cnt] = j;
+					cnt++;
+					if (labs((long)j - i) > bw)
+						bw = labs((long)j - i);
+				}
+			if (pass == 0)
+				p[i + 1] = p[i] + cnt;
+		}
+		if (pass == 0 && !(ix = mem_alloc(((size_t)p[n] + 1) * sizeof *ix)))
+			goto out;
+	}
+	int rbw = la_rcm(n, p, ix, order);
+	if (rbw < 0)
+		goto out;
+	/* the natural order is kept unless the bandwidth at least halves:
+	 * a generated mesh's is already narrow (same bits as ever) */
+	rc = 2L * rbw <= bw;
+out:
+	free(cp);
+	free(ci);
+	free(mark);
+	free(p);
+	free(ix);
+	return rc;
 }
 
 void fe_space_free(struct fe_space *s)

@@ -403,4 +403,11 @@ struct la_power_ops {
 int la_eig_power(const struct la_power_ops *op, double *x, double *y, double *t, double sigma, int *warm, int it,
                  double *theta);
 
+/* A reverse Cuthill-McKee ordering of the symmetric pattern (p, ix),
+ * compressed columns: perm[k] is the unknown placed k-th.  Returns the
+ * bandwidth max |pinv[i] - pinv[j]| over the entries, or -1 when out of
+ * memory.  The band solver's ordering, and a mesh's for its partition
+ * (fe_space_node_order). */
+int la_rcm(int n, const int *p, const int *ix, int *perm);
+
 #endif

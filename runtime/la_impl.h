@@ -63,9 +63,5 @@ int la_csc_build(int n, size_t ne, const int *row, const int *col, int upper, in
  * the orderings (a dense matrix is full).  0 or -1. */
 int la_sym_pattern(const struct la_mat *A, int **p, int **ix);
 
-/* A reverse Cuthill-McKee ordering of the symmetric pattern (p, ix):
- * perm[k] is the unknown placed k-th.  Returns the bandwidth
- * max |pinv[i] - pinv[j]| over the entries, or -1 when out of memory. */
-int la_rcm(int n, const int *p, const int *ix, int *perm);
 
 #endif

@@ -421,6 +421,60 @@ static void test_columns(enum fe_family fam)
 	mesh_free(m);
 }
 
+/* fe_space_node_order: a rectangle's own numbering (row by row, as
+ * narrow as RCM's) is kept (0); the same mesh with its nodes numbered by
+ * a scrambling permutation (node v becomes (v * 37) mod nnodes, as a
+ * Gmsh mesh's may be) gets an order (1) that is a permutation of the
+ * nodes whose bandwidth over the cells is at most half the scrambled
+ * one's and at most twice the rectangle's own (nx + 2 for the diagonal
+ * cut). */
+static long cell_bandwidth(const struct mesh *m, const int *pinv)
+{
+	long bw = 0;
+	for (long c = 0; c < m->ncells; c++)
+		for (int a = 0; a < m->nv; a++)
+			for (int b = 0; b < m->nv; b++) {
+				long i = m->cells[c * m->nv + a], j = m->cells[c * m->nv + b];
+				long d = pinv ? labs((long)pinv[i] - pinv[j]) : labs(i - j);
+				bw = d > bw ? d : bw;
+			}
+	return bw;
+}
+
+static void test_node_order(void)
+{
+	const long nx = 30, ny = 10;
+	struct mesh *m = mesh_rectangle(0, 3, 0, 1, nx, ny, MESH_TRIANGLE, err, sizeof err);
+	struct fe_space *sp = m ? fe_space_make(m, FE_P1, 2, err, sizeof err) : NULL;
+	CHECK(m && sp);
+	if (!m || !sp)
+		return;
+	int nn = (int)m->nnodes;
+	int *order = malloc(sizeof(int) * (size_t)nn), *pinv = malloc(sizeof(int) * (size_t)nn);
+	CHECK(fe_space_node_order(sp, order) == 0);
+	long own = cell_bandwidth(m, NULL);
+	CHECK(own == nx + 2);
+	for (long k = 0; k < m->ncells * m->nv; k++)
+		m->cells[k] = (m->cells[k] * 37) % nn;
+	long wide = cell_bandwidth(m, NULL);
+	CHECK(fe_space_node_order(sp, order) == 1);
+	for (int i = 0; i < nn; i++)
+		pinv[i] = -1;
+	int perm = 1;
+	for (int k = 0; k < nn; k++) {
+		perm &= order[k] >= 0 && order[k] < nn && pinv[order[k]] < 0;
+		if (order[k] >= 0 && order[k] < nn)
+			pinv[order[k]] = k;
+	}
+	CHECK(perm);
+	long narrow = perm ? cell_bandwidth(m, pinv) : wide;
+	CHECK(2 * narrow <= wide && narrow <= 2 * own);
+	free(order);
+	free(pinv);
+	fe_space_free(sp);
+	mesh_free(m);
+}
+
 int main(void)
 {
 	test_cell_rules(MESH_INTERVAL, FE_QUAD_MAX_DEGREE);
@@ -451,6 +505,7 @@ int main(void)
 	test_refusals();
 	test_columns(FE_P1);
 	test_columns(FE_P2);
+	test_node_order();
 	if (failures)
 		fprintf(stderr, "%d checks failed\n", failures);
 	return failures != 0;

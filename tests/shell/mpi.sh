@@ -48,6 +48,12 @@
 #     the response: the iterates differ by the factorisations' rounding)
 #     and to 2e-9 with the iterative one (measured 6e-12 and 8e-14), the
 #     ledger's residual the serial one to 1e-12 of the energy;
+#   - a Gmsh mesh numbered wide (tests/data/rect_fine41.msh, 5420
+#     unknowns) has its unknowns renumbered in reverse Cuthill-McKee
+#     order on several processes (--dump-ir says so, serially not), its
+#     names unchanged: central differences and newmark give the serial
+#     records to 1e-10, print r the serial lines, r.u[k] the serial
+#     values;
 #   - a field record is one .pvtu per frame (listed by the .pvd) naming
 #     one VTU piece per process, whose points and values reassemble the
 #     serial VTU's;
@@ -468,6 +474,53 @@ for np in 2 3; do
 	same s/pm.csv "p$np/pm.csv" 1e-10
 	same s/ps.csv "p$np/ps.csv" 1e-10
 	same s/pi.csv "p$np/pi.csv" 2e-9
+done
+
+# a Gmsh mesh numbered wide (tests/data/rect_fine.geo: the edges' nodes
+# first, each beside interior nodes numbered anywhere), beyond
+# IR_DENSE_MAX unknowns: on several processes its unknowns are numbered
+# in reverse Cuthill-McKee order of the nodes (--dump-ir says so; in the
+# mesh's order one block's columns reached nearly every row of the
+# others), their names staying the mesh's (r.u[k], print r); central
+# differences on the rows and newmark on the columns give the serial
+# records to 1e-10 and the serial values of two dofs read back by name
+# (the right corners', 1e-10)
+cp "$srcdir/tests/data/rect_fine41.msh" . || fail "cannot copy tests/data/rect_fine41.msh"
+cat > wide.dyn <<'EOS'
+param lam = 2, mu = 1, rho = 1
+mesh plate = gmsh("rect_fine41.msh")
+model canti {
+  field u on plate : P1^2
+  kinetic   lumped integral(plate, 0.5*rho*dot(u', u'))
+  potential integral(plate, 0.5*lam*tr(eps(u))^2 + mu*inner(eps(u), eps(u)))
+  fix u on left
+  force u on right: [0, -1e-2*sin(30*t)]
+}
+let r = run canti with central_difference from 0 to 0.2 step 2e-3 {
+  record t, p = u at (2, 0.5), q = u at (1, 1), energy to "wc.csv" every 4
+}
+print r
+print r.u[4](0.1), r.u[6]'(0.2)
+run canti with newmark from 0 to 0.2 step 1e-2 { record t, p = u at (2, 0.5), q = u at (1, 1), energy to "wn.csv" }
+EOS
+(cd s && "$DYN" ../wide.dyn > wide.out 2> err < /dev/null) || fail "serial wide.dyn: $(head -3 s/err)"
+(cd s && "$DYN" --dump-ir ../wide.dyn > wide.ir 2> err < /dev/null) || fail "serial wide.dyn --dump-ir: $(head -3 s/err)"
+grep -q 'Cuthill' s/wide.ir && fail "serial wide.dyn --dump-ir: the unknowns are renumbered serially"
+for np in 2 3; do
+	mpi "$np" "p$np" wide.dyn --dump-ir
+	grep -q '^  field u on plate .* 5420 unknowns, 70 fixed, numbered in reverse Cuthill-McKee order of the nodes$' \
+		"p$np/out" || fail "mpirun -n $np wide.dyn --dump-ir: not renumbered: $(grep 'field u' "p$np/out")"
+	mpi "$np" "p$np" wide.dyn
+	[ "$rc" = 0 ] || { fail "mpirun -n $np wide.dyn: exit $rc: $(head -3 "p$np/err")"; continue; }
+	same s/wc.csv "p$np/wc.csv" 1e-10
+	same s/wn.csv "p$np/wn.csv" 1e-10
+	[ "$(head -n 6 "p$np/out")" = "$(head -n 6 s/wide.out)" ] ||
+		fail "mpirun -n $np wide.dyn: print r is '$(head -n 6 "p$np/out")', serially '$(head -n 6 s/wide.out)'"
+	awk 'NR == FNR && FNR == 7 { a = $1; b = $2; next }
+	     FNR == 7 { d1 = $1 - a; d2 = $2 - b; if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2
+	                if (a < 0) a = -a; if (b < 0) b = -b
+	                exit !(d1 <= 1e-10 * a && d2 <= 1e-10 * b && a > 0 && b > 0) }' s/wide.out "p$np/out" ||
+		fail "mpirun -n $np wide.dyn: r.u[4], r.u[6]' are '$(sed -n 7p "p$np/out")', serially '$(sed -n 7p s/wide.out)'"
 done
 
 # a moving constraint solved iteratively: PETSc's field split on the
