@@ -73,12 +73,16 @@ static struct ast_expr *arg(struct ast_expr *call, int i)
 
 static int size_arg(struct eval *ev, struct ast_expr *e, int *n)
 {
-	long k;
-	if (eval_int(ev, e, &k, "a size"))
+	/* the range before eval_int's 10^9 bound, so that eye(2e9) is
+	 * refused as eye(-1) is */
+	double x;
+	if (eval_number(ev, e, &x, "a size"))
 		return -1;
-	if (k < 1 || k > MAX_ENTRIES)
-		return eval_error(ev, e->loc, "a size must be between 1 and %ld, not %ld", MAX_ENTRIES, k);
-	*n = (int)k;
+	if (x != floor(x))
+		return eval_error(ev, e->loc, "a size must be a whole number");
+	if (x < 1 || x > MAX_ENTRIES)
+		return eval_error(ev, e->loc, "a size must be between 1 and %ld, not %.15g", MAX_ENTRIES, x);
+	*n = (int)x;
 	return 0;
 }
 
