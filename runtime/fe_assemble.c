@@ -76,7 +76,7 @@ static void gather(const struct asm_ctx *c, long k, int *g)
 	long cell = inst_cell(c, k);
 	for (int fi = 0; fi < c->f->nfield; fi++) {
 		const struct fe_space *sp = c->f->space[fi];
-		const long *cn = sp->cell_nodes + (size_t)cell * (size_t)sp->nloc;
+		const int32_t *cn = sp->cell_nodes + (size_t)cell * (size_t)sp->nloc;
 		const long *dof = c->f->dof[fi];
 		int nc = sp->ncomp, *gl = g + c->off[fi];
 		for (int a = 0; a < sp->nloc; a++)
@@ -196,7 +196,7 @@ static int pattern_pass(const struct asm_ctx *c, int fill, int *p, int *i, int *
 				long cell = inst_cell(c, inst[gf][e]);
 				for (int fi = 0; fi < f->nfield; fi++) {
 					const struct fe_space *sp = f->space[fi];
-					const long *cn = sp->cell_nodes + (size_t)cell * (size_t)sp->nloc;
+					const int32_t *cn = sp->cell_nodes + (size_t)cell * (size_t)sp->nloc;
 					for (int a = 0; a < sp->nloc; a++) {
 						if (mark[fi][cn[a]] == stamp)
 							continue;
@@ -266,7 +266,7 @@ static int node_instances(const struct asm_ctx *c, long **first, long **inst)
 			return -1;
 		mem_advise_huge(inst[fi], sizeof(long) * ((size_t)c->ninst * (size_t)sp->nloc + 1));
 		for (long k = 0; k < c->ninst; k++) {
-			const long *cn = sp->cell_nodes + (size_t)inst_cell(c, k) * (size_t)sp->nloc;
+			const int32_t *cn = sp->cell_nodes + (size_t)inst_cell(c, k) * (size_t)sp->nloc;
 			for (int a = 0; a < sp->nloc; a++)
 				first[fi][cn[a] + 1]++;
 		}
@@ -277,7 +277,7 @@ static int node_instances(const struct asm_ctx *c, long **first, long **inst)
 			return -1;
 		memcpy(pos, first[fi], sizeof(long) * (size_t)sp->nnode);
 		for (long k = 0; k < c->ninst; k++) {
-			const long *cn = sp->cell_nodes + (size_t)inst_cell(c, k) * (size_t)sp->nloc;
+			const int32_t *cn = sp->cell_nodes + (size_t)inst_cell(c, k) * (size_t)sp->nloc;
 			for (int a = 0; a < sp->nloc; a++)
 				inst[fi][pos[cn[a]]++] = k;
 		}
@@ -312,7 +312,7 @@ static void held_add(const struct asm_ctx *c, long k, const double *Ke, const in
 		return;
 	for (int fi = 0; fi < f->nfield; fi++) {
 		const struct fe_space *sp = f->space[fi];
-		const long *cn = sp->cell_nodes + (size_t)cell * (size_t)sp->nloc;
+		const int32_t *cn = sp->cell_nodes + (size_t)cell * (size_t)sp->nloc;
 		for (int a = 0; a < sp->nloc; a++)
 			for (int q = 0; q < sp->ncomp; q++)
 				comp[c->off[fi] + a * sp->ncomp + q] = sp->node_kind[cn[a]] == FE_NODE_VALUE ? q : -1;

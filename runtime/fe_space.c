@@ -65,8 +65,8 @@ static int number_p2(struct fe_space *s)
 	}
 	memset(e.key, 0xff, 2 * e.cap * sizeof *e.key);  /* all −1 */
 	for (long c = 0; c < m->ncells; c++) {
-		const long *v = m->cells + c * nv;
-		long *cn = s->own_nodes + c * s->nloc;
+		const int32_t *v = m->cells + c * nv;
+		int32_t *cn = s->own_nodes + c * s->nloc;
 		for (int i = 0; i < nv; i++)
 			cn[i] = v[i];
 		for (int k = 0; k < ne; k++) {
@@ -135,9 +135,14 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
 		break;
 	}
 	s->ndofs = s->nnode * ncomp;
-	s->node_x = mem_alloc((size_t)(s->nnode ? s->nnode : 1) * d * sizeof *s->node_x);
+	/* P1 and Q1 nodes are the mesh's vertices: their coordinates are
+	 * the mesh's (8 bytes a P1^3 unknown not copied) */
+	int own = f != FE_P1 && f != FE_Q1;
+	double *x = own ? mem_alloc((size_t)(s->nnode ? s->nnode : 1) * d * sizeof *x) : NULL;
+	s->own_x = x;
+	s->node_x = own ? x : m->x;
 	s->node_kind = mem_alloc((size_t)(s->nnode ? s->nnode : 1));
-	if (!s->node_x || !s->node_kind)
+	if ((own && !x) || !s->node_kind)
 		goto oom;
 	/* Node coordinates, from the vertices' (the cells' maps are affine
 	 * along edges, so an edge node is its edge's midpoint). */
@@ -145,25 +150,24 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
 	switch (f) {
 	case FE_P1:
 	case FE_Q1:
-		memcpy(s->node_x, m->x, (size_t)(m->nnodes * d) * sizeof *m->x);
 		break;
 	case FE_HERMITE3:
 		for (long i = 0; i < m->nnodes; i++) {
-			s->node_x[2 * i] = s->node_x[2 * i + 1] = m->x[i];
+			x[2 * i] = x[2 * i + 1] = m->x[i];
 			s->node_kind[2 * i + 1] = FE_NODE_DERIV;
 		}
 		break;
 	case FE_P0:
 		for (long c = 0; c < m->ncells; c++)
 			for (int k = 0; k < d; k++) {
-				double x = 0;
+				double sum = 0;
 				for (int i = 0; i < m->nv; i++)
-					x += m->x[m->cells[c * m->nv + i] * d + k];
-				s->node_x[c * d + k] = x / m->nv;
+					sum += m->x[m->cells[c * m->nv + i] * d + k];
+				x[c * d + k] = sum / m->nv;
 			}
 		break;
 	case FE_P2:
-		memcpy(s->node_x, m->x, (size_t)(m->nnodes * d) * sizeof *m->x);
+		memcpy(x, m->x, (size_t)(m->nnodes * d) * sizeof *m->x);
 		for (long c = 0; c < m->ncells; c++)
 			for (int e = 0; e < fe_ref_nedges(m->type); e++) {
 				const int *ev = fe_ref_edge(m->type, e);
@@ -171,7 +175,7 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
 				const double *a = m->x + m->cells[c * m->nv + ev[0]] * d;
 				const double *b = m->x + m->cells[c * m->nv + ev[1]] * d;
 				for (int k = 0; k < d; k++)
-					s->node_x[n * d + k] = 0.5 * (a[k] + b[k]);
+					x[n * d + k] = 0.5 * (a[k] + b[k]);
 			}
 		break;
 	}
@@ -254,7 +258,7 @@ void fe_space_free(struct fe_space *s)
 	if (!s)
 		return;
 	free(s->own_nodes);
-	free(s->node_x);
+	free(s->own_x);
 	free(s->node_kind);
 	free(s);
 }
@@ -424,7 +428,7 @@ static void tab_reference(struct fe_tab *t, const struct fe_space *s, const stru
 static double tab_jacobian(const struct fe_tab *t, const struct mesh *m, long c, int i, double *J)
 {
 	int d = m->dim;
-	const long *v = m->cells + c * m->nv;
+	const int32_t *v = m->cells + c * m->nv;
 	const double *gd = t->gdphi + (size_t)i * 8 * d;
 
 	for (int k = 0; k < d * d; k++)
@@ -448,7 +452,7 @@ static int tab_fill(struct fe_tab *t, const struct fe_space *s, long c,
 	const struct mesh *m = s->mesh;
 	int d = m->dim, nl = s->nloc, nq = q->n;
 	int affine = m->type != MESH_QUADRILATERAL && m->type != MESH_HEXAHEDRON;
-	const long *v = m->cells + c * m->nv;
+	const int32_t *v = m->cells + c * m->nv;
 	double J[9], K[9], det = 0;
 
 	tab_reference(t, s, q);

@@ -35,10 +35,12 @@ struct fe_space {
 	int ndof_cell;             /* nloc·ncomp local dofs per cell */
 	long nnode;                /* scalar nodes */
 	long ndofs;                /* nnode·ncomp */
-	const long *cell_nodes;    /* ncells × nloc node numbers: the mesh's
+	const int32_t *cell_nodes; /* ncells × nloc node numbers: the mesh's
 	                            * own cell table for P1 and Q1 */
-	long *own_nodes;           /* cell_nodes when the space made them */
-	double *node_x;            /* nnode × dim: where each node sits */
+	int32_t *own_nodes;        /* cell_nodes when the space made them */
+	const double *node_x;      /* nnode × dim: where each node sits (the
+	                            * mesh's x for P1 and Q1) */
+	double *own_x;             /* node_x when the space made them */
 	unsigned char *node_kind;  /* nnode: FE_NODE_VALUE or FE_NODE_DERIV */
 };
 
@@ -50,7 +52,7 @@ enum { FE_NODE_VALUE = 1, FE_NODE_DERIV = 2 };
  * P1^3 unknowns). */
 static inline long fe_space_cell_dof(const struct fe_space *s, long c, int l)
 {
-	return s->cell_nodes[c * s->nloc + l / s->ncomp] * s->ncomp + l % s->ncomp;
+	return (long)s->cell_nodes[c * s->nloc + l / s->ncomp] * s->ncomp + l % s->ncomp;
 }
 
 /* Make the space of family f with ncomp components on m.  Refuses a

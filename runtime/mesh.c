@@ -253,7 +253,7 @@ long mesh_orient(struct mesh *m)
 {
 	static const double centre[3] = { 0.25, 0.25, 0.25 };
 	static const double mid[3] = { 0.5, 0.5, 0.5 };
-	long *c;
+	int32_t *c;
 
 	for (long i = 0; i < m->ncells; i++) {
 		double x[3];
@@ -463,7 +463,7 @@ struct mesh *mesh_rectangle(double x0, double x1, double y0, double y1,
 	static const char *const names[] = { "nx", "ny" };
 	long n[2] = { nx, ny };
 	struct mesh *m;
-	long *c;
+	int32_t *c;
 
 	if (type != MESH_TRIANGLE && type != MESH_QUADRILATERAL) {
 		mesh_errf(err, errlen, "rectangle: cells must be triangles or quadrilaterals");
@@ -517,7 +517,7 @@ struct mesh *mesh_cuboid(double x0, double x1, double y0, double y1,
 	};
 	long n[3] = { nx, ny, nz };
 	struct mesh *m;
-	long *c;
+	int32_t *c;
 
 	if (type != MESH_TETRAHEDRON && type != MESH_HEXAHEDRON) {
 		mesh_errf(err, errlen, "cuboid: cells must be tetrahedra or hexahedra");
@@ -630,7 +630,7 @@ double mesh_cell_map(const struct mesh *m, long c, const double *xi,
 {
 	double phi[8], dphi[24], Jl[9];
 	int d = m->dim;
-	const long *v = m->cells + c * m->nv;
+	const int32_t *v = m->cells + c * m->nv;
 
 	if (!J)
 		J = Jl;
@@ -931,7 +931,7 @@ static long scan_cells(const struct mesh *m, const double *p, double *xi, double
 {
 	int d = m->dim, nv = m->nv;
 	for (long c = 0; c < m->ncells; c++) {
-		const long *v = m->cells + c * nv;
+		const int32_t *v = m->cells + c * nv;
 		int out = 0;
 		for (int k = 0; k < d && !out; k++) {
 			double a = HUGE_VAL, b = -HUGE_VAL;

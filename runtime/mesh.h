@@ -39,6 +39,7 @@
 #define DYN_MESH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum mesh_cell_type {
 	MESH_INTERVAL,       /* 1-D, 2 vertices */
@@ -83,7 +84,11 @@ struct mesh {
 	long nnodes;
 	double *x;                 /* nnodes × dim coordinates */
 	long ncells;
-	long *cells;               /* ncells × nv nodes, reference order */
+	int32_t *cells;            /* ncells × nv nodes, reference order
+	                            * (32 bits: MESH_MAX_NODES keeps node
+	                            * numbers, and a space's, below 2^31;
+	                            * 32 bytes a P1 tetrahedral mesh's
+	                            * unknown instead of 64) */
 	int nregions;
 	struct mesh_region *regions;
 	struct mesh_locator *loc;  /* built by mesh_locate after a few scans */

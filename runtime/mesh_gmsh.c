@@ -1009,8 +1009,8 @@ static struct mesh *build(struct gm *g)
 			m->x[renum[i] * dim + k] = g->nx[3 * i + k];
 	for (long p = 0; p < g->nelem; p++)
 		if (g->elem[p].dim == dim && dup[p] < 0)
-			memcpy(m->cells + cellidx[p] * m->nv, g->pool + g->elem[p].nodes,
-			       (size_t)m->nv * sizeof *m->cells);
+			for (int k = 0; k < m->nv; k++)   /* below MESH_MAX_NODES */
+				m->cells[cellidx[p] * m->nv + k] = (int32_t)g->pool[g->elem[p].nodes + k];
 	{
 		long bad = mesh_orient(m);
 		if (bad >= 0) {

@@ -235,7 +235,7 @@ struct grid {
 	const double *x;      /* npts × dim */
 	long ncells;
 	int nv;
-	const long *conn;     /* ncells × nv */
+	const int32_t *conn;  /* ncells × nv */
 	int type;             /* the VTK cell type */
 };
 
@@ -376,7 +376,7 @@ int vtu_write_piece(const char *path, const struct mesh *m, const struct fe_spac
 	int nv = w.nv, rc = -1;
 	long *loc = mem_alloc(((size_t)w.npts + 1) * sizeof *loc);
 	long *glob = mem_alloc(((size_t)w.npts + 1) * sizeof *glob);
-	long *conn = mem_alloc(((size_t)nc * (size_t)nv + 1) * sizeof *conn);
+	int32_t *conn = mem_alloc(((size_t)nc * (size_t)nv + 1) * sizeof *conn);
 	double *x = NULL;
 	struct vtu_field *pf = mem_calloc((size_t)npoint + 1, sizeof *pf);
 	double **val = mem_calloc((size_t)npoint + 1, sizeof *val);
