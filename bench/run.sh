@@ -462,16 +462,30 @@ mpi_block() {
 	CD_MB1=$LAST_MB
 	LAST_MB=
 	mpi_rows "$label" "$sizes" "central_difference|auto (diagonal)|2|$cd"
+	# ... and its peak on four processes, one step (oversubscribed: its
+	# memory, not its time), for the estimate of 10^8 unknowns: on two
+	# and on four the peak falls at the same moment (the columns
+	# assembled, the rows set up), on one while assembling all of them
+	MEMORY_SAVED=$MEMORY TIMEOUT_SAVED=$TIMEOUT
+	MEMORY=$((1 << 30)) TIMEOUT=$MPI_TIMEOUT
+	measure "$label central_difference P=4 1 step" 1 mpirun --allow-run-as-root --oversubscribe -n 4 "$DYN" -q \
+		-o "$out/dyn" $sizes --set steps=1 "$cd"
+	MEMORY=$MEMORY_SAVED TIMEOUT=$TIMEOUT_SAVED
+	CD_MB4=
+	[ -z "$STATUS" ] && CD_MB4=$MB
 }
 
 # mpi_base SCRIPT SIZE-ARGS: the peak resident set of a tiny run of
-# SCRIPT on one process (BASE1) and under mpirun -n 2 (BASE2): the
-# program's and Open MPI's own, which the model's bytes come on top of
+# SCRIPT on one process (BASE1) and under mpirun -n 2 and -n 4 (BASE2,
+# BASE4): the program's and Open MPI's own (which grows with the
+# processes), which the model's bytes come on top of
 mpi_base() {
 	measure "base P=1" 1 "$DYN" -q -o "$out/dyn" $2 --set steps=1 "$1"
 	BASE1=$MB
 	measure "base P=2" 1 mpirun --allow-run-as-root --oversubscribe -n 2 "$DYN" -q -o "$out/dyn" $2 --set steps=1 "$1"
 	BASE2=$MB
+	measure "base P=4" 1 mpirun --allow-run-as-root --oversubscribe -n 4 "$DYN" -q -o "$out/dyn" $2 --set steps=1 "$1"
+	BASE4=$MB
 }
 
 part_mpi() {
@@ -498,9 +512,9 @@ part_mpi() {
 	echo "2-D block: $unk unknowns (nx = $nx, ny = $ny)"
 	mpi_block 2-D "--set nx=$nx --set ny=$ny" "$srcdir/bench/fe_block.dyn" "$out/fe_block_direct.dyn" \
 		"$srcdir/bench/fe_block_cd.dyn"
-	mb2=$LAST_MB mb21=$CD_MB1 unk2=$unk
+	mb2=$LAST_MB mb21=$CD_MB1 mb24=$CD_MB4 unk2=$unk
 	mpi_base "$srcdir/bench/fe_block_cd.dyn" "--set nx=8 --set ny=4"
-	b21=$BASE1 b22=$BASE2
+	b21=$BASE1 b22=$BASE2 b24=$BASE4
 	# 3-D: 6 n (n + 1)^2 unknowns, n the cells across (54: 980100)
 	n3=$(awk "BEGIN { n = 1; while (6 * (n + 1) * (n + 2)^2 <= $MPI_SIZE3) n++; print n }")
 	unk=$((6 * n3 * (n3 + 1) * (n3 + 1)))
@@ -509,9 +523,9 @@ part_mpi() {
 	echo "3-D block: $unk unknowns (n = $n3 cells across, 2n along)"
 	mpi_block 3-D "--set n=$n3" "$srcdir/bench/fe_block3d.dyn" "$out/fe_block3d_direct.dyn" \
 		"$srcdir/bench/fe_block3d_cd.dyn"
-	mb3=$LAST_MB mb31=$CD_MB1 unk3=$unk
+	mb3=$LAST_MB mb31=$CD_MB1 mb34=$CD_MB4 unk3=$unk
 	mpi_base "$srcdir/bench/fe_block3d_cd.dyn" "--set n=2"
-	b31=$BASE1 b32=$BASE2
+	b31=$BASE1 b32=$BASE2 b34=$BASE4
 	# a nonlinear potential: each process evaluates the energy's kernels
 	# at the cells that reach its rows (runtime/part_phi.h)
 	block2d "$MPI_NH_SIZE"
@@ -539,24 +553,25 @@ part_mpi() {
 		"midpoint|sparse (replicated)|2|$out/fe_block_nh_sparse.dyn" \
 		"midpoint|auto (MUMPS)|2|$srcdir/bench/fe_block_nh.dyn"
 	# 10^8 unknowns: the explicit runs' bytes per unknown above the
-	# program's own (a tiny run's), at P = 1 (a = R + D) and P = 2
-	# (b = R + D/2): R what every process holds (mesh, state, loads), D
-	# what the processes divide (the stiffness's columns, each process
-	# assembling its own); a direct solve's factor grows faster (3-D: as
+	# program's own (a tiny run's at the same P), at P = 2 (b = R + D/2)
+	# and P = 4 (c = R + D/4): R what every process holds (mesh, state,
+	# loads), D what the processes divide (the stiffness's columns, each
+	# process assembling its own); P = 1's peak falls elsewhere (the
+	# whole assembly).  A direct solve's factor grows faster (3-D: as
 	# n^(4/3) or more)
 	echo
-	for set in "2-D|$mb21|$mb2|$b21|$b22|$unk2" "3-D|$mb31|$mb3|$b31|$b32|$unk3"; do
-		IFS='|' read -r dim m1 m2 c1 c2 u <<-EOS
+	for set in "2-D|$mb2|$mb24|$b22|$b24|$unk2" "3-D|$mb3|$mb34|$b32|$b34|$unk3"; do
+		IFS='|' read -r dim m2 m4 c2 c4 u <<-EOS
 		$set
 		EOS
-		[ -n "$m1" ] && [ -n "$m2" ] && [ -n "$c1" ] && [ -n "$c2" ] || continue
-		awk -v dim="$dim" -v m1="$m1" -v m2="$m2" -v c1="$c1" -v c2="$c2" -v u="$u" 'BEGIN {
-			a = (m1 - c1) * 1e6 / u; b = (m2 - c2) * 1e6 / u
-			D = 2 * (a - b); if (D < 0) D = 0
-			R = a - D
-			printf "10^8 unknowns, %s explicit (%d unknowns, MB %s and %s at P = 1 and 2, %s and %s without the model):\n", dim, u, m1, m2, c1, c2
+		[ -n "$m2" ] && [ -n "$m4" ] && [ -n "$c2" ] && [ -n "$c4" ] || continue
+		awk -v dim="$dim" -v m2="$m2" -v m4="$m4" -v c2="$c2" -v c4="$c4" -v u="$u" 'BEGIN {
+			b = (m2 - c2) * 1e6 / u; c = (m4 - c4) * 1e6 / u
+			D = 4 * (b - c); if (D < 0) D = 0
+			R = b - D / 2
+			printf "10^8 unknowns, %s explicit (%d unknowns, MB %s and %s at P = 2 and 4, %s and %s without the model):\n", dim, u, m2, m4, c2, c4
 			printf "  %.0f bytes per unknown on every process and %.0f divided among them;", R, D
-			for (P = 2; P <= 4096; P *= 2) { gb = (c2 + (R + D / P) * 1e8 / 1e6) / 1e3; if (gb <= 24) break }
+			for (P = 2; P <= 4096; P *= 2) { gb = (c4 + (R + D / P) * 1e8 / 1e6) / 1e3; if (gb <= 24) break }
 			if (P <= 4096) printf " %.0f GB per process at P = %d, under this machine'\''s 24 GB\n", gb, P
 			else printf " the part every process holds is %.0f GB: no P brings it under this machine'\''s 24 GB\n", R * 1e8 / 1e9
 		}'

@@ -133,11 +133,15 @@ static void *band_alloc(const struct la_mat *A, unsigned flags)
 		return NULL;
 	b->n = n;
 	b->ne = A->nx;
-	if (A->kind == LA_MAT_BAND && imax(A->kl, A->ku) <= 1) {
+	/* a diagonal in compressed columns (a lumped mass): one entry a
+	 * column, the diagonal's, so that its entries are in band order */
+	int diag = A->kind == LA_MAT_CSC && A->kl == 0 && A->ku == 0 && A->nx == (size_t)n;
+	if ((A->kind == LA_MAT_BAND && imax(A->kl, A->ku) <= 1) || diag) {
 		/* a tridiagonal (or diagonal) band: no ordering narrows it,
 		 * and in its own order no map is kept (below); its pattern,
 		 * entries and an ordering would be built only to be dropped
-		 * (28 bytes per unknown at the setup's peak) */
+		 * (28 bytes per unknown at the setup's peak; 24 for a lumped
+		 * mass, the permutation, its scratch and the map kept) */
 		b->ident = 1;
 		b->kl = imin(A->kl, n - 1);
 		b->ku = imin(A->ku, n - 1);
@@ -158,7 +162,7 @@ static void *band_alloc(const struct la_mat *A, unsigned flags)
 	}
 	if (b->len >= INT32_MAX || !(b->ab = mem_alloc((b->len + 1) * sizeof *b->ab)))
 		goto fail;
-	if (b->ident && A->kind == LA_MAT_BAND) {
+	if (b->ident && (A->kind == LA_MAT_BAND || diag)) {
 		/* a banded matrix in its own order: the place of an entry in
 		 * ab follows from its row and column (band_factor), no map
 		 * and no permutation are kept (20 bytes per unknown of a

@@ -295,6 +295,19 @@ int nl_common_alloc(struct nl_common *c, struct rt_problem *pb)
 	return 0;
 }
 
+int nl_common_alloc_accel(struct nl_common *c, struct rt_problem *pb)
+{
+	if (pb->varmass || pb->nc || pb->sigma_u)
+		return nl_common_alloc(c, pb);
+	memset(c, 0, sizeof *c);
+	c->pb = pb;
+	size_t N = (size_t)pb->N + 1;
+	c->f1 = mem_calloc(N, sizeof(double));
+	c->g = mem_calloc(N, sizeof(double));
+	c->gu = mem_calloc(N, sizeof(double));
+	return c->f1 && c->g && c->gu ? 0 : -1;
+}
+
 void nl_common_free(struct nl_common *c)
 {
 	free(c->f0); free(c->f1); free(c->fm); free(c->g); free(c->gu); free(c->Ma); free(c->Mu);

@@ -99,6 +99,11 @@ struct nl_common {
 };
 enum { NL_DRY_COLUMNS = 256 };
 int nl_common_alloc(struct nl_common *c, struct rt_problem *pb);
+/* What nl_acceleration alone reads (f1, g, gu), for a run that does
+ * not step on these buffers (initial_acceleration's release): half of
+ * nl_common_alloc's vectors at the setup's peak; all of them with M(u),
+ * constraints or dry friction.  0, or -1 when out of memory. */
+int nl_common_alloc_accel(struct nl_common *c, struct rt_problem *pb);
 void nl_common_free(struct nl_common *c);
 /* s->a of a body resting on frictionless obstacles at t₀: the smooth
  * acceleration of nl_acceleration with the contact forces that keep it

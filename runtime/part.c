@@ -359,13 +359,11 @@ static int pp_msolve(void *ctx, double *b)
 	return 0;
 }
 
-int rt_part_lambda_max(struct rt_part *p, const double *m, int maxit, double rtol, double *lmax)
+int rt_part_lambda_max(struct rt_part *p, const double *m, double *work, int maxit, double rtol, double *lmax)
 {
-	struct part_pencil c = { p, m, mem_calloc((size_t)p->n + 1, sizeof(double)), 0 };
-	if (!c.x)
-		return -1;
+	struct part_pencil c = { p, m, work, 0 };
+	memset(work, 0, sizeof(double) * (size_t)p->n);
 	struct la_eigmax_ops ops = { &c, pp_kmul, pp_mdot, pp_msolve, la_mpi_sum, p->r0, p->n };
 	int rc = la_eig_max(p->r1 - p->r0, &ops, maxit, rtol, lmax, NULL);
-	free(c.x);
 	return c.failed ? -2 : rc;
 }

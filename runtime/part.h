@@ -61,9 +61,10 @@ int rt_part_gather_rows(struct rt_part *p, double *u, double *v, double *a);
  * Lanczos on the processes' rows (la_eig_max with sum; one exchange of
  * the ghosts per product and a few sums of one value): the serial
  * estimate up to the rounding of its sums, the same on every process,
- * at a share of its memory and time.  Collective.  0; -1 out of memory,
- * -2 a failed exchange or a non-finite product. */
-int rt_part_lambda_max(struct rt_part *p, const double *m, int maxit, double rtol, double *lmax);
+ * at a share of its memory and time; work (n values, overwritten) holds
+ * the iterate with its ghosts.  Collective.  0; -1 out of memory, -2 a
+ * failed exchange or a non-finite product. */
+int rt_part_lambda_max(struct rt_part *p, const double *m, double *work, int maxit, double rtol, double *lmax);
 
 /* (K x)_j for an owned row j, the terms in ascending column order (the
  * order of la_mat_mul's, whose bits it gives for a symmetric K) */

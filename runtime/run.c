@@ -388,7 +388,7 @@ struct engine {
 	 * damping), the predictors; part_stop: a Ctrl-C on some process,
 	 * known to all at the same step */
 	struct rt_part *part;
-	double *mdiag, *cdiag, *ut, *vt;
+	double *mdiag, *cdiag, *ut;
 	int part_stop;
 	/* ... on a nonlinear potential (part_nl_step; runtime/part_phi.h):
 	 * its kernels on the rows, the gradient, the loads at the step's
@@ -600,7 +600,7 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 {
 	struct rt_part *p = e->part;
 	const double b = 0, g = 0.5, cu = tau * tau * (0.5 - b), cv = tau * (1 - g);
-	double *u = x->u, *v = x->v, *a = x->a, *ut = e->ut, *vt = e->vt;
+	double *u = x->u, *v = x->v, *a = x->a, *ut = e->ut;
 	const double *uprev = e->prev->u, *vprev = e->prev->v, *m = e->mdiag, *c = e->cdiag;
 	const double gt = g * tau;
 	double *fk = e->fprev;
@@ -608,10 +608,8 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 	e->f = fk;
 	problem_load(e->pb, t1, e->f);
 	const double *f = e->f, *fp = e->fprev;
-	for (int i = p->r0; i < p->r1; i++) {
+	for (int i = p->r0; i < p->r1; i++)
 		ut[i] = u[i] + tau * v[i] + cu * a[i];
-		vt[i] = v[i] + cv * a[i];
-	}
 	if (rt_part_exchange(p, ut)) {
 		snprintf(err->msg, sizeof err->msg, "MPI failed to exchange the rows of the step between processes");
 		return -1;
@@ -619,14 +617,17 @@ static int part_step(struct engine *e, double t1, double tau, struct rt_state *x
 	double sum[8] = { 0 };
 	signal_slots(sum + 4);
 	for (int i = p->r0; i < p->r1; i++) {
+		/* ṽ here, from aᵏ⁻¹ before it is overwritten: ũ alone has
+		 * ghosts, ṽ needs no vector (8 bytes per unknown) */
+		double vti = v[i] + cv * a[i];
 		double ku = rt_part_row_dot(p, i, ut);
 		double r = f[i];
 		r -= ku;
 		if (c)
-			r -= c[i] * vt[i];
+			r -= c[i] * vti;
 		a[i] = r / (c ? m[i] + gt * c[i] : m[i]);
 		u[i] = ut[i] + b * tau * tau * a[i];
-		v[i] = vt[i] + g * tau * a[i];
+		v[i] = vti + g * tau * a[i];
 		if (c)
 			sum[3] += (u[i] - uprev[i]) * 0.5 * (c[i] * (vprev[i] + v[i]));
 		sum[0] += (u[i] - uprev[i]) * (0.5 * (fp[i] + f[i]));
@@ -698,14 +699,15 @@ static int parts_wanted(const struct rt_problem *pb, const struct ir_run *plan)
  * stated with dofs runs replicated, dyn(1), MPI), the scheme's row-by-row
  * step (M and C diagonal by value: a lumped mass, rayleigh(a0, 0) on it),
  * no constraints, contacts or internal variables, Φ = ½uᵀKu with K
- * symmetric.  Then the partition, the diagonals and the predictors'
- * vectors; 0 also when it does not apply, -1 when out of memory. */
+ * symmetric.  Then the partition, the diagonals and the predictor ũ's
+ * vector; 0 also when it does not apply, -1 when out of memory. */
 /* The stepper's λ_max on the rows (rt_system.lambda_max): Lanczos to
  * the serial stepper's tolerance (lanczos_lambda_max) */
 static int part_lambda_max(void *ctx, double *lmax)
 {
 	struct engine *e = ctx;
-	return rt_part_lambda_max(e->part, e->mdiag, 1000, 1e-12, lmax);
+	/* ũ's buffer, not yet a predictor, holds the iterate and its ghosts */
+	return rt_part_lambda_max(e->part, e->mdiag, e->ut, 1000, 1e-12, lmax);
 }
 
 static int part_init(struct engine *e)
@@ -731,8 +733,7 @@ static int part_init(struct engine *e)
 	}
 	e->part = mem_calloc(1, sizeof *e->part);
 	e->ut = mem_calloc((size_t)n + 1, sizeof(double));
-	e->vt = mem_calloc((size_t)n + 1, sizeof(double));
-	if (!e->part || !e->ut || !e->vt)
+	if (!e->part || !e->ut)
 		return -1;
 	if (rt_part_init(e->part, &pb->Km, P, la_mpi_rank())) {
 		free(e->part);
@@ -1286,7 +1287,6 @@ static void engine_free(struct engine *e)
 	free(e->mdiag);
 	free(e->cdiag);
 	free(e->ut);
-	free(e->vt);
 }
 
 /* A chain's operators: M diagonal, K and C symmetric tridiagonal (the
@@ -2280,7 +2280,7 @@ static int acceleration_not_finite(struct rt_stepper_run *r, struct rt_error *er
  * with.  0, 3 or 4 with err set. */
 static int initial_acceleration(struct rt_stepper_run *r, int release, struct rt_error *err)
 {
-	if (nl_common_alloc(&r->nc, &r->pb))
+	if ((release ? nl_common_alloc_accel : nl_common_alloc)(&r->nc, &r->pb))
 		return fail(err, 3, r->plan->model->loc, "out of memory");
 	nl_acceleration(&r->nc, r->plan->t0, &r->x);
 	if (acceleration_not_finite(r, err))

@@ -124,10 +124,8 @@ static void *cl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 	(void)par;
 	int n = sys->n;
 	struct central_lin *s = mem_calloc(1, sizeof *s);
-	double *w = mem_alloc(sizeof(double) * (size_t)n);
-	if (!s || !w) {
-		free(s);
-		free(w);
+	double *w = NULL;   /* the dense pencil's eigenvalues */
+	if (!s) {
 		snprintf(err->msg, sizeof err->msg, "out of memory");
 		err->code = 3;
 		return NULL;
@@ -150,7 +148,8 @@ static void *cl_alloc(const struct rt_system *sys, const void *par, struct rt_er
 		info = sys->lambda_max(sys->load_ctx, &lmax);
 	} else if (n <= CD_DENSE_MAX) {
 		double *k = mem_alloc(sizeof(double) * (size_t)n * (size_t)n), *m = mem_alloc(sizeof(double) * (size_t)n * (size_t)n);
-		if (k && m) {
+		w = mem_alloc(sizeof(double) * (size_t)n);
+		if (k && m && w) {
 			la_mat_to_dense(sys->K, k);
 			la_mat_to_dense(sys->M, m);
 			info = la_sygv(n, k, m, w, NULL);
