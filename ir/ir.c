@@ -902,7 +902,9 @@ static void dump_model(FILE *f, const struct ir_model *m, const struct ir_run *r
 		if (fi->ncomp > 1)
 			fprintf(f, "^%d", fi->ncomp);
 		fprintf(f, ", %ld %s, %ld fixed%s\n", fi->nfree, fi->internal ? "internal variables" : "unknowns",
-		        fi->ndofs - fi->nfree, fi->node_order ? ", numbered in reverse Cuthill-McKee order of the nodes" : "");
+		        fi->ndofs - fi->nfree,
+		        fi->node_order == 2 ? ", numbered by the parts of PETSc's partition of the nodes"
+		        : fi->node_order == 1 ? ", numbered in reverse Cuthill-McKee order of the nodes" : "");
 	}
 	char nm[IR_NAME_SIZE];
 	fputs("  dofs:", f);

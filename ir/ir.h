@@ -339,7 +339,9 @@ struct ir_fe_info {
 	long ncells, nnodes;       /* the mesh's */
 	long ndofs, nfree;         /* the space's dofs, those not fixed */
 	int node_order;            /* its unknowns numbered in a narrow order
-	                            * of the nodes (lang/fe.c; dyn(1), MPI) */
+	                            * of the nodes (1), or by the parts of a
+	                            * partition of them (2) (lang/fe.c; dyn(1),
+	                            * MPI) */
 };
 
 struct ir_model {

@@ -633,17 +633,20 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		/* on several processes, which step contiguous blocks of the
 		 * unknowns (a model beyond IR_DENSE_MAX unknowns: smaller ones
 		 * run replicated), a field whose mesh is numbered wide (a Gmsh
-		 * mesh's numbering coupled every block to every other: 2543
-		 * ghosts instead of 33 581 on a 73 000-unknown box) has its
-		 * unknowns numbered in a narrow order of the nodes instead; the
+		 * mesh's numbering coupled every block to every other: 33 581
+		 * ghosts of 33 580 rows on a 73 000-unknown box) has its
+		 * unknowns numbered by the parts of PETSc's partition of its
+		 * nodes (1560 ghosts), or in a narrow order of them (2543); the
 		 * names stay the space's dofs (dyn(1), MPI) */
-		int *order = NULL;
-		if (!f->internal && mc->run && la_mpi_size() > 1 && sp->ndofs > IR_DENSE_MAX) {
+		int *order = NULL, *part = NULL, o = 0, P = la_mpi_size();
+		if (!f->internal && mc->run && P > 1 && sp->ndofs > IR_DENSE_MAX) {
 			order = mem_alloc(sizeof *order * (size_t)(sp->nnode + 1));
-			int o = order ? fe_space_node_order(sp, order) : -1;
+			part = mem_alloc(sizeof *part * (size_t)(sp->nnode + 1));
+			o = order && part ? fe_space_node_order(sp, P, order, part) : -1;
 			if (o <= 0) {
 				free(order);
-				order = NULL;
+				free(part);
+				order = part = NULL;
 			}
 			if (o < 0)
 				return eval_error(ev, it->target->loc, "out of memory ordering the nodes of field %s", f->name);
@@ -671,7 +674,29 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 					by_name[j++] = unknown_of[k];
 			dg->by_name = by_name;
 		}
+		if (o == 2) {
+			/* each part's block of unknowns: its nodes' free dofs, the
+			 * parts in order; used when no part is empty */
+			int *bounds = arena_alloc(ev->a, sizeof *bounds * (size_t)(P + 1)), empty = 0;
+			for (int r = 0; r <= P; r++)
+				bounds[r] = 0;
+			for (long k = 0; k < sp->ndofs; k++)
+				if (unknown_of[k] >= 0)
+					bounds[part[k / sp->ncomp] + 1]++;
+			for (int r = 0; r < P; r++) {
+				empty |= bounds[r + 1] == 0;
+				bounds[r + 1] += bounds[r];
+			}
+			for (int r = 0; r <= P; r++)
+				bounds[r] += f->first;
+			if (!empty) {
+				mc->part_bounds = bounds;
+				mc->part_first = f->first;
+				mc->part_count = (int)nfree;
+			}
+		}
 		free(order);
+		free(part);
 		f->nfree = nfree;
 		g->size = (int)nfree;
 		struct ir_fe_info *fi = &m->fe[m->nfe++];
@@ -686,7 +711,7 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		fi->nnodes = fm->m->nnodes;
 		fi->ndofs = sp->ndofs;
 		fi->nfree = nfree;
-		fi->node_order = unknown_of != NULL;
+		fi->node_order = o > 0 ? o : 0;
 	}
 	/* one vector field, nothing fixed, values at the nodes only (P1,
 	 * Q1): a free body, whose rigid motions discrete_gradient keeps (on

@@ -57,6 +57,12 @@ struct model_ctx {
 	 * MPI processes it may assemble only this process's columns of the
 	 * stiffness (rt_run_columns, fold_quadratic) */
 	const struct ir_run *run;
+	/* a field numbered by the parts of a partition of its nodes (lang/
+	 * fe.c): the first unknown of each part's block, P + 1 entries, and
+	 * the field's unknowns (first, count), whose columns then follow
+	 * those blocks (part_columns) when they are the model's alone */
+	const int *part_bounds;
+	int part_first, part_count;
 	int ngroup;
 	struct dof_group *group;
 	int allow_t;            /* loads, support: functions of t */

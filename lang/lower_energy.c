@@ -20,6 +20,7 @@
 #include "fmt.h"
 #include "interp.h"
 #include "ir_diff.h"
+#include "la.h"
 #include "mem.h"
 
 #include <limits.h>
@@ -1836,7 +1837,15 @@ static int part_columns(const struct model_ctx *mc, int cols[2])
 	for (int q = 0; q < f->nkernel; q++)
 		if (!f->kernel[q].form)
 			return 0;
-	return rt_run_columns(mc->run, m->ndof, &cols[0], &cols[1]);
+	if (!rt_run_columns(mc->run, m->ndof, &cols[0], &cols[1]))
+		return 0;
+	/* a field numbered by parts (lang/fe.c) that holds every unknown:
+	 * this process's columns are its part's */
+	if (mc->part_bounds && mc->part_first == 0 && mc->part_count == m->ndof) {
+		cols[0] = mc->part_bounds[la_mpi_rank()];
+		cols[1] = mc->part_bounds[la_mpi_rank() + 1];
+	}
+	return 1;
 }
 
 static int fold_quadratic(struct eval *ev, struct model_ctx *mc)

@@ -187,7 +187,7 @@ oom:
 	return NULL;
 }
 
-int fe_space_node_order(const struct fe_space *s, int *order)
+int fe_space_node_order(const struct fe_space *s, int nparts, int *order, int *part)
 {
 	long nn = s->nnode, nc = s->mesh->ncells;
 	int nloc = s->nloc;
@@ -244,6 +244,29 @@ int fe_space_node_order(const struct fe_space *s, int *order)
 	/* the natural order is kept unless the bandwidth at least halves:
 	 * a generated mesh's is already narrow (same bits as ever) */
 	rc = 2L * rbw <= bw;
+	if (rc && nparts > 1 && part && la_mpi_graph_partition(n, p, ix, part) == 0) {
+		/* the parts one after the other, each in the narrow order: a
+		 * counting sort of order by part */
+		int *by = mem_alloc(((size_t)n + 1) * sizeof *by);
+		int *start = mem_calloc((size_t)nparts + 1, sizeof *start);
+		int valid = by && start;
+		for (int i = 0; i < n && valid; i++)
+			valid = part[i] >= 0 && part[i] < nparts;
+		if (valid) {
+			for (int i = 0; i < n; i++)
+				start[part[i] + 1]++;
+			for (int q = 0; q < nparts; q++)
+				start[q + 1] += start[q];
+			for (int k = 0; k < n; k++)
+				by[start[part[order[k]]]++] = order[k];
+			memcpy(order, by, sizeof *order * (size_t)n);
+			rc = 2;
+		} else if (!by || !start) {
+			rc = -1;
+		}
+		free(by);
+		free(start);
+	}
 out:
 	free(cp);
 	free(ci);

@@ -68,15 +68,18 @@ struct fe_space *fe_space_make(const struct mesh *m, enum fe_family f, int ncomp
                                char *err, size_t errlen);
 void fe_space_free(struct fe_space *s);
 
-/* An order of the space's nodes whose bandwidth over the cells' graph
- * (nodes sharing a cell are neighbours) is narrow: reverse Cuthill–McKee
- * (la_rcm), order[k] the node placed k-th (s->nnode entries).  For a
- * partition of the unknowns into contiguous blocks (dyn(1), MPI): a
- * Gmsh mesh's own numbering may couple every block to every other.
- * Returns 1 when order at least halves the natural order's bandwidth,
- * 0 when the natural order is to be kept (order then holds nothing of
- * use; always 0 for P0 and a single node), -1 when out of memory. */
-int fe_space_node_order(const struct fe_space *s, int *order);
+/* An order of the space's nodes for a partition of the unknowns into
+ * contiguous blocks (dyn(1), MPI): a Gmsh mesh's own numbering may couple
+ * every block to every other.  When a reverse Cuthill–McKee order
+ * (la_rcm) of the graph of nodes sharing a cell at least halves the
+ * natural order's bandwidth, order[k] is the node placed k-th (s->nnode
+ * entries): with nparts > 1 and part (s->nnode entries), the parts of
+ * PETSc's partition of that graph (la_mpi_graph_partition: collective)
+ * one after the other, part[i] node i's, each part in the narrow order
+ * (2), else the narrow order alone (1).  0 when the natural order is to
+ * be kept (order then holds nothing of use; always for P0 and a single
+ * node), -1 when out of memory. */
+int fe_space_node_order(const struct fe_space *s, int nparts, int *order, int *part);
 
 /* The dofs of region r (sorted, distinct), for `fix` and constraints:
  * the nodes lying on r (for P2 on a FACETS region, the edge nodes of its

@@ -42,6 +42,8 @@ struct la_petsc_module {
 	int (*exchange)(const double *sbuf, const int *scount, const int *sdispl, double *rbuf, const int *rcount,
 	                const int *rdispl);
 	int (*gather)(double *x, const int *count, const int *displ);
+	/* la_mpi_graph_partition */
+	int (*graph_partition)(int n, const int *p, const int *ix, int *part);
 };
 /* The ops of LA_PETSC_DIRECT or LA_PETSC_ITERATIVE, the module loaded if
  * needed; NULL when it is not built or does not load. */

@@ -852,7 +852,60 @@ static int mpi_gather(double *x, const int *count, const int *displ)
 	       MPI_SUCCESS ? 0 : -1;
 }
 
+/* The part of each vertex of a graph that every process holds whole
+ * (compressed rows p, ix, symmetric, no loops): MatPartitioning as in
+ * partition() above (PT-Scotch, ParMETIS, or PETSc's "current" blocks;
+ * -mat_partitioning_type chooses), each process handing over one
+ * contiguous block of the rows, the parts gathered to every process. */
+static int mpi_graph_partition(int n, const int *p, const int *ix, int *part)
+{
+	if (petsc_start())
+		return -1;
+	PetscInt b0 = (PetscInt)((long long)n * myrank / nproc), b1 = (PetscInt)((long long)n * (myrank + 1) / nproc);
+	PetscInt nl = b1 - b0, *ia = NULL, *ja = NULL;
+	Mat adj = NULL;
+	MatPartitioning mp = NULL;
+	IS is = NULL, all = NULL;
+	int rc = -1;
+	if (PetscMalloc1(nl + 1, &ia) || PetscMalloc1((PetscInt)(p[b1] - p[b0]) + 1, &ja))
+		goto out;
+	for (PetscInt i = b0; i <= b1; i++)
+		ia[i - b0] = p[i] - p[b0];
+	for (PetscInt q = p[b0]; q < p[b1]; q++)
+		ja[q - p[b0]] = ix[q];
+	/* MatCreateMPIAdj takes ia and ja, PETSc's allocations */
+	if (MatCreateMPIAdj(PETSC_COMM_WORLD, nl, n, ia, ja, NULL, &adj))
+		goto out;
+	ia = ja = NULL;
+	if (MatPartitioningCreate(PETSC_COMM_WORLD, &mp) || MatPartitioningSetAdjacency(mp, adj) ||
+#if defined(PETSC_HAVE_PTSCOTCH)
+	    MatPartitioningSetType(mp, MATPARTITIONINGPTSCOTCH) ||
+#elif defined(PETSC_HAVE_PARMETIS)
+	    MatPartitioningSetType(mp, MATPARTITIONINGPARMETIS) ||
+#else
+	    MatPartitioningSetType(mp, MATPARTITIONINGCURRENT) ||
+#endif
+	    MatPartitioningSetFromOptions(mp) || MatPartitioningApply(mp, &is) || ISAllGather(is, &all))
+		goto out;
+	const PetscInt *g;
+	if (ISGetIndices(all, &g))
+		goto out;
+	for (int i = 0; i < n; i++)
+		part[i] = (int)g[i];
+	ISRestoreIndices(all, &g);
+	rc = 0;
+out:
+	PetscFree(ia);
+	PetscFree(ja);
+	ISDestroy(&is);
+	ISDestroy(&all);
+	MatPartitioningDestroy(&mp);
+	MatDestroy(&adj);
+	return rc;
+}
+
 const struct la_petsc_module la_petsc_module = {
+	.graph_partition = mpi_graph_partition,
 	.sum = mpi_sum,
 	.exchange = mpi_exchange,
 	.gather = mpi_gather,

@@ -180,6 +180,16 @@ int la_mpi_gather(double *x, const int *count, const int *displ)
 	return -1;
 }
 
+int la_mpi_graph_partition(int n, const int *p, const int *ix, int *part)
+{
+#ifdef HAVE_PETSC
+	if (load())
+		return mod->graph_partition(n, p, ix, part);
+#endif
+	(void)n, (void)p, (void)ix, (void)part;
+	return -1;
+}
+
 const char *la_backend_load_error(void)
 {
 #ifdef HAVE_PETSC

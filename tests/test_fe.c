@@ -451,13 +451,13 @@ static void test_node_order(void)
 		return;
 	int nn = (int)m->nnodes;
 	int *order = malloc(sizeof(int) * (size_t)nn), *pinv = malloc(sizeof(int) * (size_t)nn);
-	CHECK(fe_space_node_order(sp, order) == 0);
+	CHECK(fe_space_node_order(sp, 1, order, NULL) == 0);
 	long own = cell_bandwidth(m, NULL);
 	CHECK(own == nx + 2);
 	for (long k = 0; k < m->ncells * m->nv; k++)
 		m->cells[k] = (m->cells[k] * 37) % nn;
 	long wide = cell_bandwidth(m, NULL);
-	CHECK(fe_space_node_order(sp, order) == 1);
+	CHECK(fe_space_node_order(sp, 1, order, NULL) == 1);
 	for (int i = 0; i < nn; i++)
 		pinv[i] = -1;
 	int perm = 1;

@@ -49,11 +49,11 @@
 #     and to 2e-9 with the iterative one (measured 6e-12 and 8e-14), the
 #     ledger's residual the serial one to 1e-12 of the energy;
 #   - a Gmsh mesh numbered wide (tests/data/rect_fine41.msh, 5420
-#     unknowns) has its unknowns renumbered in reverse Cuthill-McKee
-#     order on several processes (--dump-ir says so, serially not), its
-#     names unchanged: central differences and newmark give the serial
-#     records to 1e-10, print r the serial lines, r.u[k] the serial
-#     values;
+#     unknowns) has its unknowns numbered by the parts of PETSc's
+#     partition of its nodes on several processes, each process's
+#     columns its part's (--dump-ir says so, serially not), its names
+#     unchanged: central differences and newmark give the serial records
+#     to 1e-10, print r the serial lines, r.u[k] the serial values;
 #   - a field record is one .pvtu per frame (listed by the .pvd) naming
 #     one VTU piece per process, whose points and values reassemble the
 #     serial VTU's;
@@ -479,12 +479,12 @@ done
 # a Gmsh mesh numbered wide (tests/data/rect_fine.geo: the edges' nodes
 # first, each beside interior nodes numbered anywhere), beyond
 # IR_DENSE_MAX unknowns: on several processes its unknowns are numbered
-# in reverse Cuthill-McKee order of the nodes (--dump-ir says so; in the
-# mesh's order one block's columns reached nearly every row of the
-# others), their names staying the mesh's (r.u[k], print r); central
-# differences on the rows and newmark on the columns give the serial
-# records to 1e-10 and the serial values of two dofs read back by name
-# (the right corners', 1e-10)
+# by the parts of PETSc's partition of the nodes, each process's columns
+# its part's (--dump-ir says so; in the mesh's order one block's columns
+# reached nearly every row of the others), their names staying the
+# mesh's (r.u[k], print r); central differences on the rows and newmark
+# on the columns give the serial records to 1e-10 and the serial values
+# of two dofs read back by name (the right corners', 1e-10)
 cp "$srcdir/tests/data/rect_fine41.msh" . || fail "cannot copy tests/data/rect_fine41.msh"
 cat > wide.dyn <<'EOS'
 param lam = 2, mu = 1, rho = 1
@@ -505,11 +505,16 @@ run canti with newmark from 0 to 0.2 step 1e-2 { record t, p = u at (2, 0.5), q 
 EOS
 (cd s && "$DYN" ../wide.dyn > wide.out 2> err < /dev/null) || fail "serial wide.dyn: $(head -3 s/err)"
 (cd s && "$DYN" --dump-ir ../wide.dyn > wide.ir 2> err < /dev/null) || fail "serial wide.dyn --dump-ir: $(head -3 s/err)"
-grep -q 'Cuthill' s/wide.ir && fail "serial wide.dyn --dump-ir: the unknowns are renumbered serially"
+grep -q 'numbered' s/wide.ir && fail "serial wide.dyn --dump-ir: the unknowns are renumbered serially"
 for np in 2 3; do
 	mpi "$np" "p$np" wide.dyn --dump-ir
-	grep -q '^  field u on plate .* 5420 unknowns, 70 fixed, numbered in reverse Cuthill-McKee order of the nodes$' \
+	grep -q "^  field u on plate .* 5420 unknowns, 70 fixed, numbered by the parts of PETSc's partition of the nodes\$" \
 		"p$np/out" || fail "mpirun -n $np wide.dyn --dump-ir: not renumbered: $(grep 'field u' "p$np/out")"
+	# rank 0's columns: its part's unknowns, about a P-th of them
+	c1=$(sed -n 's/^  stiffness: 5420 x 5420, [0-9]* entries stored (sparse): columns 1 to \([0-9]*\), this process.s rows.*/\1/p' \
+		"p$np/out")
+	[ -n "$c1" ] && [ $((c1 * np * 10)) -ge $((5420 * 9)) ] && [ $((c1 * np * 10)) -le $((5420 * 11)) ] ||
+		fail "mpirun -n $np wide.dyn --dump-ir: rank 0's columns are not its part's: $(grep stiffness "p$np/out")"
 	mpi "$np" "p$np" wide.dyn
 	[ "$rc" = 0 ] || { fail "mpirun -n $np wide.dyn: exit $rc: $(head -3 "p$np/err")"; continue; }
 	same s/wc.csv "p$np/wc.csv" 1e-10
