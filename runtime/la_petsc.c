@@ -259,6 +259,23 @@ static void pk_free(void *p)
 
 /* ---- several processes: the rows partitioned ---- */
 
+/* The parts of the graph adj (MatCreateMPIAdj): PT-Scotch or ParMETIS
+ * when PETSc has them, else its "current" partition, contiguous blocks;
+ * the option -mat_partitioning_type chooses.  *mp is the caller's to
+ * destroy.  0 or PETSc's error. */
+static PetscErrorCode partitioning_apply(Mat adj, MatPartitioning *mp, IS *is)
+{
+	return MatPartitioningCreate(PETSC_COMM_WORLD, mp) || MatPartitioningSetAdjacency(*mp, adj) ||
+#if defined(PETSC_HAVE_PTSCOTCH)
+	       MatPartitioningSetType(*mp, MATPARTITIONINGPTSCOTCH) ||
+#elif defined(PETSC_HAVE_PARMETIS)
+	       MatPartitioningSetType(*mp, MATPARTITIONINGPARMETIS) ||
+#else
+	       MatPartitioningSetType(*mp, MATPARTITIONINGCURRENT) ||
+#endif
+	       MatPartitioningSetFromOptions(*mp) || MatPartitioningApply(*mp, is);
+}
+
 /* The partition of the unknowns: the graph of A + Aᵀ, given to PETSc's
  * MatPartitioning (PT-Scotch or ParMETIS when PETSc has them, else its
  * "current" partition, contiguous blocks of the layer's numbering; the
@@ -307,16 +324,7 @@ static int partition(struct pk *k, const struct la_mat *A)
 	if (MatCreateMPIAdj(PETSC_COMM_WORLD, nl, n, ia, ja, NULL, &adj))
 		goto out;
 	ia = ja = NULL;
-	if (MatPartitioningCreate(PETSC_COMM_WORLD, &part) || MatPartitioningSetAdjacency(part, adj) ||
-#if defined(PETSC_HAVE_PTSCOTCH)
-	    MatPartitioningSetType(part, MATPARTITIONINGPTSCOTCH) ||
-#elif defined(PETSC_HAVE_PARMETIS)
-	    MatPartitioningSetType(part, MATPARTITIONINGPARMETIS) ||
-#else
-	    MatPartitioningSetType(part, MATPARTITIONINGCURRENT) ||
-#endif
-	    MatPartitioningSetFromOptions(part) || MatPartitioningApply(part, &is) ||
-	    ISPartitioningToNumbering(is, &num) || ISAllGather(num, &numall))
+	if (partitioning_apply(adj, &part, &is) || ISPartitioningToNumbering(is, &num) || ISAllGather(num, &numall))
 		goto out;
 	if (!(counts = calloc((size_t)nproc, sizeof *counts)) || ISPartitioningCount(is, nproc, counts))
 		goto out;
@@ -853,10 +861,9 @@ static int mpi_gather(double *x, const int *count, const int *displ)
 }
 
 /* The part of each vertex of a graph that every process holds whole
- * (compressed rows p, ix, symmetric, no loops): MatPartitioning as in
- * partition() above (PT-Scotch, ParMETIS, or PETSc's "current" blocks;
- * -mat_partitioning_type chooses), each process handing over one
- * contiguous block of the rows, the parts gathered to every process. */
+ * (compressed rows p, ix, symmetric, no loops): partitioning_apply, each
+ * process handing over one contiguous block of the rows, the parts
+ * gathered to every process. */
 static int mpi_graph_partition(int n, const int *p, const int *ix, int *part)
 {
 	if (petsc_start())
@@ -877,15 +884,7 @@ static int mpi_graph_partition(int n, const int *p, const int *ix, int *part)
 	if (MatCreateMPIAdj(PETSC_COMM_WORLD, nl, n, ia, ja, NULL, &adj))
 		goto out;
 	ia = ja = NULL;
-	if (MatPartitioningCreate(PETSC_COMM_WORLD, &mp) || MatPartitioningSetAdjacency(mp, adj) ||
-#if defined(PETSC_HAVE_PTSCOTCH)
-	    MatPartitioningSetType(mp, MATPARTITIONINGPTSCOTCH) ||
-#elif defined(PETSC_HAVE_PARMETIS)
-	    MatPartitioningSetType(mp, MATPARTITIONINGPARMETIS) ||
-#else
-	    MatPartitioningSetType(mp, MATPARTITIONINGCURRENT) ||
-#endif
-	    MatPartitioningSetFromOptions(mp) || MatPartitioningApply(mp, &is) || ISAllGather(is, &all))
+	if (partitioning_apply(adj, &mp, &is) || ISAllGather(is, &all))
 		goto out;
 	const PetscInt *g;
 	if (ISGetIndices(all, &g))
