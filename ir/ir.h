@@ -432,9 +432,11 @@ struct ir_model {
 	struct ir_loc init_loc;
 	/* A free elastic body: the model's dofs are one vector field of the
 	 * mesh's dimension (2 or 3) with its values at the mesh's nodes, none
-	 * fixed, dof first + dim p + c the component c of node p at X[dim p
-	 * + c], so that q = X + u is the placement and the rigid motions are
-	 * known (discrete_gradient keeps its momenta; NULL otherwise). */
+	 * fixed, dof first + dim p + c the component c of the node at X[dim p
+	 * + c] (node p of the mesh, unless the field's unknowns are numbered
+	 * by its nodes: lang/fe.c), so that q = X + u is the placement and
+	 * the rigid motions are known (discrete_gradient keeps its momenta;
+	 * NULL otherwise). */
 	const struct ir_rigid *rigid;
 	int nfe;                         /* fields on meshes, for the dumps */
 	struct ir_fe_info *fe;

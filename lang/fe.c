@@ -639,7 +639,7 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 		 * nodes (1560 ghosts), or in a narrow order of them (2543); the
 		 * names stay the space's dofs (dyn(1), MPI) */
 		int *order = NULL, *part = NULL, o = 0, P = la_mpi_size();
-		if (!f->internal && mc->run && P > 1 && sp->ndofs > IR_DENSE_MAX) {
+		if (!f->internal && mc->run && P > 1 && nfree > IR_DENSE_MAX) {
 			order = mem_alloc(sizeof *order * (size_t)(sp->nnode + 1));
 			part = mem_alloc(sizeof *part * (size_t)(sp->nnode + 1));
 			o = order && part ? fe_space_node_order(sp, P, order, part) : -1;
@@ -726,6 +726,21 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 			r->nnode = me->nnodes;
 			r->first = f->first;
 			r->X = me->x;
+			/* X by unknown: node p's unknowns first + p·dim + c, or
+			 * when they are numbered by the nodes (above), node p's
+			 * go where f->dof puts them, each node's components
+			 * together */
+			int ncomp = f->ncomp, moved = 0;
+			for (long p = 0; p < me->nnodes && !moved; p++)
+				moved = f->dof[p * ncomp] != f->first + p * ncomp;
+			if (moved) {
+				double *X = arena_alloc(ev->a, sizeof(double) * (size_t)me->nnodes * (size_t)me->dim);
+				for (long p = 0; p < me->nnodes; p++) {
+					long b = (f->dof[p * ncomp] - f->first) / ncomp;
+					memcpy(X + b * me->dim, me->x + p * me->dim, sizeof(double) * (size_t)me->dim);
+				}
+				r->X = X;
+			}
 			m->rigid = r;
 		}
 	}

@@ -557,6 +557,46 @@ static int is_mtx_call(struct eval *ev, const struct ast_expr *e)
 	       !scope_lookup(ev->scope, e->lhs->name);
 }
 
+/* Whether a field's unknowns are numbered by its nodes (lang/fe.c: on
+ * several processes, a mesh numbered wide), so that the model's i-th
+ * dof in the order of the names is not unknown i */
+static int names_renumbered(const struct ir_model *m)
+{
+	for (int g = 0; g < m->dofs.ngroup; g++)
+		if (m->dofs.group[g].by_name)
+			return 1;
+	return 0;
+}
+
+/* The unknown of the model's i-th dof in the order of the names (its
+ * groups in order, a field's elements by name): what entry i of a vector
+ * or a matrix of all the dofs (force VECTOR, support along VECTOR, mass
+ * MATRIX, mtx("M.mtx")) is stated for */
+static int name_unknown(const struct ir_model *m, int i)
+{
+	const struct ir_dof_group *g = m->dofs.ngroup ? ir_dof_group_of(&m->dofs, i) : NULL;
+	return g && i - g->first < g->size ? ir_dof_group_nth(g, i - g->first) : i;
+}
+
+/* An operator's rows and columns from the order of the names to the
+ * unknowns' (names_renumbered) */
+static void operator_to_unknowns(struct eval *ev, const struct ir_model *m, struct ir_matrix *A)
+{
+	int n = m->ndof;
+	if (A->a) {
+		double *b = arena_alloc(ev->a, sizeof(double) * (size_t)n * (size_t)n);
+		for (int j = 0; j < n; j++)
+			for (int i = 0; i < n; i++)
+				b[name_unknown(m, i) + (size_t)name_unknown(m, j) * n] = A->a[i + (size_t)j * n];
+		A->a = b;
+		return;
+	}
+	for (int k = 0; k < A->nnz; k++) {
+		A->row[k] = name_unknown(m, A->row[k]);
+		A->col[k] = name_unknown(m, A->col[k]);
+	}
+}
+
 /* Evaluate an operator declaration into a constant matrix. */
 static int operator(struct eval *ev, struct model_ctx *mc, struct ast_item *it, const char *what,
                     struct ir_matrix *out)
@@ -590,6 +630,8 @@ static int operator(struct eval *ev, struct model_ctx *mc, struct ast_item *it, 
 	} else if (to_matrix(ev, &v, n, it->value->loc, what, &out->a)) {
 		return -1;
 	}
+	if (names_renumbered(mc->m))
+		operator_to_unknowns(ev, mc->m, out);
 	out->loc = ir_loc_of(it->loc);
 	return 0;
 }
@@ -804,9 +846,10 @@ static int force(struct eval *ev, struct model_ctx *mc, struct ast_item *it, int
 		int *regs;
 		if (eval_expr(ev, load, &v) || to_vector(ev, &v, count, load->loc, "the force", &regs))
 			return -1;
+		/* entry i is the i-th name's (name_unknown) */
 		for (int i = 0; i < count; i++) {
-			int r = ir_emit(ev->prog, IR_ADD, f[first + i], regs[i], 0, ir_loc_of(load->loc));
-			f[first + i] = r;
+			int d = internal ? first + i : name_unknown(m, first + i);
+			f[d] = ir_emit(ev->prog, IR_ADD, f[d], regs[i], 0, ir_loc_of(load->loc));
 		}
 	}
 	return 0;
@@ -1201,7 +1244,7 @@ static int lower_model(struct eval *ev, struct binding *b, struct ir_model **out
 					return -1;
 				m->support_dir = arena_alloc(ev->a, sizeof(double) * (size_t)n);
 				for (int j = 0; j < n; j++)
-					if (!ir_is_const(ev->prog, regs[j], &m->support_dir[j]))
+					if (!ir_is_const(ev->prog, regs[j], &m->support_dir[name_unknown(m, j)]))
 						return eval_error(ev, it->dir->loc, "the support direction must be constant");
 			}
 			m->support_loc = ir_loc_of(it->loc);
