@@ -5,6 +5,7 @@
 #define DYN_FE_OUTPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ir.h"
 
@@ -22,17 +23,40 @@ struct rt_field_out {
 	int npiece;
 	char **piece;
 	const char **pname;
+	/* a run whose processes step their own rows (rt_field_out_partition):
+	 * this process's piece is the cells it owns, cells[0 .. ncell − 1],
+	 * whose unknowns it owns or receives at each frame from their owners
+	 * (to each process q the rows sidx[sdispl[q] ..] of scount[q], from
+	 * it the rows ridx[rdispl[q] ..] of rcount[q]); NULL: blocks of
+	 * cells, the state whole on every process */
+	int32_t *cells;
+	long ncell;
+	int *sidx, *scount, *sdispl, nsend;
+	int *ridx, *rcount, *rdispl, nrecv;
+	double *sbuf, *rbuf;
 };
 
 /* Prepare the writer for a run of nstep steps: every name and buffer is
  * allocated here, none while stepping.  -1 with a message in err. */
 int rt_field_out_open(struct rt_field_out *w, const struct ir_field_output *o, int nstep, char *err,
                       size_t errlen);
+/* On P processes each stepping its own rows (runtime/part.h): each
+ * process's piece becomes the cells it owns, a cell being owned by the
+ * owner of its lowest unknown (of none: by blocks of cells), and each
+ * frame brings it the values of their other unknowns from their owners
+ * instead of the whole state.  Every process computes every other's
+ * share from the mesh, which it holds whole: no message.  -1 with a
+ * message in err (out of memory). */
+struct rt_part;
+int rt_field_out_partition(struct rt_field_out *w, const struct rt_part *p, char *err, size_t errlen);
 /* Write the frame of step k at time t from the dofs u (a VTU file, then
  * the PVD rewritten whole), when k is one of the recorded steps; on P
- * processes a .pvtu and P pieces, piece r the cells r·nc/P ≤ c <
- * (r + 1)·nc/P written by rank r.  -1 with a message in err. */
-int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, const double *u, char *err,
+ * processes a .pvtu and P pieces, piece r written by rank r: the cells
+ * r·nc/P ≤ c < (r + 1)·nc/P, or after rt_field_out_partition rank r's
+ * own cells, whose unknowns of other processes come into u first when
+ * fetch is set (collective: every process writes the frame at the same
+ * step).  -1 with a message in err. */
+int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, double *u, int fetch, char *err,
                       size_t errlen);
 /* The name of rank's piece in the last frame written, or NULL (one
  * process, no frame yet): what rank 0 names when another process could

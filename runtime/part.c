@@ -39,7 +39,7 @@ void rt_part_free(struct rt_part *p)
 }
 
 /* The process owning row i (the blocks are contiguous and ascending) */
-static int owner(const struct rt_part *p, int i)
+int rt_part_owner(const struct rt_part *p, int i)
 {
 	int lo = 0, hi = p->P - 1;
 	while (lo < hi) {
@@ -178,7 +178,7 @@ static int ghosts(struct rt_part *p)
 	for (int i = 0; i < n; i++)
 		if (mark[i]) {
 			p->ridx[nr++] = i;
-			p->rcount[owner(p, i)]++;
+			p->rcount[rt_part_owner(p, i)]++;
 		}
 	p->nrecv = nr;
 	/* sent: to each process, the owned rows whose columns reach its
@@ -198,7 +198,7 @@ static int ghosts(struct rt_part *p)
 		for (int j = 0; j < no; j++) {
 			int last = -1;
 			for (int k = p->kp[j]; k < p->kp[j + 1]; k++) {
-				int q = owner(p, p->ki[k]);
+				int q = rt_part_owner(p, p->ki[k]);
 				if (q == rank || q == last)
 					continue;
 				last = q;   /* rows ascending: owners too */
@@ -284,7 +284,7 @@ int rt_part_gather_plan(struct rt_part *p, const int *idx, int n)
 	/* ascending rows: each owner's in one run, in rank order, which is
 	 * how MPI_Alltoallv lays out what it receives */
 	for (int k = 0; k < n; k++) {
-		int q = owner(p, idx[k]);
+		int q = rt_part_owner(p, idx[k]);
 		p->grcount[q] += 3;
 		if (q == p->rank)
 			p->gown[p->nown++] = idx[k];

@@ -43,6 +43,9 @@ struct rt_part {
 int rt_part_init(struct rt_part *p, const struct la_mat *K, int P, int rank);
 void rt_part_free(struct rt_part *p);
 
+/* The process that owns row i */
+int rt_part_owner(const struct rt_part *p, int i);
+
 /* x's ghosts from their owners.  0, or -1 when MPI fails. */
 int rt_part_exchange(struct rt_part *p, double *x);
 /* x whole from every process's rows.  0, or -1. */

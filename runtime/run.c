@@ -2071,7 +2071,7 @@ static int field_rows(struct rt_stepper_run *r, struct rt_error *err)
 {
 	for (int o = 0; o < r->plan->nfield_output && r->fouts; o++) {
 		char msg[400];
-		if (rt_field_out_step(&r->fouts[o], r->k, r->plan->nstep, r->s.t, r->x.u, msg, sizeof msg)) {
+		if (rt_field_out_step(&r->fouts[o], r->k, r->plan->nstep, r->s.t, r->x.u, 1, msg, sizeof msg)) {
 			r->lone_failure = 1;
 			r->failed_field = o;
 			return r->status = fail(err, 4, r->plan->field_output[o].loc, "t = %.10g (step %d): %s", r->s.t,
@@ -2440,7 +2440,8 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 			failed = (r->status = fail(err, 3, plan->loc, "out of memory")) != 0;
 		for (int o = 0; o < plan->nfield_output && !failed; o++) {
 			char msg[400];
-			if (rt_field_out_open(&r->fouts[o], &plan->field_output[o], N, msg, sizeof msg))
+			if (rt_field_out_open(&r->fouts[o], &plan->field_output[o], N, msg, sizeof msg) ||
+			    (r->eng.part && rt_field_out_partition(&r->fouts[o], r->eng.part, msg, sizeof msg)))
 				failed = (r->status = fail(err, 3, plan->field_output[o].loc, "%s", msg)) != 0;
 		}
 	}
@@ -2577,19 +2578,23 @@ static int part_sync(struct rt_stepper_run *r)
 	return rt_part_gather(p, r->x.u) || rt_part_gather(p, r->x.v) || rt_part_gather(p, r->x.a) ? -1 : 0;
 }
 
-/* What step k reads of the state: 2 the whole of it (a field's frame,
- * the last step), 1 the rows its records and kept histories read (a
- * record's row, written or kept for the script: rt_part_gather_rows when
+/* What step k reads of the state: 2 the whole of it (the last step, a
+ * frame of a field record whose pieces are not the processes' own
+ * cells), 1 the rows its records and kept histories read (a record's
+ * row, written or kept for the script: rt_part_gather_rows when
  * part_plan_rows found them few, the whole state otherwise), 0 nothing.
- * From the plan alone, the same on every process (rank 0 alone writes the
- * records, but every process keeps the histories the script reads). */
+ * A field record's pieces of own cells fetch their rows themselves
+ * (rt_field_out_step).  From the plan alone, the same on every process
+ * (rank 0 alone writes the records, but every process keeps the
+ * histories the script reads). */
 static int part_sync_due(const struct rt_stepper_run *r, int k)
 {
 	const struct ir_run *plan = r->plan;
 	if (k == plan->nstep)
 		return 2;
 	for (int o = 0; o < plan->nfield_output; o++)
-		if (k % (plan->field_output[o].every > 0 ? plan->field_output[o].every : 1) == 0)
+		if (!(r->fouts && r->fouts[o].cells) &&
+		    k % (plan->field_output[o].every > 0 ? plan->field_output[o].every : 1) == 0)
 			return 2;
 	if (r->nkept > 0)
 		return 1;
@@ -2911,7 +2916,9 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 			int every = r->plan->field_output[o].every > 0 ? r->plan->field_output[o].every : 1;
 			if (r->k % every == 0)
 				continue;   /* step k's frame is written (field_rows) */
-			if (rt_field_out_step(&r->fouts[o], r->k, r->k, r->s.t, r->x.u, msg, sizeof msg) && !status)
+			/* the state is whole here (part_sync), or one process
+			 * failed alone and waits for no other: nothing to fetch */
+			if (rt_field_out_step(&r->fouts[o], r->k, r->k, r->s.t, r->x.u, 0, msg, sizeof msg) && !status)
 				status = fail(err, 4, r->plan->field_output[o].loc, "t = %.10g (step %d): %s", r->s.t, r->k,
 				              msg);
 		}

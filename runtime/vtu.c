@@ -366,7 +366,7 @@ int vtu_write_space(const char *path, const struct fe_space *s,
 }
 
 int vtu_write_piece(const char *path, const struct mesh *m, const struct fe_space *s, long c0, long c1,
-                    const struct vtu_field *point, int npoint,
+                    const int32_t *list, const struct vtu_field *point, int npoint,
                     char *err, size_t errlen)
 {
 	struct grid w;
@@ -387,15 +387,17 @@ int vtu_write_piece(const char *path, const struct mesh *m, const struct fe_spac
 		goto oom;
 	for (long i = 0; i < w.npts; i++)
 		loc[i] = -1;
-	for (long c = c0; c < c1; c++)
+	for (long j = c0; j < c1; j++) {
+		long c = list ? list[j] : j;
 		for (int v = 0; v < nv; v++) {
 			long g = w.conn[c * nv + v];
 			if (loc[g] < 0) {
 				loc[g] = npts;
 				glob[npts++] = g;
 			}
-			conn[(c - c0) * nv + v] = loc[g];
+			conn[(j - c0) * nv + v] = loc[g];
 		}
+	}
 	if (!(x = mem_alloc(((size_t)npts * (size_t)w.dim + 1) * sizeof *x)))
 		goto oom;
 	for (long i = 0; i < npts; i++)

@@ -54,14 +54,15 @@ int vtu_write_space(const char *path, const struct fe_space *s,
                     char *err, size_t errlen);
 
 /* A piece of a parallel VTU (a run on several processes, dyn(1) MPI):
- * cells c0 ≤ c < c1 of mesh m and the points they use, numbered in the
- * order first met, with point fields of one value per point (gathered
- * to the piece's points).  The points are the mesh's nodes, or with a
- * space s those of vtu_write_space (a P2 space's edge midpoints and
- * quadratic cells; Hermite and P0 refused).  Written by the calling
- * process whatever rt_outfile_silence says.  Returns 0 or −1 with a
- * message. */
+ * cells c0 ≤ c < c1 of mesh m, or with a list the cells list[c0 .. c1 −
+ * 1], and the points they use, numbered in the order first met, with
+ * point fields of one value per point (gathered to the piece's points).
+ * The points are the mesh's nodes, or with a space s those of
+ * vtu_write_space (a P2 space's edge midpoints and quadratic cells;
+ * Hermite and P0 refused).  Written by the calling process whatever
+ * rt_outfile_silence says.  Returns 0 or −1 with a message. */
 int vtu_write_piece(const char *path, const struct mesh *m, const struct fe_space *s, long c0, long c1,
+                    const int32_t *list,
                     const struct vtu_field *point, int npoint,
                     char *err, size_t errlen);
 
