@@ -648,6 +648,9 @@ int fe_declare_fields(struct eval *ev, struct model_ctx *mc, struct ast_model *a
 				free(part);
 				order = part = NULL;
 			}
+			if (o == -2)
+				return eval_error(ev, it->target->loc, "ordering the nodes of field %s: %s", f->name,
+				                  la_backend_failure());
 			if (o < 0)
 				return eval_error(ev, it->target->loc, "out of memory ordering the nodes of field %s", f->name);
 		}

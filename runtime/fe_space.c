@@ -214,7 +214,7 @@ int fe_space_node_order(const struct fe_space *s, int nparts, int *order, int *p
 	for (int i = n; i > 0; i--)
 		cp[i] = cp[i - 1];
 	cp[0] = 0;
-	long bw = 0;
+	long bw = 0, np = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < n; i++)
 			mark[i] = -1;
@@ -232,8 +232,17 @@ int fe_space_node_order(const struct fe_space *s, int nparts, int *order, int *p
 					if (labs((long)j - i) > bw)
 						bw = labs((long)j - i);
 				}
-			if (pass == 0)
-				p[i + 1] = p[i] + cnt;
+			if (pass == 0) {
+				/* the graph's entries in 32 bits, as la_rcm and PETSc's
+				 * graph take them: beyond, the mesh keeps its numbering
+				 * (a scalar Q1 field on 8·10^7 hexahedra' nodes) */
+				np += cnt;
+				if (np >= INT32_MAX) {
+					rc = 0;
+					goto out;
+				}
+				p[i + 1] = (int)np;
+			}
 		}
 		if (pass == 0 && !(ix = mem_alloc(((size_t)p[n] + 1) * sizeof *ix)))
 			goto out;
@@ -244,7 +253,10 @@ int fe_space_node_order(const struct fe_space *s, int nparts, int *order, int *p
 	/* the natural order is kept unless the bandwidth at least halves:
 	 * a generated mesh's is already narrow (same bits as ever) */
 	rc = 2L * rbw <= bw;
-	if (rc && nparts > 1 && part && la_mpi_graph_partition(n, p, ix, part) == 0) {
+	int pr = rc && nparts > 1 && part ? la_mpi_graph_partition(n, p, ix, part) : -1;
+	if (pr == -2)
+		rc = -2;
+	if (pr == 0) {
 		/* the parts one after the other, each in the narrow order: a
 		 * counting sort of order by part */
 		int *by = mem_alloc(((size_t)n + 1) * sizeof *by);

@@ -78,7 +78,9 @@ void fe_space_free(struct fe_space *s);
  * one after the other, part[i] node i's, each part in the narrow order
  * (2), else the narrow order alone (1).  0 when the natural order is to
  * be kept (order then holds nothing of use; always for P0 and a single
- * node), -1 when out of memory. */
+ * node, and for a graph beyond 2^31 − 1 entries), -1 when out of memory,
+ * -2 when PETSc refused -mat_partitioning_type (la_backend_failure says
+ * why). */
 int fe_space_node_order(const struct fe_space *s, int nparts, int *order, int *part);
 
 /* The dofs of region r (sorted, distinct), for `fix` and constraints:

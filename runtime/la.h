@@ -339,8 +339,9 @@ int la_mpi_gather(double *x, const int *count, const int *displ);
 /* part[i] in 0 .. P − 1 for each vertex i of a graph every process holds
  * whole (compressed rows p, ix: symmetric, no loops), from PETSc's
  * MatPartitioning (PT-Scotch in Debian's PETSc; -mat_partitioning_type
- * chooses), the same on every process.  Collective.  0, or -1 when
- * PETSc fails or dyn has no PETSc module. */
+ * chooses), the same on every process.  Collective.  0; -2 when PETSc
+ * refused -mat_partitioning_type (la_backend_failure says why); -1 when
+ * PETSc fails otherwise or dyn has no PETSc module. */
 int la_mpi_graph_partition(int n, const int *p, const int *ix, int *part);
 
 /* ---- Large eigenproblems ---- */

@@ -262,18 +262,27 @@ static void pk_free(void *p)
 /* The parts of the graph adj (MatCreateMPIAdj): PT-Scotch or ParMETIS
  * when PETSc has them, else its "current" partition, contiguous blocks;
  * the option -mat_partitioning_type chooses.  *mp is the caller's to
- * destroy.  0 or PETSc's error. */
-static PetscErrorCode partitioning_apply(Mat adj, MatPartitioning *mp, IS *is)
+ * destroy.  0; 1 when PETSc refused the option (an unknown type, or one
+ * this PETSc lacks: the failure says so, and the run stops as for any
+ * option refused); -1 when the partitioner failed on this graph (the
+ * caller takes contiguous blocks). */
+static int partitioning_apply(Mat adj, MatPartitioning *mp, IS *is)
 {
-	return MatPartitioningCreate(PETSC_COMM_WORLD, mp) || MatPartitioningSetAdjacency(*mp, adj) ||
+	if (MatPartitioningCreate(PETSC_COMM_WORLD, mp) || MatPartitioningSetAdjacency(*mp, adj) ||
 #if defined(PETSC_HAVE_PTSCOTCH)
-	       MatPartitioningSetType(*mp, MATPARTITIONINGPTSCOTCH) ||
+	    MatPartitioningSetType(*mp, MATPARTITIONINGPTSCOTCH)
 #elif defined(PETSC_HAVE_PARMETIS)
-	       MatPartitioningSetType(*mp, MATPARTITIONINGPARMETIS) ||
+	    MatPartitioningSetType(*mp, MATPARTITIONINGPARMETIS)
 #else
-	       MatPartitioningSetType(*mp, MATPARTITIONINGCURRENT) ||
+	    MatPartitioningSetType(*mp, MATPARTITIONINGCURRENT)
 #endif
-	       MatPartitioningSetFromOptions(*mp) || MatPartitioningApply(*mp, is);
+	)
+		return -1;
+	if (MatPartitioningSetFromOptions(*mp)) {
+		options_failure();
+		return 1;
+	}
+	return MatPartitioningApply(*mp, is) ? -1 : 0;
 }
 
 /* The partition of the unknowns: the graph of A + Aᵀ, given to PETSc's
@@ -324,7 +333,25 @@ static int partition(struct pk *k, const struct la_mat *A)
 	if (MatCreateMPIAdj(PETSC_COMM_WORLD, nl, n, ia, ja, NULL, &adj))
 		goto out;
 	ia = ja = NULL;
-	if (partitioning_apply(adj, &part, &is) || ISPartitioningToNumbering(is, &num) || ISAllGather(num, &numall))
+	int pa = partitioning_apply(adj, &part, &is);
+	if (pa > 0)
+		goto out;
+	if (pa < 0) {
+		/* the partitioner failed on this graph (-mat_partitioning_type
+		 * square on a graph that is not a grid): contiguous blocks of
+		 * the layer's numbering, as PETSc's "current" partition */
+		k->rstart = b0;
+		k->rend = b1;
+		k->perm = malloc(((size_t)n + 1) * sizeof *k->perm);
+		k->iperm = malloc(((size_t)n + 1) * sizeof *k->iperm);
+		if (!k->perm || !k->iperm)
+			goto out;
+		for (int i = 0; i < n; i++)
+			k->perm[i] = k->iperm[i] = i;
+		rc = 0;
+		goto out;
+	}
+	if (ISPartitioningToNumbering(is, &num) || ISAllGather(num, &numall))
 		goto out;
 	if (!(counts = calloc((size_t)nproc, sizeof *counts)) || ISPartitioningCount(is, nproc, counts))
 		goto out;
@@ -860,10 +887,18 @@ static int mpi_gather(double *x, const int *count, const int *displ)
 	       MPI_SUCCESS ? 0 : -1;
 }
 
+static int cmp_petscint(const void *a, const void *b)
+{
+	PetscInt x = *(const PetscInt *)a, y = *(const PetscInt *)b;
+	return (x > y) - (x < y);
+}
+
 /* The part of each vertex of a graph that every process holds whole
  * (compressed rows p, ix, symmetric, no loops): partitioning_apply, each
- * process handing over one contiguous block of the rows, the parts
- * gathered to every process. */
+ * process handing over one contiguous block of the rows (each sorted, as
+ * MatCreateMPIAdj requires), the parts gathered to every process.  0;
+ * -2 when PETSc refused -mat_partitioning_type (the failure says why);
+ * -1 otherwise. */
 static int mpi_graph_partition(int n, const int *p, const int *ix, int *part)
 {
 	if (petsc_start())
@@ -880,11 +915,16 @@ static int mpi_graph_partition(int n, const int *p, const int *ix, int *part)
 		ia[i - b0] = p[i] - p[b0];
 	for (PetscInt q = p[b0]; q < p[b1]; q++)
 		ja[q - p[b0]] = ix[q];
+	for (PetscInt i = 0; i < nl; i++)
+		qsort(ja + ia[i], (size_t)(ia[i + 1] - ia[i]), sizeof *ja, cmp_petscint);
 	/* MatCreateMPIAdj takes ia and ja, PETSc's allocations */
 	if (MatCreateMPIAdj(PETSC_COMM_WORLD, nl, n, ia, ja, NULL, &adj))
 		goto out;
 	ia = ja = NULL;
-	if (partitioning_apply(adj, &mp, &is) || ISAllGather(is, &all))
+	int pa = partitioning_apply(adj, &mp, &is);
+	if (pa > 0)
+		rc = -2;
+	if (pa || ISAllGather(is, &all))
 		goto out;
 	const PetscInt *g;
 	if (ISGetIndices(all, &g))

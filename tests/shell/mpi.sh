@@ -533,6 +533,11 @@ for np in 2 3; do
 		fail "mpirun -n $np wide.dyn: r.u[4], r.u[6]' are '$(sed -n 7p "p$np/out")', serially '$(sed -n 7p s/wide.out)'"
 done
 
+# ... and a partitioner PETSc refuses stops the run there, as above
+mpi 2 p2 wide.dyn -mat_partitioning_type bogus
+[ "$rc" = 3 ] && [ "$(grep -c "wide.dyn:4:9: error: ordering the nodes of field u: PETSc refused its options (command line or PETSC_OPTIONS): Unknown partitioning type bogus" p2/err)" = 1 ] ||
+	fail "mpirun -n 2 wide.dyn -mat_partitioning_type bogus: exit $rc: $(head -c 600 p2/err)"
+
 # what is stated for all the dofs in the order of their names reaches
 # the same dofs when the unknowns are numbered by the partition: a force
 # vector and a support direction on dof 5000 (the name u[5070]; on 2
@@ -732,6 +737,17 @@ mpi 2 p2 block.dyn -ksp_type preonly -pc_type jacobi
 	fail "mpirun -n 2 -pc_type jacobi: the solver's failure not said once: $(head -c 600 p2/err)"
 grep -q "block.dyn:11:1: error: t = 0: the initial acceleration: PETSc's solve (ksp preonly, pc jacobi) left a residual" p2/err ||
 	fail "mpirun -n 2 -pc_type jacobi: not the serial message: $(head -3 p2/err)"
+# a partitioner PETSc does not have is refused as any option PETSc
+# refuses (it was "out of memory for the mass matrix"), once, status 3;
+# one that fails on the graph (square: a grid's alone) leaves contiguous
+# blocks of the unknowns, the serial records
+mpi 2 p2 block.dyn -mat_partitioning_type bogus
+[ "$rc" = 3 ] || fail "mpirun -n 2 -mat_partitioning_type bogus: exit $rc, expected 3: $(head -3 p2/err)"
+[ "$(grep -c "block.dyn:5:3: error: the mass matrix: PETSc refused its options (command line or PETSC_OPTIONS): Unknown partitioning type bogus" p2/err)" = 1 ] ||
+	fail "mpirun -n 2 -mat_partitioning_type bogus: not said once: $(head -c 600 p2/err)"
+mpi 2 p2 block.dyn -mat_partitioning_type square
+[ "$rc" = 0 ] || fail "mpirun -n 2 -mat_partitioning_type square: exit $rc: $(head -3 p2/err)"
+same s/d.csv p2/d.csv 1e-10
 # an indefinite step matrix: refused on every process as serially, once
 # (MUMPS counts the negative pivots there with ICNTL(13) = 1)
 cp "$srcdir/tests/petsc/negk.dyn" "$dir/negk.dyn"
