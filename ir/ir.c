@@ -679,6 +679,14 @@ const struct ir_family_info ir_family_info[IR_NFAMILY] = {
 #undef FAMILY
 };
 
+int ir_family_find(const char *name)
+{
+	for (int i = 0; i < IR_NFAMILY; i++)
+		if (strcmp(ir_family_info[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
 static void dump_run_plan(FILE *f, const struct ir_run *r);
 
 /* An energy with its derived programs: value, gradient, Hessian pattern. */

@@ -523,6 +523,8 @@ struct ir_family_info {
 	double dflt[4];
 };
 extern const struct ir_family_info ir_family_info[IR_NFAMILY];
+/* The family named name, or -1 */
+int ir_family_find(const char *name);
 
 struct ir_scheme {
 	enum ir_family family;

@@ -131,6 +131,11 @@ static void reserved(struct checker *c, const char *name, struct loc loc)
 	    strcmp(name, "false") == 0) {
 		diag_error(c->d, loc, "'%s' is a built-in name and cannot be redefined", name);
 		c->errors++;
+	} else if (ir_family_find(name) >= 0) {
+		/* a scheme of that name would replace the family in every run
+		 * that names it, the library's schemes built on it included */
+		diag_error(c->d, loc, "'%s' is a built-in scheme family and cannot be redefined", name);
+		c->errors++;
 	}
 }
 

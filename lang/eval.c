@@ -68,6 +68,10 @@ struct binding *scope_bind(struct eval *ev, const char *name, enum bind_kind kin
 		eval_error(ev, loc, "'%s' is a built-in name and cannot be redefined", name);
 		return NULL;
 	}
+	if (ir_family_find(name) >= 0) {
+		eval_error(ev, loc, "'%s' is a built-in scheme family and cannot be redefined", name);
+		return NULL;
+	}
 	const char *member = kind == B_DOF ? result_member(name) : NULL;
 	if (member) {
 		eval_error(ev, loc, "'%s' names a run's %s (r.%s): a dof, field or internal variable of that name could "
@@ -529,6 +533,9 @@ static int eval_name(struct eval *ev, struct ast_expr *e, struct value *out)
 		const struct dof_group *g = b->group;
 		if (g->field)
 			return fe_eval_name(ev, e, g->field, 0, out);
+		if (ev->mc && !ev->mc->allow_state && !ev->mc->allow_t)
+			return eval_error(ev, e->loc, "%s must be constant: it cannot depend on %s %s", ev->mc->what,
+			                  g->internal ? "internal variable" : "dof", g->name);
 		if (!ev->mc || !ev->mc->allow_state)
 			return eval_error(ev, e->loc, "%s depends on %s %s: it may depend on t only",
 			                  ev->mc ? ev->mc->what : "this", g->internal ? "internal variable" : "dof", g->name);
@@ -592,6 +599,9 @@ static int eval_prime(struct eval *ev, struct ast_expr *e, struct value *out)
 			return fe_eval_name(ev, e, b->group->field, e->primes, out);
 		}
 		if (b && b->kind == B_DOF) {
+			if (ev->mc && !ev->mc->allow_state && !ev->mc->allow_t)
+				return eval_error(ev, e->loc, "%s must be constant: it cannot depend on the velocity of %s",
+				                  ev->mc->what, name);
 			if (!ev->mc || !ev->mc->allow_state)
 				return eval_error(ev, e->loc, "%s depends on the velocity of %s: it may depend on t only",
 				                  ev->mc ? ev->mc->what : "this", name);

@@ -27,15 +27,6 @@
 
 /* ---- scheme families (DESIGN.md, "Schemes") ---- */
 
-/* The family of a name, or -1. */
-static int find_family(const char *name)
-{
-	for (int i = 0; i < IR_NFAMILY; i++)
-		if (strcmp(ir_family_info[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
 static int family_args(struct eval *ev, struct ast_expr *e, int fam, struct ir_scheme *out)
 {
 	const struct ir_family_info *f = &ir_family_info[fam];
@@ -90,7 +81,7 @@ static int resolve_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme 
 	const char *name = callee->name;
 	struct binding *b = scope_lookup(ev->scope, name);
 	if (!b) {
-		int f = find_family(name);
+		int f = ir_family_find(name);
 		if (f >= 0)
 			return family_args(ev, e, f, out);
 		char list[1024];

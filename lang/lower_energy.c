@@ -1964,7 +1964,8 @@ static int constraint_row(struct eval *ev, struct ir_diff_ws *w, struct ast_expr
 	if (ir_depends(p, w, reg, OPBIT(IR_VEL) | OPBIT(IR_ACC) | OPBIT(IR_INT) | OPBIT(IR_INTVEL)))
 		return eval_error(ev, e->loc, "a constraint relates the dofs only, not their rates or "
 		                  "internal variables");
-	if (ir_is_const(p, reg, NULL) && kl->n == nk0)
+	/* of t alone (constraint t == 0) it is as empty: no dof to hold */
+	if (kl->n == nk0 && !ir_depends(p, w, reg, OPBIT(IR_DOF)))
 		return eval_error(ev, e->loc, "this constraint does not involve any dof");
 	if (ir_depends(p, w, reg, OPBIT(IR_TIME)))
 		*moving = 1;
@@ -1997,7 +1998,7 @@ static int contact_row(struct eval *ev, struct ir_diff_ws *w, struct ast_item *i
 	if (ir_depends(p, w, c[row], OPBIT(IR_VEL) | OPBIT(IR_ACC) | OPBIT(IR_INT) | OPBIT(IR_INTVEL)))
 		return eval_error(ev, e->loc, "a contact relates the dofs only, not their rates or "
 		                  "internal variables");
-	if (ir_is_const(p, c[row], NULL))
+	if (!ir_depends(p, w, c[row], OPBIT(IR_DOF)))
 		return eval_error(ev, e->loc, "this contact does not involve any dof");
 	/* a moving obstacle would need its velocity in the impact law:
 	 * not supported; a moving constraint gets its t-derivatives */

@@ -2220,8 +2220,10 @@ static int interrupted(struct rt_stepper_run *r, struct rt_error *err)
 	            r->s.t, r->k, r->plan->nstep);
 }
 
+static int start_load_not_finite(struct rt_stepper_run *r, struct rt_error *err);
+
 /* An initial acceleration without a value, with finite loads (a load
- * without one is named by the first step, load_not_finite): the energy
+ * without one at the start is refused first, start_load_not_finite): the energy
  * derivative that has none at the initial state is named, rather than
  * the first step's Newton failure at a NaN predictor.  4 with err set,
  * or 0. */
@@ -2403,6 +2405,8 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	const struct scheme_type *st = scheme_of(plan->scheme.family);
 	if ((r->status = conditional_step(&r->pb, st, plan, &r->x, err)))
 		return r;
+	if ((r->status = start_load_not_finite(r, err)))
+		return r;
 	int early = r->pb.linear && nc == 0 && st && st->linear;
 	if (early && (r->status = initial_acceleration(r, 1, err)))
 		return r;
@@ -2460,31 +2464,63 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 /* Why a step gave no number: a load that is not finite at t0 or t1 is
  * named with the statement that states it.  Returns 4 with err set, or 0
  * when the loads are finite. */
-static int load_not_finite(struct rt_stepper_run *r, double t0, double t1, int k, struct rt_error *err)
+/* Whether the loads at t have no value: -1 the support acceleration,
+ * i ≥ 0 the load on unknown i (*v the value), or -2 */
+static int load_bad_at(struct rt_stepper_run *r, double t, double *v)
 {
 	const struct ir_model *m = r->plan->model;
 	double *f = r->pb.tmp;   /* N scratch: problem_load does not use it */
-	double ts[2] = { t0, t1 };
+	if (m->support) {
+		struct vm_input in = { t, NULL, NULL, NULL, NULL, NULL, m->table, r->pb.hint };
+		vm_eval(m->support, r->pb.reg_s, &in, v);
+		if (!isfinite(*v))
+			return -1;
+	}
+	problem_load(&r->pb, t, f);
+	for (int i = 0; i < r->pb.N; i++)
+		if (!isfinite(f[i])) {
+			*v = f[i];
+			return i;
+		}
+	return -2;
+}
+
+static int load_not_finite(struct rt_stepper_run *r, double t0, double t1, int k, struct rt_error *err)
+{
+	const struct ir_model *m = r->plan->model;
+	double ts[2] = { t0, t1 }, v;
 	for (int q = 0; q < 2; q++) {
 		double t = ts[q];
-		if (m->support) {
-			double ag;
-			struct vm_input in = { t, NULL, NULL, NULL, NULL, NULL, m->table, r->pb.hint };
-			vm_eval(m->support, r->pb.reg_s, &in, &ag);
-			if (!isfinite(ag))
-				return fail(err, 4, m->support_loc, "t = %.10g (step %d): the support acceleration is %s "
-				            "at t = %.10g: its expression has no value there", t1, k,
-				            isnan(ag) ? "NaN" : "infinite", t);
-		}
-		problem_load(&r->pb, t, f);
-		for (int i = 0; i < r->pb.N; i++)
-			if (!isfinite(f[i])) {
-				char nm[IR_NAME_SIZE];
-				return fail(err, 4, m->force ? m->force_loc : m->support_loc, "t = %.10g (step %d): the load "
-				            "on %s is %s at t = %.10g: its expression has no value there", t1, k,
-				            ir_unknown_name(m, i, nm, sizeof nm), isnan(f[i]) ? "NaN" : "infinite", t);
-			}
+		int i = load_bad_at(r, t, &v);
+		char nm[IR_NAME_SIZE];
+		if (i == -1)
+			return fail(err, 4, m->support_loc, "t = %.10g (step %d): the support acceleration is %s "
+			            "at t = %.10g: its expression has no value there", t1, k, isnan(v) ? "NaN" : "infinite",
+			            t);
+		if (i >= 0)
+			return fail(err, 4, m->force ? m->force_loc : m->support_loc, "t = %.10g (step %d): the load "
+			            "on %s is %s at t = %.10g: its expression has no value there", t1, k,
+			            ir_unknown_name(m, i, nm, sizeof nm), isnan(v) ? "NaN" : "infinite", t);
 	}
+	return 0;
+}
+
+/* The loads at the start, which every scheme's first step reads (and
+ * the initial acceleration): one without a value there is the script's,
+ * refused before any step (status 3), not a failure of step 1 */
+static int start_load_not_finite(struct rt_stepper_run *r, struct rt_error *err)
+{
+	const struct ir_model *m = r->plan->model;
+	double t = r->plan->t0, v;
+	int i = load_bad_at(r, t, &v);
+	char nm[IR_NAME_SIZE];
+	if (i == -1)
+		return fail(err, 3, m->support_loc, "the support acceleration is %s at the start, t = %.10g: its "
+		            "expression has no value there", isnan(v) ? "NaN" : "infinite", t);
+	if (i >= 0)
+		return fail(err, 3, m->force ? m->force_loc : m->support_loc, "the load on %s is %s at the start, t = "
+		            "%.10g: its expression has no value there", ir_unknown_name(m, i, nm, sizeof nm),
+		            isnan(v) ? "NaN" : "infinite", t);
 	return 0;
 }
 
