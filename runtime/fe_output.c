@@ -264,7 +264,21 @@ int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, double
 	                    : vtu_write(p, o->mesh, &f, 1, NULL, 0, err, errlen))
 		return -1;
 	w->t[w->nframe++] = t;
+	w->last_k = k;
 	return vtu_write_pvd(o->path, w->nframe, (const char *const *)w->file, w->t, err, errlen);
+}
+
+int rt_field_out_drop(struct rt_field_out *w, int k, char *err, size_t errlen)
+{
+	if (w->nframe == 0 || w->last_k != k)
+		return 0;
+	w->nframe--;
+	/* the .pvtu names a piece that is not there: gone with its entry
+	 * (rank 0's file; the other processes write none) */
+	if (la_mpi_rank() == 0)
+		remove(w->path[w->nframe]);
+	w->last_k = -1;
+	return vtu_write_pvd(w->o->path, w->nframe, (const char *const *)w->file, w->t, err, errlen);
 }
 
 const char *rt_field_out_piece(const struct rt_field_out *w, int rank)

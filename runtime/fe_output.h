@@ -13,6 +13,7 @@ struct rt_field_out {
 	const struct ir_field_output *o;
 	double *val;            /* nnode × ncomp values of a frame */
 	int nframe, cap;        /* frames written; at most cap */
+	int last_k;             /* the step of the last frame */
 	char **file;            /* cap names, relative to the PVD's folder */
 	char **path;            /* cap paths to write */
 	double *t;              /* cap times */
@@ -58,6 +59,11 @@ int rt_field_out_partition(struct rt_field_out *w, const struct rt_part *p, char
  * step).  -1 with a message in err. */
 int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, double *u, int fetch, char *err,
                       size_t errlen);
+/* Step k's frame out of the series when it is the last one written:
+ * another process could not write its piece (runtime/run.c,
+ * shared_failure), and the .pvd ends with the frame before, as when the
+ * file of a single process fails.  -1 with a message in err. */
+int rt_field_out_drop(struct rt_field_out *w, int k, char *err, size_t errlen);
 /* The name of rank's piece in the last frame written, or NULL (one
  * process, no frame yet): what rank 0 names when another process could
  * not write its piece (runtime/run.c, shared_failure). */

@@ -818,7 +818,15 @@ static void pk_solve(void *p, double *b)
 	VecRestoreArrayRead(k->x, &x);
 	return;
 fail:
-	set_failure("PETSc's solve (%s) stopped on an error of PETSc", k->what);
+	{
+		/* PETSc's own message says which (a factorization that this
+		 * matrix type lacks: icc on MPIAIJ) */
+		const char *text = NULL;
+		char *specific = NULL;
+		PetscErrorMessage(0, &text, &specific);
+		set_failure("PETSc's solve (%s) stopped on an error of PETSc: %s", k->what,
+		            specific && *specific ? specific : text ? text : "no reason given");
+	}
 	nan_fill(b, k->n);
 }
 

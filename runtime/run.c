@@ -2139,7 +2139,7 @@ static int shared_failure(struct rt_stepper_run *r, int failed, int code, struct
 		return 1;
 	int q = (int)x[1], o = (int)x[2] - 1;
 	const char *piece = x[0] == 1 && o >= 0 ? rt_field_out_piece(&r->fouts[o], q) : NULL;
-	char name[256];
+	char name[256], msg[400];
 	if (piece)
 		r->status = fail(err, code, r->plan->field_output[o].loc, "t = %.10g (step %d): the process of rank %d "
 		                 "could not write its piece '%s' of the field record", r->s.t, r->k, q,
@@ -2147,6 +2147,14 @@ static int shared_failure(struct rt_stepper_run *r, int failed, int code, struct
 	else
 		r->status = fail(err, code, r->plan->loc, "t = %.10g (step %d): %.0f other process%s could not write "
 		                 "their files", r->s.t, r->k, x[0], x[0] == 1 ? "" : "es");
+	/* its series ends with the frame before, whose pieces are whole, as
+	 * when the file of a single process fails (not with this step's,
+	 * which ParaView could not open); of several processes' failures,
+	 * some of them pieces (x[2] sums their fields), every series' */
+	for (int f = 0; x[2] > 0 && f < r->plan->nfield_output; f++)
+		if ((!piece || f == o) && rt_field_out_drop(&r->fouts[f], r->k, msg, sizeof msg))
+			r->status = fail(err, code, r->plan->field_output[f].loc, "t = %.10g (step %d): %s", r->s.t, r->k,
+			                 msg);
 	return 1;
 }
 
