@@ -218,12 +218,31 @@ out:
 	return rc;
 }
 
-int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, double *u, int fetch, char *err,
+/* Whether step k writes a frame (the same on every process) */
+static int frame_due(const struct rt_field_out *w, int k, int nstep)
+{
+	int every = w->o->every > 0 ? w->o->every : 1;
+	return (k == 0 || k == nstep || k % every == 0) && w->nframe < w->cap;
+}
+
+int rt_field_out_fetch(struct rt_field_out *w, int k, int nstep, double *u)
+{
+	if (!w->cells || !frame_due(w, k, nstep))
+		return 0;
+	for (int q = 0; q < w->nsend; q++)
+		w->sbuf[q] = u[w->sidx[q]];
+	if (la_mpi_exchange(w->sbuf, w->scount, w->sdispl, w->rbuf, w->rcount, w->rdispl))
+		return -1;
+	for (int q = 0; q < w->nrecv; q++)
+		u[w->ridx[q]] = w->rbuf[q];
+	return 0;
+}
+
+int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, const double *u, char *err,
                       size_t errlen)
 {
 	const struct ir_field_output *o = w->o;
-	int every = o->every > 0 ? o->every : 1;
-	if (!(k == 0 || k == nstep || k % every == 0) || w->nframe == w->cap)
+	if (!frame_due(w, k, nstep))
 		return 0;
 	size_t len = strlen(o->path);
 	if (len > 4 && strcmp(o->path + len - 4, ".pvd") == 0)
@@ -231,16 +250,6 @@ int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, double
 	char *p = w->path[w->nframe];
 	memcpy(p, o->path, len);
 	snprintf(p + len, 32, w->npiece ? "_%06d.pvtu" : "_%06d.vtu", k);
-	if (w->cells && fetch) {
-		for (int q = 0; q < w->nsend; q++)
-			w->sbuf[q] = u[w->sidx[q]];
-		if (la_mpi_exchange(w->sbuf, w->scount, w->sdispl, w->rbuf, w->rcount, w->rdispl)) {
-			snprintf(err, errlen, "MPI failed to exchange the values of the field record '%s'", o->path);
-			return -1;
-		}
-		for (int q = 0; q < w->nrecv; q++)
-			u[w->ridx[q]] = w->rbuf[q];
-	}
 	size_t nv = (size_t)o->nnode * (size_t)o->ncomp;
 	for (size_t i = 0; i < nv; i++)
 		w->val[i] = o->dof[i] < 0 ? 0 : u[o->dof[i]];

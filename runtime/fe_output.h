@@ -50,14 +50,18 @@ int rt_field_out_open(struct rt_field_out *w, const struct ir_field_output *o, i
  * message in err (out of memory). */
 struct rt_part;
 int rt_field_out_partition(struct rt_field_out *w, const struct rt_part *p, char *err, size_t errlen);
+/* After rt_field_out_partition, when step k writes a frame: the
+ * unknowns of this process's cells that other processes own, into u
+ * from their owners.  Collective, on every process at every step, apart
+ * from the writing (whose failure on one process must not leave the
+ * others waiting in the exchange).  0, or -1 when MPI fails. */
+int rt_field_out_fetch(struct rt_field_out *w, int k, int nstep, double *u);
 /* Write the frame of step k at time t from the dofs u (a VTU file, then
  * the PVD rewritten whole), when k is one of the recorded steps; on P
  * processes a .pvtu and P pieces, piece r written by rank r: the cells
  * r·nc/P ≤ c < (r + 1)·nc/P, or after rt_field_out_partition rank r's
- * own cells, whose unknowns of other processes come into u first when
- * fetch is set (collective: every process writes the frame at the same
- * step).  -1 with a message in err. */
-int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, double *u, int fetch, char *err,
+ * own cells (rt_field_out_fetch first).  -1 with a message in err. */
+int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, const double *u, char *err,
                       size_t errlen);
 /* Step k's frame out of the series when it is the last one written:
  * another process could not write its piece (runtime/run.c,

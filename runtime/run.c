@@ -2071,7 +2071,7 @@ static int field_rows(struct rt_stepper_run *r, struct rt_error *err)
 {
 	for (int o = 0; o < r->plan->nfield_output && r->fouts; o++) {
 		char msg[400];
-		if (rt_field_out_step(&r->fouts[o], r->k, r->plan->nstep, r->s.t, r->x.u, 1, msg, sizeof msg)) {
+		if (rt_field_out_step(&r->fouts[o], r->k, r->plan->nstep, r->s.t, r->x.u, msg, sizeof msg)) {
 			r->lone_failure = 1;
 			r->failed_field = o;
 			return r->status = fail(err, 4, r->plan->field_output[o].loc, "t = %.10g (step %d): %s", r->s.t,
@@ -2149,10 +2149,12 @@ static int shared_failure(struct rt_stepper_run *r, int failed, int code, struct
 		                 "their files", r->s.t, r->k, x[0], x[0] == 1 ? "" : "es");
 	/* its series ends with the frame before, whose pieces are whole, as
 	 * when the file of a single process fails (not with this step's,
-	 * which ParaView could not open); of several processes' failures,
-	 * some of them pieces (x[2] sums their fields), every series' */
+	 * which ParaView could not open), and so do the later series, which
+	 * that process did not write (field_rows stops at its failure); of
+	 * several processes' failures, some of them pieces (x[2] sums their
+	 * fields), every series */
 	for (int f = 0; x[2] > 0 && f < r->plan->nfield_output; f++)
-		if ((!piece || f == o) && rt_field_out_drop(&r->fouts[f], r->k, msg, sizeof msg))
+		if ((!piece || f >= o) && rt_field_out_drop(&r->fouts[f], r->k, msg, sizeof msg))
 			r->status = fail(err, code, r->plan->field_output[f].loc, "t = %.10g (step %d): %s", r->s.t, r->k,
 			                 msg);
 	return 1;
@@ -2228,10 +2230,8 @@ static int interrupted(struct rt_stepper_run *r, struct rt_error *err)
 	            r->s.t, r->k, r->plan->nstep);
 }
 
-static int start_load_not_finite(struct rt_stepper_run *r, struct rt_error *err);
-
 /* An initial acceleration without a value, with finite loads (a load
- * without one at the start is refused first, start_load_not_finite): the energy
+ * without one is named by the first step, load_not_finite): the energy
  * derivative that has none at the initial state is named, rather than
  * the first step's Newton failure at a NaN predictor.  4 with err set,
  * or 0. */
@@ -2413,8 +2413,6 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 	const struct scheme_type *st = scheme_of(plan->scheme.family);
 	if ((r->status = conditional_step(&r->pb, st, plan, &r->x, err)))
 		return r;
-	if ((r->status = start_load_not_finite(r, err)))
-		return r;
 	int early = r->pb.linear && nc == 0 && st && st->linear;
 	if (early && (r->status = initial_acceleration(r, 1, err)))
 		return r;
@@ -2472,63 +2470,31 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 /* Why a step gave no number: a load that is not finite at t0 or t1 is
  * named with the statement that states it.  Returns 4 with err set, or 0
  * when the loads are finite. */
-/* Whether the loads at t have no value: -1 the support acceleration,
- * i ≥ 0 the load on unknown i (*v the value), or -2 */
-static int load_bad_at(struct rt_stepper_run *r, double t, double *v)
-{
-	const struct ir_model *m = r->plan->model;
-	double *f = r->pb.tmp;   /* N scratch: problem_load does not use it */
-	if (m->support) {
-		struct vm_input in = { t, NULL, NULL, NULL, NULL, NULL, m->table, r->pb.hint };
-		vm_eval(m->support, r->pb.reg_s, &in, v);
-		if (!isfinite(*v))
-			return -1;
-	}
-	problem_load(&r->pb, t, f);
-	for (int i = 0; i < r->pb.N; i++)
-		if (!isfinite(f[i])) {
-			*v = f[i];
-			return i;
-		}
-	return -2;
-}
-
 static int load_not_finite(struct rt_stepper_run *r, double t0, double t1, int k, struct rt_error *err)
 {
 	const struct ir_model *m = r->plan->model;
-	double ts[2] = { t0, t1 }, v;
+	double *f = r->pb.tmp;   /* N scratch: problem_load does not use it */
+	double ts[2] = { t0, t1 };
 	for (int q = 0; q < 2; q++) {
 		double t = ts[q];
-		int i = load_bad_at(r, t, &v);
-		char nm[IR_NAME_SIZE];
-		if (i == -1)
-			return fail(err, 4, m->support_loc, "t = %.10g (step %d): the support acceleration is %s "
-			            "at t = %.10g: its expression has no value there", t1, k, isnan(v) ? "NaN" : "infinite",
-			            t);
-		if (i >= 0)
-			return fail(err, 4, m->force ? m->force_loc : m->support_loc, "t = %.10g (step %d): the load "
-			            "on %s is %s at t = %.10g: its expression has no value there", t1, k,
-			            ir_unknown_name(m, i, nm, sizeof nm), isnan(v) ? "NaN" : "infinite", t);
+		if (m->support) {
+			double ag;
+			struct vm_input in = { t, NULL, NULL, NULL, NULL, NULL, m->table, r->pb.hint };
+			vm_eval(m->support, r->pb.reg_s, &in, &ag);
+			if (!isfinite(ag))
+				return fail(err, 4, m->support_loc, "t = %.10g (step %d): the support acceleration is %s "
+				            "at t = %.10g: its expression has no value there", t1, k,
+				            isnan(ag) ? "NaN" : "infinite", t);
+		}
+		problem_load(&r->pb, t, f);
+		for (int i = 0; i < r->pb.N; i++)
+			if (!isfinite(f[i])) {
+				char nm[IR_NAME_SIZE];
+				return fail(err, 4, m->force ? m->force_loc : m->support_loc, "t = %.10g (step %d): the load "
+				            "on %s is %s at t = %.10g: its expression has no value there", t1, k,
+				            ir_unknown_name(m, i, nm, sizeof nm), isnan(f[i]) ? "NaN" : "infinite", t);
+			}
 	}
-	return 0;
-}
-
-/* The loads at the start, which every scheme's first step reads (and
- * the initial acceleration): one without a value there is the script's,
- * refused before any step (status 3), not a failure of step 1 */
-static int start_load_not_finite(struct rt_stepper_run *r, struct rt_error *err)
-{
-	const struct ir_model *m = r->plan->model;
-	double t = r->plan->t0, v;
-	int i = load_bad_at(r, t, &v);
-	char nm[IR_NAME_SIZE];
-	if (i == -1)
-		return fail(err, 3, m->support_loc, "the support acceleration is %s at the start, t = %.10g: its "
-		            "expression has no value there", isnan(v) ? "NaN" : "infinite", t);
-	if (i >= 0)
-		return fail(err, 3, m->force ? m->force_loc : m->support_loc, "the load on %s is %s at the start, t = "
-		            "%.10g: its expression has no value there", ir_unknown_name(m, i, nm, sizeof nm),
-		            isnan(v) ? "NaN" : "infinite", t);
 	return 0;
 }
 
@@ -2897,6 +2863,13 @@ static int advance(struct rt_stepper_run *r, int nsteps, struct rt_error *err)
 		                : part_sync(r)))
 			return r->status = fail(err, 4, plan->loc, "t = %.10g (step %d): MPI failed to gather the state "
 			                        "of the processes", tk, k);
+		/* the field records' ghosts, on every process before any of
+		 * them writes (a file that fails stops one process's writing,
+		 * not its exchanges) */
+		for (int o = 0; r->eng.part && o < plan->nfield_output && r->fouts; o++)
+			if (rt_field_out_fetch(&r->fouts[o], k, N, r->x.u))
+				return r->status = fail(err, 4, plan->field_output[o].loc, "t = %.10g (step %d): MPI failed to "
+				                        "exchange the values of the field record", tk, k);
 		int bad = store_row(r);
 		r->state_valid = 1;
 		if (k == N)
@@ -2962,7 +2935,7 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 				continue;   /* step k's frame is written (field_rows) */
 			/* the state is whole here (part_sync), or one process
 			 * failed alone and waits for no other: nothing to fetch */
-			if (rt_field_out_step(&r->fouts[o], r->k, r->k, r->s.t, r->x.u, 0, msg, sizeof msg) && !status)
+			if (rt_field_out_step(&r->fouts[o], r->k, r->k, r->s.t, r->x.u, msg, sizeof msg) && !status)
 				status = fail(err, 4, r->plan->field_output[o].loc, "t = %.10g (step %d): %s", r->s.t, r->k,
 				              msg);
 		}

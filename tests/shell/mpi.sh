@@ -779,6 +779,29 @@ mpi 2 p2 full.dyn --allow-write-anywhere
 [ "$rc" = 4 ] || fail "mpirun -n 2 full.dyn: exit $rc, expected 4: $(head -3 p2/err)"
 [ "$(grep -c "error: t = .* cannot write '/dev/full': No space left on device" p2/err)" = 1 ] ||
 	fail "mpirun -n 2 full.dyn: not said once: $(head -c 600 p2/err)"
+# ... at a step that also writes a frame of a field record whose pieces
+# fetch their ghosts (central differences by rows): the other process
+# went into the exchange while rank 0 stopped to agree on the failure,
+# and both waited forever
+cat > "$dir/fullf.dyn" <<'EOS'
+mesh blk = rectangle(0, 1, 0, 1, nx = 4, ny = 4)
+model block {
+  field u on blk : P1^2
+  kinetic lumped integral(blk, 0.5*dot(u', u'))
+  potential integral(blk, 0.5*2*tr(eps(u))^2 + inner(eps(u), eps(u)))
+  fix u on left
+  init u = [0, 0.01*x^2]
+}
+run block with central_difference from 0 to 2 step 1e-3 {
+  record t, u at (1, 0.5), energy to "/dev/full"
+  record field u to "ff.pvd"
+}
+EOS
+rm -rf p2/ff_* p2/ff.pvd
+mpi 2 p2 fullf.dyn --allow-write-anywhere
+[ "$rc" = 4 ] && [ "$(grep -c "error: t = .* cannot write '/dev/full': No space left on device" p2/err)" = 1 ] ||
+	fail "mpirun -n 2 fullf.dyn: exit $rc: $(head -c 600 p2/err)"
+rm -rf p2/ff_* p2/ff.pvd
 cat > "$dir/piece.dyn" <<'EOS'
 mesh bar = interval(0, 1, cells = 4)
 model w {
@@ -807,6 +830,28 @@ mpi 2 p2 piece.dyn
 [ "$(grep -c 'f_000000.pvtu' p2/f.pvd) $(grep -c 'f_000001.pvtu' p2/f.pvd)" = "1 0" ] && [ ! -e p2/f_000001.pvtu ] ||
 	fail "mpirun -n 2 piece.dyn: f.pvd lists the failed frame: $(cat p2/f.pvd)"
 rm -rf p2/f_000001_1.vtu
+# ... and the later field records, which that process did not write
+# (it stops at its first failure) while the others did: their frame of
+# that step goes too; with their pieces fetched (central differences by
+# rows), no process waits in an exchange the failed one skipped
+sed -e 's/record field u to "f.pvd"/&\n  record field u to "g.pvd"/' piece.dyn > piece2.dyn
+rm -rf p2/f_* p2/g_* p2/f.pvd p2/g.pvd
+mkdir -p p2/f_000001_1.vtu
+mpi 2 p2 piece2.dyn
+[ "$rc" = 4 ] || fail "mpirun -n 2 piece2.dyn: exit $rc, expected 4: $(head -3 p2/err)"
+[ "$(grep -c 'g_000000.pvtu' p2/g.pvd) $(grep -c 'g_000001.pvtu' p2/g.pvd)" = "1 0" ] ||
+	fail "mpirun -n 2 piece2.dyn: g.pvd lists the failed frame: $(cat p2/g.pvd)"
+rm -rf p2/f_000001_1.vtu
+sed -e 's/"cd2.csv" every 7/"two.csv" every 7/' -e 's/record field u to "cd2.pvd" every 25/record field u to "ta.pvd" every 25\n  record field u to "tb.pvd" every 25/' \
+	cd2.dyn > two.dyn
+rm -rf p2/ta_* p2/tb_* p2/ta.pvd p2/tb.pvd
+mkdir -p p2/ta_000025_1.vtu
+mpi 2 p2 two.dyn
+[ "$rc" = 4 ] && [ "$(grep -c "the process of rank 1 could not write its piece 'ta_000025_1.vtu'" p2/err)" = 1 ] ||
+	fail "mpirun -n 2 two.dyn: exit $rc: $(head -c 600 p2/err)"
+[ "$(grep -c '_000025.pvtu' p2/ta.pvd p2/tb.pvd | tr '\n' ' ')" = "p2/ta.pvd:0 p2/tb.pvd:0 " ] ||
+	fail "mpirun -n 2 two.dyn: a .pvd lists the failed frame: $(cat p2/ta.pvd p2/tb.pvd)"
+rm -rf p2/ta_000025_1.vtu
 # two processes that fail: rank 0 says how many
 rm -rf p3/f_* p3/f.pvd p3/piece.csv
 mkdir -p p3/f_000001_1.vtu p3/f_000001_2.vtu
