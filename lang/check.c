@@ -125,15 +125,16 @@ static struct cname *define(struct checker *c, const char *name, enum bind_kind 
  * before anything runs as the run's own binding would say it
  * (scope_bind): a statement's, a model item's or a loop's name, not a
  * sum's index or a function's parameter, which eval binds apart */
-static void reserved(struct checker *c, const char *name, struct loc loc)
+static void reserved(struct checker *c, const char *name, enum bind_kind kind, struct loc loc)
 {
 	if (builtin_exists(name) || strcmp(name, "pi") == 0 || strcmp(name, "t") == 0 || strcmp(name, "true") == 0 ||
 	    strcmp(name, "false") == 0) {
 		diag_error(c->d, loc, "'%s' is a built-in name and cannot be redefined", name);
 		c->errors++;
-	} else if (ir_family_find(name) >= 0) {
+	} else if (kind == B_SCHEME && ir_family_find(name) >= 0) {
 		/* a scheme of that name would replace the family in every run
-		 * that names it, the library's schemes built on it included */
+		 * that names it, the library's schemes built on it included (a
+		 * value of that name is no scheme: a run naming it is refused) */
 		diag_error(c->d, loc, "'%s' is a built-in scheme family and cannot be redefined", name);
 		c->errors++;
 	}
@@ -142,7 +143,7 @@ static void reserved(struct checker *c, const char *name, struct loc loc)
 static struct cname *define_named(struct checker *c, const char *name, enum bind_kind kind, struct loc loc)
 {
 	if (!c->redefining)
-		reserved(c, name, loc);
+		reserved(c, name, kind, loc);
 	return define(c, name, kind, loc);
 }
 
@@ -219,6 +220,12 @@ static void undefined(struct checker *c, struct loc loc, const char *what, const
 	if (c->file_model && model_declares(c->file_model, name)) {
 		diag_error(c->d, loc, "'%s' is a name of model %s, known during the run only: a file name is made "
 		           "before the run, from the script's names", name, c->file_model->name);
+		c->errors++;
+		return;
+	}
+	if (strcmp(what, "name") == 0 && ir_family_find(name) >= 0) {
+		/* print newmark: a family, as `print hht` is a named scheme */
+		diag_error(c->d, loc, "%s is a scheme: use it in 'run MODEL with %s ...'", name, name);
 		c->errors++;
 		return;
 	}

@@ -68,7 +68,7 @@ struct binding *scope_bind(struct eval *ev, const char *name, enum bind_kind kin
 		eval_error(ev, loc, "'%s' is a built-in name and cannot be redefined", name);
 		return NULL;
 	}
-	if (ir_family_find(name) >= 0) {
+	if (kind == B_SCHEME && ir_family_find(name) >= 0) {
 		eval_error(ev, loc, "'%s' is a built-in scheme family and cannot be redefined", name);
 		return NULL;
 	}
@@ -655,7 +655,10 @@ const char *result_member(const char *name)
 	return NULL;
 }
 
-static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run, struct value *out)
+/* who: the run's name as the script wrote it (q.u after let q = r), for
+ * the labels of messages and plots */
+static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run, const char *who,
+                     struct value *out)
 {
 	if (!run->res)
 		return eval_dry(ev);
@@ -665,7 +668,7 @@ static int run_field(struct eval *ev, struct ast_expr *e, struct run_value *run,
 	memset(out, 0, sizeof *out);
 	out->kind = VAL_HIST;
 	out->run = run;
-	out->ser.label = arena_printf(ev->a, "%s.%s", run->name, name);
+	out->ser.label = arena_printf(ev->a, "%s.%s", who, name);
 	if (strcmp(name, "t") == 0) {
 		out->ser.kind = SER_T;
 		return 0;
@@ -1365,7 +1368,7 @@ static int eval_field(struct eval *ev, struct ast_expr *e, struct value *out)
 	if (base.kind != VAL_RUN)
 		return eval_error(ev, e->loc, "only runs, spectra and modes have fields (r.u, s.psa, md.omega); this is %s",
 		                  value_kind_name(&base));
-	return run_field(ev, e, base.run, out);
+	return run_field(ev, e, base.run, e->lhs->kind == AST_NAME ? e->lhs->name : base.run->name, out);
 }
 
 __attribute__((noinline))

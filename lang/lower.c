@@ -111,6 +111,9 @@ static int resolve_scheme(struct eval *ev, struct ast_expr *e, struct ir_scheme 
 			return eval_error(ev, callee->loc, "unknown scheme '%s'; did you mean '%s'?", name, close);
 		return eval_error(ev, callee->loc, "unknown scheme '%s' (schemes: %s)", name, list);
 	}
+	if (b->kind != B_SCHEME && ir_family_find(name) >= 0)
+		return eval_error(ev, callee->loc, "'%s' is not a scheme here: a name of the script hides the family "
+		                  "%s; rename it", name, name);
 	if (b->kind != B_SCHEME)
 		return eval_error(ev, callee->loc, "'%s' is not a scheme", name);
 

@@ -95,7 +95,7 @@ int outpath_check(struct eval *ev, struct loc loc, const char *path, struct out_
 	 * FILES": a link is replaced by the new file, not followed) */
 	struct stat lst;
 	if (exists && S_ISDIR(st.st_mode) && lstat(path, &lst) == 0 && !S_ISLNK(lst.st_mode))
-		return eval_error(ev, loc, "cannot write '%s': %s", rt_escape(q, sizeof q, path), strerror(EISDIR));
+		return eval_error(ev, loc, "cannot write '%s': it names a folder, not a file", rt_escape(q, sizeof q, path));
 	if (!s->allow_anywhere) {
 		const char *outdir = s->outdir && *s->outdir ? s->outdir : ".";
 		if (!s->outdir_real && !(s->outdir_real = real_folder(s->arena, outdir)))

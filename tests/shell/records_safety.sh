@@ -254,7 +254,7 @@ EOF
 (cd "$dir" && "$DYN" folder.dyn > folder.out 2>&1)
 rc=$?
 [ $rc -eq 3 ] || fail "a record to a folder: status $rc"
-grep -q "^folder.dyn:7:60: error: cannot write 'afolder': Is a directory" "$dir/folder.out" ||
+grep -q "^folder.dyn:7:60: error: cannot write 'afolder': it names a folder, not a file" "$dir/folder.out" ||
 	fail "a record to a folder: $(cat "$dir/folder.out")"
 sed 's/"afolder"/"tofolder"/' "$dir/folder.dyn" > "$dir/tofolder.dyn"
 (cd "$dir" && "$DYN" tofolder.dyn > tofolder.out 2>&1) || fail "a record to a link to a folder: $(cat "$dir/tofolder.out")"
@@ -274,7 +274,7 @@ EOF
 (cd "$dir" && "$DYN" ffolder.dyn > ffolder.out 2>&1)
 rc=$?
 [ $rc -eq 3 ] || fail "a field record to a folder: status $rc"
-grep -q "^ffolder.dyn:8:61: error: cannot write 'afolder.pvd': Is a directory" "$dir/ffolder.out" ||
+grep -q "^ffolder.dyn:8:61: error: cannot write 'afolder.pvd': it names a folder, not a file" "$dir/ffolder.out" ||
 	fail "a field record to a folder: $(cat "$dir/ffolder.out")"
 
 exit $status
