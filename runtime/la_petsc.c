@@ -259,14 +259,8 @@ static void pk_free(void *p)
 
 /* ---- several processes: the rows partitioned ---- */
 
-/* The parts of the graph adj (MatCreateMPIAdj): PT-Scotch or ParMETIS
- * when PETSc has them, else its "current" partition, contiguous blocks;
- * the option -mat_partitioning_type chooses.  *mp is the caller's to
- * destroy.  0; 1 when PETSc refused the option (an unknown type, or one
- * this PETSc lacks: the failure says so, and the run stops as for any
- * option refused); -1 when the partitioner failed on this graph (the
- * caller takes contiguous blocks). */
-static int partitioning_apply(Mat adj, MatPartitioning *mp, IS *is)
+/* partitioning_apply on this process alone */
+static int partitioning_apply_here(Mat adj, MatPartitioning *mp, IS *is)
 {
 	if (MatPartitioningCreate(PETSC_COMM_WORLD, mp) || MatPartitioningSetAdjacency(*mp, adj) ||
 #if defined(PETSC_HAVE_PTSCOTCH)
@@ -283,6 +277,24 @@ static int partitioning_apply(Mat adj, MatPartitioning *mp, IS *is)
 		return 1;
 	}
 	return MatPartitioningApply(*mp, is) ? -1 : 0;
+}
+
+/* The parts of the graph adj (MatCreateMPIAdj): PT-Scotch or ParMETIS
+ * when PETSc has them, else its "current" partition, contiguous blocks;
+ * the option -mat_partitioning_type chooses.  *mp is the caller's to
+ * destroy.  0; 1 when PETSc refused the option (an unknown type, or one
+ * this PETSc lacks: the failure says so, and the run stops as for any
+ * option refused); -1 when the partitioner failed on this graph (the
+ * caller takes contiguous blocks).  The outcome is every process's (the
+ * worst of theirs), so that none goes on to a collective (ISAllGather)
+ * that another, failing alone, skips. */
+static int partitioning_apply(Mat adj, MatPartitioning *mp, IS *is)
+{
+	int pa = partitioning_apply_here(adj, mp, is);
+	int worst = pa > 0 ? 2 : pa < 0 ? 1 : 0;   /* a refused option first */
+	if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD) != MPI_SUCCESS)
+		return -1;
+	return worst == 2 ? 1 : worst == 1 ? -1 : 0;
 }
 
 /* The partition of the unknowns: the graph of A + Aᵀ, given to PETSc's
