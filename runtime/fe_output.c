@@ -125,11 +125,12 @@ int rt_field_out_partition(struct rt_field_out *w, const struct rt_part *p, char
 	int *stamp = mem_alloc(sizeof(int) * ((size_t)no + 1));
 	unsigned char *mark = mem_calloc((size_t)n + 1, 1);
 	long *d = mem_alloc(sizeof(long) * ((size_t)nv * (size_t)o->ncomp + 1));
-	w->scount = mem_calloc((size_t)P, sizeof(int));
-	w->sdispl = mem_calloc((size_t)P, sizeof(int));
-	w->rcount = mem_calloc((size_t)P, sizeof(int));
-	w->rdispl = mem_calloc((size_t)P, sizeof(int));
-	if (!own || !order || !start || !stamp || !mark || !d || !w->scount || !w->sdispl || !w->rcount || !w->rdispl)
+	w->fetch.scount = mem_calloc((size_t)P, sizeof(int));
+	w->fetch.sdispl = mem_calloc((size_t)P, sizeof(int));
+	w->fetch.rcount = mem_calloc((size_t)P, sizeof(int));
+	w->fetch.rdispl = mem_calloc((size_t)P, sizeof(int));
+	if (!own || !order || !start || !stamp || !mark || !d || !w->fetch.scount || !w->fetch.sdispl ||
+	    !w->fetch.rcount || !w->fetch.rdispl)
 		goto out;
 	/* the cells by owner, ascending within each (a counting sort) */
 	for (long c = 0; c < nc; c++) {
@@ -159,15 +160,15 @@ int rt_field_out_partition(struct rt_field_out *w, const struct rt_part *p, char
 				mark[d[l]] = 1;
 	for (int i = 0; i < n; i++)
 		if (mark[i]) {
-			w->rcount[rt_part_owner(p, i)]++;
-			w->nrecv++;
+			w->fetch.rcount[rt_part_owner(p, i)]++;
+			w->fetch.nrecv++;
 		}
-	w->ridx = mem_alloc(sizeof(int) * ((size_t)w->nrecv + 1));
-	if (!w->ridx)
+	w->fetch.ridx = mem_alloc(sizeof(int) * ((size_t)w->fetch.nrecv + 1));
+	if (!w->fetch.ridx)
 		goto out;
 	for (int i = 0, k = 0; i < n; i++)
 		if (mark[i])
-			w->ridx[k++] = i;
+			w->fetch.ridx[k++] = i;
 	/* sent: to each process q, this process's rows that q's cells read,
 	 * the same set, ascending (stamp[i − r0] marks a row taken for q in
 	 * pass `pass`) */
@@ -176,11 +177,11 @@ int rt_field_out_partition(struct rt_field_out *w, const struct rt_part *p, char
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1) {
 			for (int q = 1; q < P; q++)
-				w->sdispl[q] = w->sdispl[q - 1] + w->scount[q - 1];
-			w->nsend = w->sdispl[P - 1] + w->scount[P - 1];
-			if (!(w->sidx = mem_alloc(sizeof(int) * ((size_t)w->nsend + 1))))
+				w->fetch.sdispl[q] = w->fetch.sdispl[q - 1] + w->fetch.scount[q - 1];
+			w->fetch.nsend = w->fetch.sdispl[P - 1] + w->fetch.scount[P - 1];
+			if (!(w->fetch.sidx = mem_alloc(sizeof(int) * ((size_t)w->fetch.nsend + 1))))
 				goto out;
-			memset(w->scount, 0, sizeof(int) * (size_t)P);
+			memset(w->fetch.scount, 0, sizeof(int) * (size_t)P);
 		}
 		for (int q = 0; q < P; q++) {
 			if (q == rank)
@@ -193,18 +194,18 @@ int rt_field_out_partition(struct rt_field_out *w, const struct rt_part *p, char
 						continue;
 					stamp[i - r0] = tag;
 					if (pass == 1)
-						w->sidx[w->sdispl[q] + w->scount[q]] = (int)i;
-					w->scount[q]++;
+						w->fetch.sidx[w->fetch.sdispl[q] + w->fetch.scount[q]] = (int)i;
+					w->fetch.scount[q]++;
 				}
 			if (pass == 1)
-				qsort(w->sidx + w->sdispl[q], (size_t)w->scount[q], sizeof(int), cmp_int);
+				qsort(w->fetch.sidx + w->fetch.sdispl[q], (size_t)w->fetch.scount[q], sizeof(int), cmp_int);
 		}
 	}
 	for (int q = 1; q < P; q++)
-		w->rdispl[q] = w->rdispl[q - 1] + w->rcount[q - 1];
-	w->sbuf = mem_alloc(sizeof(double) * ((size_t)w->nsend + 1));
-	w->rbuf = mem_alloc(sizeof(double) * ((size_t)w->nrecv + 1));
-	if (w->sbuf && w->rbuf)
+		w->fetch.rdispl[q] = w->fetch.rdispl[q - 1] + w->fetch.rcount[q - 1];
+	w->fetch.sbuf = mem_alloc(sizeof(double) * ((size_t)w->fetch.nsend + 1));
+	w->fetch.rbuf = mem_alloc(sizeof(double) * ((size_t)w->fetch.nrecv + 1));
+	if (w->fetch.sbuf && w->fetch.rbuf)
 		rc = 0;
 out:
 	if (rc)
@@ -229,13 +230,7 @@ int rt_field_out_fetch(struct rt_field_out *w, int k, int nstep, double *u)
 {
 	if (!w->cells || !frame_due(w, k, nstep))
 		return 0;
-	for (int q = 0; q < w->nsend; q++)
-		w->sbuf[q] = u[w->sidx[q]];
-	if (la_mpi_exchange(w->sbuf, w->scount, w->sdispl, w->rbuf, w->rcount, w->rdispl))
-		return -1;
-	for (int q = 0; q < w->nrecv; q++)
-		u[w->ridx[q]] = w->rbuf[q];
-	return 0;
+	return rt_exchange_run(&w->fetch, u);
 }
 
 int rt_field_out_step(struct rt_field_out *w, int k, int nstep, double t, const double *u, char *err,
@@ -305,14 +300,7 @@ void rt_field_out_free(struct rt_field_out *w)
 	free(w->piece);
 	free(w->pname);
 	free(w->cells);
-	free(w->sidx);
-	free(w->scount);
-	free(w->sdispl);
-	free(w->ridx);
-	free(w->rcount);
-	free(w->rdispl);
-	free(w->sbuf);
-	free(w->rbuf);
+	rt_exchange_free(&w->fetch);
 	free(w->file);
 	free(w->val);
 	free(w->t);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "part.h"
 
 struct rt_field_out {
 	const struct ir_field_output *o;
@@ -27,28 +28,23 @@ struct rt_field_out {
 	/* a run whose processes step their own rows (rt_field_out_partition):
 	 * this process's piece is the cells it owns, cells[0 .. ncell − 1],
 	 * whose unknowns it owns or receives at each frame from their owners
-	 * (to each process q the rows sidx[sdispl[q] ..] of scount[q], from
-	 * it the rows ridx[rdispl[q] ..] of rcount[q]); NULL: blocks of
-	 * cells, the state whole on every process */
+	 * (fetch); NULL: blocks of cells, the state whole on every process */
 	int32_t *cells;
 	long ncell;
-	int *sidx, *scount, *sdispl, nsend;
-	int *ridx, *rcount, *rdispl, nrecv;
-	double *sbuf, *rbuf;
+	struct rt_exchange fetch;
 };
 
 /* Prepare the writer for a run of nstep steps: every name and buffer is
  * allocated here, none while stepping.  -1 with a message in err. */
 int rt_field_out_open(struct rt_field_out *w, const struct ir_field_output *o, int nstep, char *err,
                       size_t errlen);
-/* On P processes each stepping its own rows (runtime/part.h): each
+/* On P processes each stepping its own rows (part.h): each
  * process's piece becomes the cells it owns, a cell being owned by the
  * owner of its lowest unknown (of none: by blocks of cells), and each
  * frame brings it the values of their other unknowns from their owners
  * instead of the whole state.  Every process computes every other's
  * share from the mesh, which it holds whole: no message.  -1 with a
  * message in err (out of memory). */
-struct rt_part;
 int rt_field_out_partition(struct rt_field_out *w, const struct rt_part *p, char *err, size_t errlen);
 /* After rt_field_out_partition, when step k writes a frame: the
  * unknowns of this process's cells that other processes own, into u

@@ -19,14 +19,7 @@ void rt_part_free(struct rt_part *p)
 		free(p->ki);
 		free(p->kx);
 	}
-	free(p->scount);
-	free(p->sdispl);
-	free(p->sidx);
-	free(p->rcount);
-	free(p->rdispl);
-	free(p->ridx);
-	free(p->sbuf);
-	free(p->rbuf);
+	rt_exchange_free(&p->gh);
 	free(p->gidx);
 	free(p->gown);
 	free(p->gscount);
@@ -152,11 +145,11 @@ static int ghosts(struct rt_part *p)
 	int n = p->n, P = p->P, rank = p->rank, r0 = p->r0, no = p->r1 - p->r0;
 	size_t nnz = (size_t)p->kp[no];
 	char *mark = NULL;
-	p->scount = mem_calloc((size_t)P, sizeof(int));
-	p->sdispl = mem_calloc((size_t)P, sizeof(int));
-	p->rcount = mem_calloc((size_t)P, sizeof(int));
-	p->rdispl = mem_calloc((size_t)P, sizeof(int));
-	if (!p->scount || !p->sdispl || !p->rcount || !p->rdispl)
+	p->gh.scount = mem_calloc((size_t)P, sizeof(int));
+	p->gh.sdispl = mem_calloc((size_t)P, sizeof(int));
+	p->gh.rcount = mem_calloc((size_t)P, sizeof(int));
+	p->gh.rdispl = mem_calloc((size_t)P, sizeof(int));
+	if (!p->gh.scount || !p->gh.sdispl || !p->gh.rcount || !p->gh.rdispl)
 		goto oom;
 	/* received: the rows outside the block that its columns reach,
 	 * ascending, hence grouped by owner */
@@ -171,16 +164,16 @@ static int ghosts(struct rt_part *p)
 			nr++;
 		}
 	}
-	p->ridx = mem_alloc(sizeof(int) * ((size_t)nr + 1));
-	if (!p->ridx)
+	p->gh.ridx = mem_alloc(sizeof(int) * ((size_t)nr + 1));
+	if (!p->gh.ridx)
 		goto oom;
 	nr = 0;
 	for (int i = 0; i < n; i++)
 		if (mark[i]) {
-			p->ridx[nr++] = i;
-			p->rcount[rt_part_owner(p, i)]++;
+			p->gh.ridx[nr++] = i;
+			p->gh.rcount[rt_part_owner(p, i)]++;
 		}
-	p->nrecv = nr;
+	p->gh.nrecv = nr;
 	/* sent: to each process, the owned rows whose columns reach its
 	 * rows — by symmetry, exactly the ghosts it receives from this one,
 	 * in the same ascending order */
@@ -188,12 +181,12 @@ static int ghosts(struct rt_part *p)
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1) {
 			for (int q = 1; q < P; q++)
-				p->sdispl[q] = p->sdispl[q - 1] + p->scount[q - 1];
-			ns = p->sdispl[P - 1] + p->scount[P - 1];
-			p->sidx = mem_alloc(sizeof(int) * ((size_t)ns + 1));
-			if (!p->sidx)
+				p->gh.sdispl[q] = p->gh.sdispl[q - 1] + p->gh.scount[q - 1];
+			ns = p->gh.sdispl[P - 1] + p->gh.scount[P - 1];
+			p->gh.sidx = mem_alloc(sizeof(int) * ((size_t)ns + 1));
+			if (!p->gh.sidx)
 				goto oom;
-			memset(p->scount, 0, sizeof(int) * (size_t)P);
+			memset(p->gh.scount, 0, sizeof(int) * (size_t)P);
 		}
 		for (int j = 0; j < no; j++) {
 			int last = -1;
@@ -203,17 +196,17 @@ static int ghosts(struct rt_part *p)
 					continue;
 				last = q;   /* rows ascending: owners too */
 				if (pass == 1)
-					p->sidx[p->sdispl[q] + p->scount[q]] = r0 + j;
-				p->scount[q]++;
+					p->gh.sidx[p->gh.sdispl[q] + p->gh.scount[q]] = r0 + j;
+				p->gh.scount[q]++;
 			}
 		}
 	}
-	p->nsend = ns;
+	p->gh.nsend = ns;
 	for (int q = 1; q < P; q++)
-		p->rdispl[q] = p->rdispl[q - 1] + p->rcount[q - 1];
-	p->sbuf = mem_alloc(sizeof(double) * ((size_t)ns + 1));
-	p->rbuf = mem_alloc(sizeof(double) * ((size_t)nr + 1));
-	if (!p->sbuf || !p->rbuf)
+		p->gh.rdispl[q] = p->gh.rdispl[q - 1] + p->gh.rcount[q - 1];
+	p->gh.sbuf = mem_alloc(sizeof(double) * ((size_t)ns + 1));
+	p->gh.rbuf = mem_alloc(sizeof(double) * ((size_t)nr + 1));
+	if (!p->gh.sbuf || !p->gh.rbuf)
 		goto oom;
 	free(mark);
 	return 0;
@@ -248,15 +241,33 @@ fail:
 	return -1;
 }
 
+int rt_exchange_run(struct rt_exchange *e, double *x)
+{
+	for (int k = 0; k < e->nsend; k++)
+		e->sbuf[k] = x[e->sidx[k]];
+	if (la_mpi_exchange(e->sbuf, e->scount, e->sdispl, e->rbuf, e->rcount, e->rdispl))
+		return -1;
+	for (int k = 0; k < e->nrecv; k++)
+		x[e->ridx[k]] = e->rbuf[k];
+	return 0;
+}
+
+void rt_exchange_free(struct rt_exchange *e)
+{
+	free(e->scount);
+	free(e->sdispl);
+	free(e->sidx);
+	free(e->rcount);
+	free(e->rdispl);
+	free(e->ridx);
+	free(e->sbuf);
+	free(e->rbuf);
+	memset(e, 0, sizeof *e);
+}
+
 int rt_part_exchange(struct rt_part *p, double *x)
 {
-	for (int k = 0; k < p->nsend; k++)
-		p->sbuf[k] = x[p->sidx[k]];
-	if (la_mpi_exchange(p->sbuf, p->scount, p->sdispl, p->rbuf, p->rcount, p->rdispl))
-		return -1;
-	for (int k = 0; k < p->nrecv; k++)
-		x[p->ridx[k]] = p->rbuf[k];
-	return 0;
+	return rt_exchange_run(&p->gh, x);
 }
 
 int rt_part_gather(struct rt_part *p, double *x)

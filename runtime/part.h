@@ -15,6 +15,21 @@
 
 #include "la.h"
 
+/* One exchange of rows between the processes: to each process q the
+ * rows sidx[sdispl[q] ..] of scount[q] (nsend in all), from it the rows
+ * ridx[rdispl[q] ..] of rcount[q] (nrecv), through sbuf and rbuf: the
+ * ghosts of a partition (rt_part), a field record's (fe_output.h) */
+struct rt_exchange {
+	int *scount, *sdispl, *sidx, nsend;
+	int *rcount, *rdispl, *ridx, nrecv;
+	double *sbuf, *rbuf;
+};
+
+/* x[ridx] from their owners' x[sidx].  Collective.  0, or -1 when MPI
+ * fails. */
+int rt_exchange_run(struct rt_exchange *e, double *x);
+void rt_exchange_free(struct rt_exchange *e);
+
 struct rt_part {
 	int n, P, rank;
 	int r0, r1;                   /* the owned rows r0 .. r1 − 1 */
@@ -25,10 +40,8 @@ struct rt_part {
 	double *kx;
 	int borrowed;
 	/* the ghosts: owned rows sent to each process, rows received from
-	 * each (by process: counts and offsets into sidx, ridx) */
-	int *scount, *sdispl, *sidx, nsend;
-	int *rcount, *rdispl, *ridx, nrecv;
-	double *sbuf, *rbuf;
+	 * each */
+	struct rt_exchange gh;
 	/* a few rows on every process (rt_part_gather_rows): the rows, the
 	 * owned ones among them, and per process the counts and offsets of
 	 * the u, v, a triples sent (the same ones to each) and received */

@@ -820,8 +820,8 @@ static int part_nl_step(struct engine *e, double t0, double t1, double tau, stru
 	}
 	/* the ghosts of u are the predictor's (uᵏ = ũ), current as the
 	 * linear partition's are */
-	for (int k = 0; k < p->nrecv; k++)
-		u[p->ridx[k]] = ut[p->ridx[k]];
+	for (int k = 0; k < p->gh.nrecv; k++)
+		u[p->gh.ridx[k]] = ut[p->gh.ridx[k]];
 	if (la_mpi_sum(sum, 8)) {
 		snprintf(err->msg, sizeof err->msg, "MPI failed to add the ledger's sums over the processes");
 		return -1;
