@@ -413,6 +413,133 @@ static int spectrum_times(struct eval *ev, struct ast_expr *call, const struct i
 	return n;
 }
 
+/* The spectrum's result from its samples (t[0 .. n − 1], a): -1 after
+ * reporting an error */
+static int spectrum_result(struct eval *ev, struct ast_expr *call, const double *t, const double *a, int n,
+                           double *T, int np, double xi, struct value *out)
+{
+	struct spectrum_value *sp = arena_alloc(ev->a, sizeof *sp);
+	sp->n = np;
+	sp->xi = xi;
+	sp->period = T;
+	sp->sd = arena_alloc(ev->a, sizeof(double) * (size_t)np);
+	sp->psv = arena_alloc(ev->a, sizeof(double) * (size_t)np);
+	sp->psa = arena_alloc(ev->a, sizeof(double) * (size_t)np);
+	if (rt_spectrum(t, a, n, T, np, xi, sp->sd, sp->psv, sp->psa))
+		return eval_error(ev, call->loc, "spectrum: the samples of the acceleration are not usable");
+	out->kind = VAL_SPECTRUM;
+	out->spec = sp;
+	return 0;
+}
+
+/* The piecewise-linear interpolant of the samples (t, y) at T, t[0] <= T
+ * <= t[n − 1]; *i: the last interval's index, a hint for ascending T */
+static double interp_at(const double *t, const double *y, int n, double T, int *i)
+{
+	int k = *i;
+	while (k + 2 < n && t[k + 1] <= T)
+		k++;
+	*i = k;
+	if (n == 1 || T <= t[k])
+		return y[k];
+	if (T >= t[k + 1])
+		return y[k + 1];
+	double f = (T - t[k]) / (t[k + 1] - t[k]);
+	return y[k] + f * (y[k + 1] - y[k]);
+}
+
+/* Whether e is h(a..b), a slice of a history by its steps, which a
+ * model's program cannot take */
+static int is_slice(const struct ast_expr *e)
+{
+	if (e->kind != AST_CALL || e->args.n != 1 || ((struct ast_arg *)e->args.v[0])->name)
+		return 0;
+	const struct ast_expr *range = ((struct ast_arg *)e->args.v[0])->value;
+	return range->kind == AST_RANGE && !range->rhs;
+}
+
+/* spectrum(r.u'', ...): the spectrum of a history of a run (a floor's
+ * acceleration: an in-structure response spectrum), linear between the
+ * run's steps as a table is between its points.  Its samples are the
+ * steps in [T0, T1] and the ends, T0 and T1 the run's first and last
+ * times by default, a slice h(a..b) as start = a, end = b; with dt, its
+ * interpolant at T0 + k dt and T1. */
+static int spectrum_of_history(struct eval *ev, struct ast_expr *call, struct ast_expr *acc, struct value *h,
+                               double *T, int np, double xi, struct ast_expr *const *opt, double start, double end,
+                               double dt, struct value *out)
+{
+	int first = 0, count = -1, win = hist_window(ev, acc, h, &first, &count);
+	if (win < 0)
+		return -1;
+	if (h->kind != VAL_HIST)
+		return eval_error(ev, acc->loc, "the acceleration must be a number (a function of t), not %s",
+		                  value_kind_name(h));
+	const double *y;
+	int n;
+	if (hist_values(ev, h, acc->loc, &y, &n))
+		return -1;
+	const double *t = h->run->res->t;
+	double t0 = t[0], t1 = t[n - 1];
+	if (win) {
+		/* the slice's bounds (hist_window checked them) */
+		struct ast_expr *range = ((struct ast_arg *)acc->args.v[0])->value;
+		if (eval_number(ev, range->lo, &t0, "the start of the slice") ||
+		    eval_number(ev, range->hi, &t1, "the end of the slice"))
+			return -1;
+	}
+	if (!opt[0])
+		start = t0;
+	if (!opt[1])
+		end = t1;
+	if (start < t0 || end > t1) {
+		char ab[32], bb[32];
+		value_format_num(t0, ab);
+		value_format_num(t1, bb);
+		return eval_error(ev, opt[start < t0 ? 0 : 1]->loc,
+		                  "spectrum: the history %s has values from t = %s to %s: start and end must lie there",
+		                  h->ser.label, ab, bb);
+	}
+	if (!(end > start))
+		return eval_error(ev, call->loc, "spectrum: the end %g is not after the start %g", end, start);
+	for (int i = 0; i < n; i++)
+		if (!isfinite(y[i]) && t[i] >= start && t[i] <= end) {
+			char tb[32];
+			value_format_num(t[i], tb);
+			return eval_error(ev, acc->loc, "the acceleration is not a finite number at t = %s", tb);
+		}
+	/* the sample times: T0 + k dt and T1, or the steps strictly inside
+	 * (T0, T1) between T0 and T1 */
+	int m = 0;
+	double *ts;
+	if (dt > 0) {
+		double k = floor((end - start) / dt - 1e-9);
+		if (k + 2 > 10000000)
+			return eval_error(ev, call->loc, "spectrum: more than %d samples of the acceleration; take a larger dt",
+			                  10000000);
+		m = (int)k + 2;
+		ts = arena_alloc(ev->a, sizeof(double) * (size_t)m);
+		for (int i = 0; i + 1 < m; i++)
+			ts[i] = start + i * dt;
+		ts[m - 1] = end;
+	} else {
+		ts = arena_alloc(ev->a, sizeof(double) * ((size_t)n + 2));
+		ts[m++] = start;
+		for (int i = 0; i < n; i++)
+			if (t[i] > start && t[i] < end)
+				ts[m++] = t[i];
+		ts[m++] = end;
+	}
+	double *a = malloc(sizeof(double) * (size_t)m);
+	if (!a)
+		return eval_error(ev, call->loc, "spectrum: out of memory for %d samples", m);
+	int hint = 0;
+	for (int i = 0; i < m; i++)
+		a[i] = interp_at(t, y, n, ts[i], &hint);
+	int rc = spectrum_result(ev, call, ts, a, m, T, np, xi, out);
+	free(a);
+	return rc;
+}
+
 /* spectrum(ACCEL, periods, xi [, start = T0, end = T1, dt = TAU]): the
  * elastic response spectrum of a ground acceleration, a function of t
  * (table(...) of a record, or any expression), computed exactly for the
@@ -491,6 +618,8 @@ static int spectrum_call(struct eval *ev, struct ast_expr *call, struct value *o
 	ev->prog = saved_prog;
 	if (rc)
 		return -1;
+	if (av.kind == VAL_HIST || is_slice(pos[0]))
+		return spectrum_of_history(ev, call, pos[0], &av, T, np, xi, opt, start, end, dt, out);
 	if (av.kind != VAL_NUM)
 		return eval_error(ev, pos[0]->loc, "the acceleration must be a number (a function of t), not %s",
 		                  value_kind_name(&av));
@@ -539,23 +668,12 @@ static int spectrum_call(struct eval *ev, struct ast_expr *call, struct value *o
 			rc = eval_error(ev, pos[0]->loc, "the acceleration is not a finite number at t = %s", tb);
 		}
 	}
-	struct spectrum_value *sp = arena_alloc(ev->a, sizeof *sp);
-	sp->n = np;
-	sp->xi = xi;
-	sp->period = T;
-	sp->sd = arena_alloc(ev->a, sizeof(double) * (size_t)np);
-	sp->psv = arena_alloc(ev->a, sizeof(double) * (size_t)np);
-	sp->psa = arena_alloc(ev->a, sizeof(double) * (size_t)np);
-	if (rc == 0 && rt_spectrum(t, a, n, T, np, xi, sp->sd, sp->psv, sp->psa))
-		rc = eval_error(ev, call->loc, "spectrum: the samples of the acceleration are not usable");
+	if (rc == 0)
+		rc = spectrum_result(ev, call, t, a, n, T, np, xi, out);
 	free(a);
 	free(reg);
 	free(hint);
-	if (rc)
-		return -1;
-	out->kind = VAL_SPECTRUM;
-	out->spec = sp;
-	return 0;
+	return rc ? -1 : 0;
 }
 
 /* The model that MODEL or MODEL(p = v, ...) names, its parameters set as
