@@ -2253,6 +2253,28 @@ static int acceleration_not_finite(struct rt_stepper_run *r, struct rt_error *er
 	for (int i = 0; i < n; i++)
 		if (!isfinite(c->f1[i]))
 			return 0;
+	/* an internal variable's equation (∂Φ/∂z + ∂Ψ/∂ż = g) with no value
+	 * at the initial state: Φ = sqrt(p) at p = 0.  No acceleration shows
+	 * it, and the schemes' first Newton solve, whose Jacobian is then
+	 * infinite there, "converged" to a step that did not move (dof or
+	 * internal variable alike) */
+	for (int j = 0; j < pb->m; j++) {
+		char nm[IR_NAME_SIZE];
+		const char *z = ir_unknown_name(m, n + j, nm, sizeof nm);
+		if (!isfinite(c->g[n + j]) && m->potential)
+			return fail(err, 4, m->potential->loc, "t = %.10g: the potential's derivative in %s is %s at the "
+			            "initial state (%s = %.10g): its equation has no value there", r->plan->t0, z,
+			            isnan(c->g[n + j]) ? "NaN" : "infinite", z, r->x.z[j]);
+		if (!isfinite(c->gu[n + j]) && m->dissipation) {
+			char hint[2 * IR_NAME_SIZE + 128] = "";
+			if (r->x.zd[j] == 0)
+				snprintf(hint, sizeof hint, "; a term like sqrt(%s'^2) has no derivative at %s' = 0 (a "
+				         "rate-independent term is c*abs(%s'))", z, z, z);
+			return fail(err, 4, m->dissipation->loc, "t = %.10g: the dissipation's derivative in %s' is %s at "
+			            "the initial state (%s' = %.10g): its equation has no value there%s", r->plan->t0, z,
+			            isnan(c->gu[n + j]) ? "NaN" : "infinite", z, r->x.zd[j], hint);
+		}
+	}
 	for (int i = 0; i < n; i++) {
 		if (isfinite(r->x.a[i]))
 			continue;
