@@ -13,6 +13,8 @@
 #     with its residual, exit 4; so is KSP's own divergence
 #     (DIVERGED_ITS), with PETSc's options before the script or in
 #     PETSC_OPTIONS; and through Newton;
+#   - solver = iterative sets BoomerAMG as hypre advises for 3-D solids
+#     (HMIS coarsening, ext+i interpolation), the user's options first;
 #   - PETSc (and MPI) start only when a run asks for it: PETSC_OPTIONS =
 #     -log_view prints PETSc's log at exit after solver = direct, nothing
 #     after a default run;
@@ -218,6 +220,22 @@ grep -q "type: cg" optfile.out || fail "-options_file: the file's -ksp_type cg w
 run view it.dyn -ksp_type gmres -ksp_view
 want view 0
 grep -q "type: gmres" view.out || fail "-ksp_type gmres -ksp_view: no 'type: gmres' in the output"
+
+# solver = iterative's BoomerAMG takes hypre's settings for 3-D solids
+# (HMIS, ext+i, ...: runtime/la_petsc.c, amg_default) unless the user
+# gives that option, and only the user's are left in PETSc's options
+# (a PETSc without hypre takes GAMG: nothing to check then)
+run amgview it.dyn -ksp_view
+want amgview 0
+if grep -q "type: hypre" amgview.out; then
+	grep -q "Coarsen type *HMIS" amgview.out || fail "solver = iterative: BoomerAMG's coarsening is not HMIS by default"
+	grep -q "Interpolation type *ext+i" amgview.out || fail "solver = iterative: BoomerAMG's interpolation is not ext+i"
+	run amguser it.dyn -ksp_view -pc_hypre_boomeramg_coarsen_type PMIS -options_left
+	want amguser 0
+	grep -q "Coarsen type *PMIS" amguser.out || fail "-pc_hypre_boomeramg_coarsen_type PMIS was not used"
+	grep -q "There are no unused options" amguser.out amguser.err ||
+		fail "-options_left: dyn's BoomerAMG settings were left among the options"
+fi
 
 PETSC_OPTIONS=-log_view run lazy plain.dyn
 want lazy 0
