@@ -896,6 +896,9 @@ static void finish_pending(void)
 		diag_error(&S->diag, loc, "%s", err.msg);
 		S->diag.errors = 0;
 	}
+	/* the run just finished is the last one (:state, :energy), even
+	 * when another ran to its end while it waited */
+	S->last_run = S->pending_run;
 	S->pending = NULL;
 	S->pending_run = NULL;
 }

@@ -16,6 +16,8 @@
 #     record (11 rows and a header for 10 steps); an error in the block
 #     is reported at its own line.  :state calls a run without a name
 #     "the run" (it said "run run").
+#  5. A :start run finished by :step after another run completed in the
+#     meantime is the one :step, :state and :energy then show.
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${PTYRUN:?PTYRUN is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -177,6 +179,38 @@ PTY
 if session multiline; then
 	rows=$(wc -l < "$dir/multiline.csv" 2> /dev/null || echo 0)
 	[ "$rows" -eq 12 ] || fail "multi-line :start: $rows lines in its record, expected 12"
+fi
+
+# 5. A :start run finished by :step after another run ran to its end
+#    meanwhile: :step, :state and :energy show the run it finished (they
+#    showed the other: run s3 of osc9, its energy 4.5 where osc's is 50).
+cat > "$dir/interleaved.pty" <<PTY
+expect dyn> 
+send $OSC
+expect dyn> 
+send model osc9 {\n  dof u\n  mass [1]\n  stiffness [9]\n  init u = 1\n}\n
+expect dyn> 
+send :start let s2 = run osc with newmark from 0 to 1 step 0.1\n
+expect step 0 of 10 (in progress)
+expect dyn> 
+send :step 2\n
+expect run s2 of osc with newmark: t = 0.2, step 2 of 10 (in progress)
+expect dyn> 
+send let s3 = run osc9 with newmark from 0 to 1 step 0.1\n
+expect dyn> 
+send :step 100\n
+expect run s2 of osc with newmark: t = 1, step 10 of 10
+expect dyn> 
+send :energy\n
+expect stored
+expect dyn> 
+send \x04
+exit 0
+PTY
+if session interleaved; then
+	# the energy :energy printed is osc's (T + Phi = 50), not osc9's (4.5)
+	awk '/^  kinetic/ { t = $2 } /^  stored/ { p = $2 } END { if ((t + p - 50)^2 > 1e-18) exit 1 }' \
+		"$dir/interleaved.out" || fail "interleaved: :energy did not show run s2 (T + Phi = 50)"
 fi
 
 # Valgrind, when installed and dyn is not built with ASan (make
