@@ -859,13 +859,26 @@ static void state(void)
 	printf("%s%s of %s with %s: t = %.10g, step %d of %d%s\n", unnamed ? "the run" : "run ", unnamed ? "" : rv->name,
 	       m->name, rv->plan->scheme.name,
 	       r->t[k], k, rv->plan->nstep, S->pending_run ? " (in progress)" : "");
+	/* a run in progress from the stepper's own state, which it holds
+	 * whether the histories are kept or not (history_budget) */
+	const double *u = NULL, *v = NULL, *a = NULL, *z = NULL, *zd = NULL;
+	if (S->pending_run == rv && S->pending)
+		rt_current(S->pending, &u, &v, &a, &z, &zd);
+	int shown = 0;
 	for (int i = 0; i < m->ndof && i < 12; i++)
-		if (r->u && r->u[i])
-			printf("  %-10s u = %-14.8g u' = %-14.8g u'' = %.8g\n", ir_dof_name(m, i, nm, sizeof nm), r->u[i][k],
-			       r->v[i][k], r->a[i][k]);
+		if (u || (r->u && r->u[i])) {
+			printf("  %-10s u = %-14.8g u' = %-14.8g u'' = %.8g\n", ir_dof_name(m, i, nm, sizeof nm),
+			       u ? u[i] : r->u[i][k], u ? v[i] : r->v[i][k], u ? a[i] : r->a[i][k]);
+			shown = 1;
+		}
 	for (int j = 0; j < m->nint; j++)
-		if (r->z[j])
-			printf("  %-10s z = %-14.8g z' = %.8g\n", ir_intvar_name(m, j, nm, sizeof nm), r->z[j][k], r->zd[j][k]);
+		if (z || r->z[j]) {
+			printf("  %-10s z = %-14.8g z' = %.8g\n", ir_intvar_name(m, j, nm, sizeof nm), z ? z[j] : r->z[j][k],
+			       z ? zd[j] : r->zd[j][k]);
+			shown = 1;
+		}
+	if (!shown && m->ndof + m->nint > 0)
+		puts("  (its histories were not kept, history_budget: record what you want to see)");
 }
 
 static void energy(void)

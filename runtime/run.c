@@ -2928,6 +2928,16 @@ int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep)
 	return r->done;
 }
 
+void rt_current(const struct rt_stepper_run *r, const double **u, const double **v, const double **a,
+                const double **z, const double **zd)
+{
+	*u = r->x.u;
+	*v = r->x.v;
+	*a = r->x.a;
+	*z = r->x.z;
+	*zd = r->x.zd;
+}
+
 int rt_end(struct rt_stepper_run *r, struct rt_error *err)
 {
 	rt_running = 0;

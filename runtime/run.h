@@ -79,6 +79,12 @@ int rt_end(struct rt_stepper_run *r, struct rt_error *err);
 void rt_resume(struct rt_stepper_run *r);
 /* Where a run is: returns 1 when it has reached its end time. */
 int rt_position(const struct rt_stepper_run *r, double *t, int *k, int *nstep);
+/* Its state at that step: u, v, a of the dofs (n each) and z, ż of the
+ * internal variables, the stepper's own vectors (valid until the next
+ * rt_advance or rt_end): the REPL's :state of a run whose histories are
+ * not kept. */
+void rt_current(const struct rt_stepper_run *r, const double **u, const double **v, const double **a,
+                const double **z, const double **zd);
 
 /* Natural frequencies ω² (ascending) and M-normalised mode shapes
  * (columns; may be NULL) of a model linearised at its initial state: all

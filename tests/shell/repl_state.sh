@@ -18,6 +18,8 @@
 #     "the run" (it said "run run").
 #  5. A :start run finished by :step after another run completed in the
 #     meantime is the one :step, :state and :energy then show.
+#  6. :state of a run whose histories are not kept: the stepper's state
+#     while it runs, a note after.
 set -u
 : "${DYN:?DYN is not set}" "${OUT:?OUT is not set}" "${PTYRUN:?PTYRUN is not set}" "${srcdir:?srcdir is not set}"
 . "$srcdir/tests/shell/common.inc"
@@ -212,6 +214,30 @@ if session interleaved; then
 	awk '/^  kinetic/ { t = $2 } /^  stored/ { p = $2 } END { if ((t + p - 50)^2 > 1e-18) exit 1 }' \
 		"$dir/interleaved.out" || fail "interleaved: :energy did not show run s2 (T + Phi = 50)"
 fi
+
+# 6. A :start run whose histories are not kept (history_budget = 0):
+#    :state shows the stepper's own state while it is in progress (it
+#    showed the header alone), and says they were not kept after it ends.
+cat > "$dir/unkept.pty" <<PTY
+expect dyn> 
+send $OSC
+expect dyn> 
+send :start let s = run osc with newmark from 0 to 1 step 0.1, history_budget = 0\n
+expect step 0 of 10 (in progress)
+expect u = 1 
+expect dyn> 
+send :step 2\n
+expect t = 0.2, step 2 of 10 (in progress)
+expect u = -0.28 
+expect dyn> 
+send :run\n
+expect step 10 of 10
+expect its histories were not kept
+expect dyn> 
+send \x04
+exit 0
+PTY
+session unkept
 
 # Valgrind, when installed and dyn is not built with ASan (make
 # check-sanitize sets DYN_SANITIZED): the refused :start reads no uninitialised
