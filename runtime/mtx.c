@@ -159,11 +159,14 @@ static int banner(struct scan *s, struct header *h)
 		        "'%%%%MatrixMarket matrix ...'", s->path);
 		return -1;
 	}
+	/* The banner word is case-sensitive and starts the line (NIST's
+	 * mmio.c compares it with strncmp, and CHOLMOD reads a file without
+	 * it there as a bare triplet list: a banner after a space was
+	 * accepted here, then CHOLMOD's read failed with status -4); the
+	 * words after it are not. */
+	int at_start = s->buf[0] == '%';
 	n = fields(s->buf, f, 5);
-	/* The banner word is case-sensitive (NIST's mmio.c compares it with
-	 * strncmp, and CHOLMOD reads a file without it as a bare triplet list);
-	 * the words after it are not. */
-	if (n < 1 || strcmp(f[0], "%%MatrixMarket") != 0) {
+	if (n < 1 || !at_start || strcmp(f[0], "%%MatrixMarket") != 0) {
 		set_err(s->err, s->errlen, "'%s' line 1: not a Matrix Market file (the first line "
 		        "must start with '%%%%MatrixMarket')", s->path);
 		return -1;

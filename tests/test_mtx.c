@@ -123,6 +123,10 @@ int main(void)
 	 * would read this file as a bare triplet list. */
 	CHECK(read_text("%%matrixmarket matrix coordinate real symmetric\n2 2 1\n1 1 1\n", &a, err, sizeof err) == -1);
 	CHECK(strstr(err, "not a Matrix Market file") != NULL);
+	/* ... and starts the line: after a space CHOLMOD's reader failed
+	 * (status -4) on what the banner check had accepted */
+	CHECK(read_text(" %%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 1 1\n", &a, err, sizeof err) == -1);
+	CHECK(strstr(err, "not a Matrix Market file") != NULL);
 	/* Refused forms leave nothing to free. */
 	CHECK(read_text("%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 2 1\n", &a, err, sizeof err) == -1);
 	CHECK(strstr(err, "above the diagonal") != NULL);
