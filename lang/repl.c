@@ -1322,13 +1322,17 @@ int repl_main(struct session *s, const char *file)
 	s->allow_redefine = 1;
 	s->diag.max_errors = 0;
 	if (file) {
-		FILE *f = fopen(file, "rb");
+		/* a script is a regular file, as :load requires: -i /dev/null
+		 * reported :load's "not a regular file" on stdout, without
+		 * "dyn:", and opened the session with status 0 (a FIFO's
+		 * open would block) */
 		struct stat st;
-		if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-			fclose(f);
-			f = NULL;
-			errno = EISDIR;
+		if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+			fprintf(stderr, "dyn: cannot read '%s': %s\n", file,
+			        S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+			return 3;
 		}
+		FILE *f = fopen(file, "rb");
 		if (!f) {
 			fprintf(stderr, "dyn: cannot open '%s': %s\n", file, strerror(errno));
 			return 3;

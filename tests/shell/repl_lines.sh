@@ -36,6 +36,12 @@ grep -q "^<stdin>:2:7: error: undefined name 'nothing'" "$dir/d.out" ||
 "$DYN" -i "$dir" < /dev/null > "$dir/c.out" 2>&1
 rc=$?
 [ "$rc" = 3 ] || fail "-i on a folder: exit $rc, expected 3"
-grep -q "cannot open '.*': Is a directory" "$dir/c.out" || fail "-i on a folder: $(cat "$dir/c.out")"
+grep -q "^dyn: cannot read '.*': Is a directory" "$dir/c.out" || fail "-i on a folder: $(cat "$dir/c.out")"
+# nor a device: -i /dev/null printed :load's note and opened the session
+# with status 0
+"$DYN" -i /dev/null < /dev/null > "$dir/n.out" 2>&1
+rc=$?
+[ "$rc" = 3 ] || fail "-i /dev/null: exit $rc, expected 3"
+grep -q "^dyn: cannot read '/dev/null': not a regular file" "$dir/n.out" || fail "-i /dev/null: $(cat "$dir/n.out")"
 [ "$status" -eq 0 ] && echo "repl_lines: ok"
 exit "$status"
