@@ -1580,13 +1580,21 @@ static int in_vtu_series(const char *pvd, const char *path)
 	size_t nb = strlen(pvd) - 4, i;
 	if (strncmp(path, pvd, nb) != 0 || path[nb] != '_')
 		return 0;
+	/* the step as %06d: six digits, or more without a leading zero
+	 * (u_1000.vtu is not one of them) */
 	for (i = nb + 1; path[i] >= '0' && path[i] <= '9'; i++)
 		;
-	if (i == nb + 1)
+	size_t d = i - (nb + 1);
+	if (d < 6 || (d > 6 && path[nb + 1] == '0'))
 		return 0;
-	if (path[i] == '_' && path[i + 1] >= '0' && path[i + 1] <= '9')
-		for (i++; path[i] >= '0' && path[i] <= '9'; i++)
+	/* a piece's process as %d: no leading zero but 0 itself */
+	if (path[i] == '_' && path[i + 1] >= '0' && path[i + 1] <= '9') {
+		size_t p0 = ++i;
+		for (; path[i] >= '0' && path[i] <= '9'; i++)
 			;
+		if (path[p0] == '0' && i - p0 > 1)
+			return 0;
+	}
 	return strcmp(path + i, ".vtu") == 0 || strcmp(path + i, ".pvtu") == 0;
 }
 
