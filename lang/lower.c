@@ -696,19 +696,15 @@ static int damping(struct eval *ev, struct model_ctx *mc, struct ast_item *it)
 				return -1;
 			/* K is the stiffness matrix: declared, or the potential's
 			 * when it folded into one; a potential that did not (not
-			 * quadratic, or with internal variables) left its own
-			 * stiffness out of K: a1 K silently nothing without a
-			 * declared stiffness, and beside one, K without the
-			 * potential's quadratic terms (a spring of the potential
-			 * went undamped once a quartic term elsewhere kept the
-			 * potential from folding) */
-			if (a1 != 0 && m->potential)
+			 * quadratic, or with internal variables) left K = 0, and
+			 * a1 K silently nothing.  Beside a declared stiffness K
+			 * is that stiffness alone (dyn(5): a Duffing spring's
+			 * linear part damped, its quartic term not) */
+			if (a1 != 0 && !mc->stiffness_declared && m->potential)
 				return eval_error(ev, ((struct ast_arg *)e->args.v[1])->loc, "rayleigh(a0, a1) takes K from a "
 				                  "constant stiffness, and the potential of model %s is not one (not quadratic "
-				                  "with constant coefficients, or with internal variables)%s: state the damping "
-				                  "as a dissipation instead", m->name,
-				                  mc->stiffness_declared ? "; K would be the declared stiffness without the "
-				                                           "potential's terms" : "");
+				                  "with constant coefficients, or with internal variables): state the damping "
+				                  "as a dissipation instead", m->name);
 			/* likewise M: with a kinetic energy whose mass depends on
 			 * u, m->mass holds only its constant part (zeros when
 			 * all of it depends on u), and a0 M would silently drop
