@@ -373,11 +373,16 @@ int la_sygv(int n, const double *k, const double *m, double *w, double *phi)
  * and λ = 1/μ − σ keeps them within ε σ of 0).  Above the spectrum's
  * geometric middle, sqrt((λ_min + σ)(λ_max + σ)), the direct pencil is
  * the more accurate (ε λ_max/λ against ε λ/λ_min): when the spectrum
- * spans more than 1e4, those come from la_sygv, the two parts joined at
- * a gap of the spectrum so that no eigenspace is split between them.
- * When K + σM is not definite either (an unstable model), la_sygv
- * alone.  Returns as la_sygv. */
-int la_sygv_low(int n, const double *k, const double *m, double *w, double *phi)
+ * spans more than 1e4 and the caller wants modes there (nwant: the
+ * lowest nwant are read; n for all), those come from la_sygv, the two
+ * parts joined near the middle where the spectrum has a wide relative
+ * gap: the shapes of either part are accurate to about
+ * ε sqrt(λ_max/λ_min)/gap there, so that a wide gap keeps the two parts
+ * M-orthogonal, while a join off the middle by a factor f makes the
+ * eigenvalues between f times less accurate (the gap over f is the
+ * score).  When K + σM is not definite either (an
+ * unstable model), la_sygv alone.  Returns as la_sygv. */
+int la_sygv_low(int n, int nwant, const double *k, const double *m, double *w, double *phi)
 {
 	if (n < 2)
 		return la_sygv(n, k, m, w, phi);
@@ -423,15 +428,24 @@ int la_sygv_low(int n, const double *k, const double *m, double *w, double *phi)
 	free(a);
 	if (hi <= 1e4 * lo)
 		return 0;
-	/* the upper part from the direct pencil, from the first gap above
-	 * the middle (a relative 1e-6 between neighbours) */
-	double mid = sqrt(lo * hi);
-	int up = 0;
-	while (up < n && w[up] + sigma <= mid)
-		up++;
-	while (up < n && up > 0 && !(w[up] - w[up - 1] > 1e-6 * fabs(w[up])))
-		up++;
-	if (up >= n)
+	/* the upper part from the direct pencil, joined between neighbours
+	 * whose shifted values lie within a factor 100 of the middle: where
+	 * their relative gap is widest against the rounding that a join
+	 * away from the middle adds, by the factor it lies off it */
+	double mid = sqrt(lo * hi), best = -1;
+	int up = n;
+	for (int j = 1; j < n; j++) {
+		double a = w[j - 1] + sigma, b = w[j] + sigma;
+		if (b < mid / 100 || a > mid * 100)
+			continue;
+		double at = sqrt(a * b), off = at > mid ? at / mid : mid / at;
+		double score = (b - a) / b / off;
+		if (score > best) {
+			best = score;
+			up = j;
+		}
+	}
+	if (up >= nwant)
 		return 0;
 	double *w2 = mem_alloc((size_t)n * sizeof *w2), *p2 = phi ? mem_alloc(nn * sizeof *p2) : NULL;
 	int rc = (!w2 || (phi && !p2)) ? -1 : la_sygv(n, k, m, w2, p2);

@@ -70,8 +70,9 @@ void la_congruence(int n, int r, const double *Z, const double *A, double *T, do
 int la_sygv(int n, const double *k, const double *m, double *w, double *phi);
 /* The same, each eigenvalue within a few ε of itself rather than of the
  * largest where the pencil allows: the lowest from the inverted pencil
- * M φ = μ (K + σM) φ (la.c).  For the modes a user reads. */
-int la_sygv_low(int n, const double *k, const double *m, double *w, double *phi);
+ * M φ = μ (K + σM) φ (la.c).  For the modes a user reads: the lowest
+ * nwant of them (n: all) are those computed with care. */
+int la_sygv_low(int n, int nwant, const double *k, const double *m, double *w, double *phi);
 
 /* y := A x for a dense column-major n×n A. */
 void la_gemv(int n, const double *a, const double *x, double *y);

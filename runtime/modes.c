@@ -361,7 +361,7 @@ static int modes_compute(const struct ir_model *m, int kmax, double *w2, double 
 		int r = n;
 		if (pb.nc > 0)
 			r = project_constraints(&pb, m, K, M, Z, err);
-		int info = r < 0 ? 0 : la_sygv_low(r, K, M, w2, pb.nc > 0 ? q : out);
+		int info = r < 0 ? 0 : la_sygv_low(r, kmax > 0 && kmax < r ? kmax : r, K, M, w2, pb.nc > 0 ? q : out);
 		if (r < 0) {
 			/* err says why */
 		} else if (info == 0) {

@@ -338,7 +338,7 @@ static int modal_damping(struct rt_problem *pb, struct rt_error *err)
 		la_congruence(n, r, Z, pb->K, work, Kr);
 		la_congruence(n, r, Z, pb->M, work, Mr);
 	}
-	if (la_sygv_low(r, Kr ? Kr : pb->K, Mr ? Mr : pb->M, w, phi) != 0) {
+	if (la_sygv_low(r, r, Kr ? Kr : pb->K, Mr ? Mr : pb->M, w, phi) != 0) {
 		rc = fail(err, m->damping.loc, "modal damping: the eigenproblem K φ = ω² M φ failed");
 		goto out;
 	}

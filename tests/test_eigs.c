@@ -381,7 +381,7 @@ static void test_sygv_low(int fixed)
 		if (i > 0)
 			K[i + (size_t)(i - 1) * N] = K[i - 1 + (size_t)i * N] = -k;
 	}
-	int rc = la_sygv_low(N, K, M, w, phi);
+	int rc = la_sygv_low(N, N, K, M, w, phi);
 	nchecks++;
 	if (rc != 0) {
 		nfailed++;
