@@ -495,14 +495,21 @@ static int spectrum_of_history(struct eval *ev, struct ast_expr *call, struct as
 		char ab[32], bb[32];
 		value_format_num(t0, ab);
 		value_format_num(t1, bb);
+		if (win)
+			return eval_error(ev, opt[start < t0 ? 0 : 1]->loc,
+			                  "spectrum: the slice of %s is from t = %s to %s: start and end must lie there",
+			                  h->ser.label, ab, bb);
 		return eval_error(ev, opt[start < t0 ? 0 : 1]->loc,
 		                  "spectrum: the history %s has values from t = %s to %s: start and end must lie there",
 		                  h->ser.label, ab, bb);
 	}
 	if (!(end > start))
 		return eval_error(ev, call->loc, "spectrum: the end %g is not after the start %g", end, start);
+	/* the samples read: those in [start, end], and the steps on either
+	 * side of an end between steps, which its interpolant reads */
 	for (int i = 0; i < n; i++)
-		if (!isfinite(y[i]) && t[i] >= start && t[i] <= end) {
+		if (!isfinite(y[i]) && ((t[i] >= start && t[i] <= end) || (i + 1 < n && t[i] < start && t[i + 1] > start) ||
+		                        (i > 0 && t[i] > end && t[i - 1] < end))) {
 			char tb[32];
 			value_format_num(t[i], tb);
 			return eval_error(ev, acc->loc, "the acceleration is not a finite number at t = %s", tb);
@@ -599,6 +606,13 @@ static int spectrum_call(struct eval *ev, struct ast_expr *call, struct value *o
 	if (opt[2] && !(dt > 0 && isfinite(dt)))
 		return eval_error(ev, opt[2]->loc, "dt must be positive, not %g", dt);
 
+	/* a slice of a history, h(a..b), taken as it is: evaluated as an
+	 * expression first, it became a vector of every sample (refused
+	 * beyond 10^6) before being thrown away */
+	if (is_slice(pos[0])) {
+		struct value hv = { 0 };
+		return spectrum_of_history(ev, call, pos[0], &hv, T, np, xi, opt, start, end, dt, out);
+	}
 	/* The acceleration, lowered as a model's load is: a program of t,
 	 * its tables kept by a model of its own. */
 	struct ir_model *m = arena_alloc(ev->a, sizeof *m);
@@ -618,7 +632,7 @@ static int spectrum_call(struct eval *ev, struct ast_expr *call, struct value *o
 	ev->prog = saved_prog;
 	if (rc)
 		return -1;
-	if (av.kind == VAL_HIST || is_slice(pos[0]))
+	if (av.kind == VAL_HIST)
 		return spectrum_of_history(ev, call, pos[0], &av, T, np, xi, opt, start, end, dt, out);
 	if (av.kind != VAL_NUM)
 		return eval_error(ev, pos[0]->loc, "the acceleration must be a number (a function of t), not %s",
