@@ -871,7 +871,9 @@ static void state(void)
 			       u ? u[i] : r->u[i][k], u ? v[i] : r->v[i][k], u ? a[i] : r->a[i][k]);
 			shown = 1;
 		}
-	for (int j = 0; j < m->nint; j++)
+	/* at most 12 lines of each, as of the dofs: a plastic strain per
+	 * cell of a mesh printed thousands */
+	for (int j = 0; j < m->nint && j < 12; j++)
 		if (z || r->z[j]) {
 			printf("  %-10s z = %-14.8g z' = %.8g\n", ir_intvar_name(m, j, nm, sizeof nm), z ? z[j] : r->z[j][k],
 			       z ? zd[j] : r->zd[j][k]);
