@@ -588,10 +588,13 @@ static void *pk_alloc(const struct la_mat *A, unsigned flags, int iterative)
 		if (PCFactorSetMatSolverType(pc, MATSOLVERMUMPS))
 			goto fail;
 		/* on several processes MUMPS counts the negative pivots (the
-		 * inertia, definite()) only without ScaLAPACK at the root */
+		 * inertia, definite()) only without ScaLAPACK at the root, and
+		 * the null ones only when it looks for them (ICNTL(24)): a
+		 * mass zero on part of a body factored "successfully", its
+		 * LDLᵀ having no negative pivot, and the run went on */
 		Mat F;
-		if (k->spd && nproc > 1 &&
-		    (PCFactorSetUpMatSolverType(pc) || PCFactorGetMatrix(pc, &F) || MatMumpsSetIcntl(F, 13, 1)))
+		if (k->spd && (PCFactorSetUpMatSolverType(pc) || PCFactorGetMatrix(pc, &F) ||
+		               (nproc > 1 && MatMumpsSetIcntl(F, 13, 1)) || MatMumpsSetIcntl(F, 24, 1)))
 			goto fail;
 #endif
 	} else {
@@ -738,13 +741,25 @@ static int definite(struct pk *k)
 	if (KSPGetPC(k->ksp, &pc) || PCFactorGetMatrix(pc, &F))
 		return 0;
 	PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
-	/* MUMPS gives the negative pivots (its INFOG(12)), not the others */
-	PetscErrorCode e = MatGetInertia(F, &nneg, NULL, NULL);
+	/* MUMPS gives the negative pivots (its INFOG(12)), and with
+	 * ICNTL(24) the null ones (INFOG(28)); a factorization that cannot
+	 * count those answers with an error, and is asked for the negative
+	 * ones alone */
+	PetscInt nzero = 0;
+	PetscErrorCode e = MatGetInertia(F, &nneg, &nzero, NULL);
+	if (e) {
+		nzero = 0;
+		e = MatGetInertia(F, &nneg, NULL, NULL);
+	}
 	PetscPopErrorHandler();
-	if (e || nneg == 0)
+	if (e || (nneg == 0 && nzero == 0))
 		return 0;
-	set_failure("PETSc's factorization (%s) found the matrix not positive definite: %d negative pivot%s",
-	            k->what, (int)nneg, nneg == 1 ? "" : "s");
+	if (nneg)
+		set_failure("PETSc's factorization (%s) found the matrix not positive definite: %d negative pivot%s",
+		            k->what, (int)nneg, nneg == 1 ? "" : "s");
+	else
+		set_failure("PETSc's factorization (%s) found the matrix singular: %d null pivot%s", k->what,
+		            (int)nzero, nzero == 1 ? "" : "s");
 	return k->n + 1;
 }
 

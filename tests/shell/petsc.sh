@@ -13,6 +13,8 @@
 #     with its residual, exit 4; so is KSP's own divergence
 #     (DIVERGED_ITS), with PETSc's options before the script or in
 #     PETSC_OPTIONS; and through Newton;
+#   - a mass that is singular is refused by MUMPS (its null pivots) as
+#     by CHOLMOD;
 #   - solver = iterative sets BoomerAMG as hypre advises for 3-D solids
 #     (HMIS coarsening, ext+i interpolation), the user's options first;
 #   - PETSc (and MPI) start only when a run asks for it: PETSC_OPTIONS =
@@ -220,6 +222,24 @@ grep -q "type: cg" optfile.out || fail "-options_file: the file's -ksp_type cg w
 run view it.dyn -ksp_type gmres -ksp_view
 want view 0
 grep -q "type: gmres" view.out || fail "-ksp_type gmres -ksp_view: no 'type: gmres' in the output"
+
+# a mass zero on half a bar is refused by the direct solver as by the
+# default one (MUMPS's LDL^T has no negative pivot there, only null
+# ones, and the run went on with status 0)
+cat > massless.dyn <<'EOS'
+mesh bar = interval(0, 1, cells = 50)
+model wave {
+  field u on bar : P1
+  kinetic integral(bar, 0.5*max(x - 0.5, 0)*u'^2)
+  potential integral(bar, 0.5*grad(u)^2)
+  fix u on left
+  force u on right: 0.01*sin(t)
+}
+let r = run wave with newmark from 0 to 1 step 1e-2, solver = direct
+EOS
+run massless massless.dyn
+want massless 3
+has_err massless "the mass matrix is not positive definite (PETSc's factorization (ksp preonly, pc cholesky) found the matrix singular: 24 null pivots)"
 
 # solver = iterative's BoomerAMG takes hypre's settings for 3-D solids
 # (HMIS, ext+i, ...: runtime/la_petsc.c, amg_default) unless the user
