@@ -763,6 +763,47 @@ static int definite(struct pk *k)
 	return k->n + 1;
 }
 
+/* KSPSetUp, the factorization (or the preconditioner's setup), and
+ * whether it failed: a singular matrix under LU (MUMPS's zero pivot).
+ * Left to the solve, the failure came out as "a right-hand side that
+ * is not finite" at the next solve, never as the singular matrix the
+ * caller names (Newton's "the Jacobian of the step is singular"), and
+ * a KSPSolve after it left the PC unusable ("Cannot embed PCPreSolve()
+ * more than twice"), so that on_failure = halve could not retry.  Now
+ * the reason is the failure's and the caller is told n + 1 (no pivot
+ * numbered); the next values are factored anew. */
+static int setup_failed(struct pk *k)
+{
+	PC pc;
+	PCFailedReason pr = PC_NOERROR;
+	/* an error without a PC's reason (no ICC for an MPIAIJ matrix: a
+	 * choice of the user's options) is the solve's to report, with
+	 * PETSc's message, as before */
+	KSPSetUp(k->ksp);
+	if (KSPGetPC(k->ksp, &pc) == 0)
+		PCGetFailedReason(pc, &pr);
+	if (pr == PC_NOERROR)
+		return 0;
+	set_failure("PETSc's factorization (%s) failed: %s", k->what, PCFailedReasons[pr]);
+	/* a PC whose setup failed is set up no more, whatever the next
+	 * values (on_failure = halve retried the step on the failed
+	 * factor): reset, and the next pk_factor sets it up anew, with
+	 * MUMPS's controls (pk_alloc) again */
+	PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
+	if (KSPReset(k->ksp) == 0 && KSPSetOperators(k->ksp, k->A, k->A) == 0 && KSPGetPC(k->ksp, &pc) == 0) {
+#ifdef PETSC_HAVE_MUMPS
+		Mat F;
+		if (k->spd && !k->iterative && PCFactorSetUpMatSolverType(pc) == 0 && PCFactorGetMatrix(pc, &F) == 0) {
+			if (nproc > 1)
+				MatMumpsSetIcntl(F, 13, 1);
+			MatMumpsSetIcntl(F, 24, 1);
+		}
+#endif
+	}
+	PetscPopErrorHandler();
+	return 1;
+}
+
 /* The values of A into the Mat, then the factorization or the
  * preconditioner's setup.  A failure there (a zero pivot) is left for the
  * solve to report, with PETSc's reason: the layer's pivot number has no
@@ -790,7 +831,8 @@ static int pk_factor(void *p, const struct la_mat *A)
 		MatNorm(k->A, NORM_FROBENIUS, &k->anorm);
 		if (saddle_split(k))
 			return -1;
-		KSPSetUp(k->ksp);
+		if (setup_failed(k))
+			return k->n + 1;
 		return definite(k);
 	}
 	if (MatSeqAIJGetArray(k->A, &v))
@@ -806,7 +848,8 @@ static int pk_factor(void *p, const struct la_mat *A)
 		return -1;
 	/* the restore raised the Mat's state: KSPSetUp redoes the numeric
 	 * factorization (or the AMG hierarchy) on the kept symbolic one */
-	KSPSetUp(k->ksp);
+	if (setup_failed(k))
+		return k->n + 1;
 	return definite(k);
 }
 

@@ -14,7 +14,8 @@
 #     (DIVERGED_ITS), with PETSc's options before the script or in
 #     PETSC_OPTIONS; and through Newton;
 #   - a mass that is singular is refused by MUMPS (its null pivots) as
-#     by CHOLMOD;
+#     by CHOLMOD; a singular Newton Jacobian under MUMPS's LU is named,
+#     and on_failure = halve retries its step as with the default solver;
 #   - solver = iterative sets BoomerAMG as hypre advises for 3-D solids
 #     (HMIS coarsening, ext+i interpolation), the user's options first;
 #   - PETSc (and MPI) start only when a run asks for it: PETSC_OPTIONS =
@@ -240,6 +241,35 @@ EOS
 run massless massless.dyn
 want massless 3
 has_err massless "the mass matrix is not positive definite (PETSc's factorization (ksp preonly, pc cholesky) found the matrix singular: 24 null pivots)"
+
+# a singular Jacobian under solver = direct (MUMPS's LU: a zero pivot)
+# is named at its step, and on_failure = halve retries the step as with
+# the default solver (the failed PC was never set up again: the halves
+# failed on it, "Cannot embed PCPreSolve() more than twice"), to the same
+# records up to the step where the halves fail too (rounding: 1e-10)
+cat > nhsing.dyn <<'EOS'
+mesh plate = rectangle(0, 2, 0, 1, nx = 8, ny = 4)
+param mu = 3.846, lam = 5.769, F = 30
+model nh {
+  field u on plate : P1^2
+  kinetic   integral(plate, 0.5*dot(u', u'))
+  potential integral(plate, 0.5*mu*(tr(transpose(identity(2) + grad(u))*(identity(2) + grad(u))) - 2) - mu*log(det(identity(2) + grad(u))) + 0.5*lam*log(det(identity(2) + grad(u)))^2)
+  fix   u on left
+  force u on right: [-F*t, -F*sin(3*t)]
+}
+let d = run nh with newmark from 0 to 3 step 0.1, solver = direct { record t, tip = u at (2, 0.5) to "nhsing.csv" }
+EOS
+run nhsing nhsing.dyn
+want nhsing 4
+has_err nhsing "t = 0.2 (step 2): PETSc's factorization (ksp preonly, pc lu) failed: FACTOR_NUMERIC_ZEROPIVOT"
+sed 's/solver = direct {/solver = direct, on_failure = halve(4) {/; s/nhsing.csv/nhhalf.csv/' nhsing.dyn > nhhalf.dyn
+sed 's/solver = direct {/solver = sparse, on_failure = halve(4) {/; s/nhsing.csv/nhsparse.csv/' nhsing.dyn > nhsparse.dyn
+run nhhalf nhhalf.dyn
+run nhsparse nhsparse.dyn
+awk -F, 'NR == FNR { a[FNR] = $0; n = FNR; next }
+	{ split(a[FNR], x, ","); for (i = 1; i <= NF; i++) if ((x[i] - $i)^2 > 1e-20) bad = 1 }
+	END { exit bad || FNR != n || n < 12 }' nhsparse.csv nhhalf.csv ||
+	fail "solver = direct with halve(4): its record differs from solver = sparse's: $(wc -l < nhhalf.csv) rows against $(wc -l < nhsparse.csv)"
 
 # solver = iterative's BoomerAMG takes hypre's settings for 3-D solids
 # (HMIS, ext+i, ...: runtime/la_petsc.c, amg_default) unless the user
