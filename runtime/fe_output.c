@@ -278,9 +278,12 @@ int rt_field_out_drop(struct rt_field_out *w, int k, char *err, size_t errlen)
 		return 0;
 	w->nframe--;
 	/* the .pvtu names a piece that is not there: gone with its entry
-	 * (rank 0's file; the other processes write none) */
+	 * (rank 0's file; the other processes write none), and so is each
+	 * process's own piece of the frame, which no .pvtu would list */
 	if (la_mpi_rank() == 0)
 		remove(w->path[w->nframe]);
+	if (w->npiece)
+		remove(w->piece[la_mpi_rank()]);
 	w->last_k = -1;
 	return vtu_write_pvd(w->o->path, w->nframe, (const char *const *)w->file, w->t, err, errlen);
 }

@@ -829,6 +829,9 @@ mpi 2 p2 piece.dyn
 # was, and the end of a stopped run listed it twice), nor its .pvtu left
 [ "$(grep -c 'f_000000.pvtu' p2/f.pvd) $(grep -c 'f_000001.pvtu' p2/f.pvd)" = "1 0" ] && [ ! -e p2/f_000001.pvtu ] ||
 	fail "mpirun -n 2 piece.dyn: f.pvd lists the failed frame: $(cat p2/f.pvd)"
+# nor rank 0's piece of that frame, which no .pvtu lists (it was left)
+[ ! -e p2/f_000001_0.vtu ] && [ -e p2/f_000000_0.vtu ] ||
+	fail "mpirun -n 2 piece.dyn: rank 0's piece of the failed frame is left, or that of the frame before gone"
 rm -rf p2/f_000001_1.vtu
 # ... and the later field records, which that process did not write
 # (it stops at its first failure) while the others did: their frame of
