@@ -367,8 +367,9 @@ static int history_fn(struct eval *ev, struct ast_expr *call, const char *name, 
 
 /* The times at which spectrum() samples the acceleration: start + k dt up
  * to end when dt is given, else the points of its tables in [start, end]
- * (merged), where a function linear in its tables is linear between them.
- * Returns their number, or -1 after reporting an error. */
+ * (merged), where a function linear in its tables is linear between them
+ * (m may be NULL with dt).  Returns their number, or -1 after reporting
+ * an error. */
 static int spectrum_times(struct eval *ev, struct ast_expr *call, const struct ir_model *m, double start, double end,
                           double dt, double **out)
 {
@@ -519,15 +520,9 @@ static int spectrum_of_history(struct eval *ev, struct ast_expr *call, struct as
 	int m = 0;
 	double *ts;
 	if (dt > 0) {
-		double k = floor((end - start) / dt - 1e-9);
-		if (k + 2 > 10000000)
-			return eval_error(ev, call->loc, "spectrum: more than %d samples of the acceleration; take a larger dt",
-			                  10000000);
-		m = (int)k + 2;
-		ts = arena_alloc(ev->a, sizeof(double) * (size_t)m);
-		for (int i = 0; i + 1 < m; i++)
-			ts[i] = start + i * dt;
-		ts[m - 1] = end;
+		/* the grid of an expression of t (no table read with dt) */
+		if ((m = spectrum_times(ev, call, NULL, start, end, dt, &ts)) < 0)
+			return -1;
 	} else {
 		ts = arena_alloc(ev->a, sizeof(double) * ((size_t)n + 2));
 		ts[m++] = start;
