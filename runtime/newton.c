@@ -207,8 +207,11 @@ static double norm_inf(int n, const double *x)
 	double s = 0;
 	for (int i = 0; i < n; i++) {
 		double a = fabs(x[i]);
-		if (!(a <= s))
-			s = a;   /* NaN propagates */
+		if (isnan(a))
+			return a;   /* a NaN anywhere is the norm: the finite
+			               entries after it must not hide it */
+		if (a > s)
+			s = a;
 	}
 	return s;
 }

@@ -44,6 +44,7 @@ enum { N = 100 };
 struct sys {
 	double b[N];
 	int indefinite;
+	double wall;          /* > 0: r_0 is NaN where x_0 > wall (a domain's edge) */
 	struct la_mat *A;     /* NULL: dense J */
 	ptrdiff_t slot[N][3]; /* (i, i-1), (i, i), (i, i+1) */
 	int spd_calls;
@@ -69,6 +70,8 @@ static int fn(void *ctx, const double *x, double *r, double *J)
 	struct sys *s = ctx;
 	for (int i = 0; i < N; i++)
 		r[i] = ax(s, x, i) + 0.01 * x[i] * x[i] * x[i] - s->b[i];
+	if (s->wall > 0 && x[0] > s->wall)
+		r[0] = NAN;
 	if (!J)
 		return 0;
 	for (int i = 0; i < N; i++) {
@@ -156,6 +159,33 @@ int main(void)
 				la_mat_free(&A);
 			}
 		}
+	}
+	/* A residual NaN in one equation is the residual's norm, whatever
+	 * follows it: r_0 is NaN beyond a wall at x_0 = 0.5 (a log of a
+	 * negative determinant), and the root x* (x*_0 = 1) lies beyond it.
+	 * Started at x*, where r_1 ... r_99 vanish, Newton must stop as
+	 * diverged (-3) naming equation 0: when the norm let the finite
+	 * entries after r_0 hide it, x* "converged" at once (rc 0).  Started
+	 * at 0, Newton creeps to the wall (a NaN trial is no decrease) until
+	 * the line search's last resort, a step of 2^-12, crosses it. */
+	s.indefinite = 0;
+	for (int i = 0; i < N; i++)
+		s.b[i] = ax(&s, xs, i) + 0.01 * xs[i] * xs[i] * xs[i];
+	s.A = NULL;
+	s.wall = 0.5;
+	{
+		struct newton *nw = newton_alloc(N);
+		struct newton_report rep;
+		for (int i = 0; i < N; i++)
+			x[i] = xs[i];
+		check_int(newton_solve(nw, fn, &s, x, 1e-14, 1, 50, &rep), -3, __LINE__, "Newton from a NaN residual");
+		check_int(rep.worst, 0, __LINE__, "the equation that is NaN");
+		check_int(rep.iterations, 0, __LINE__, "iterations from a NaN residual");
+		for (int i = 0; i < N; i++)
+			x[i] = 0;
+		check_int(newton_solve(nw, fn, &s, x, 1e-14, 1, 50, &rep), -3, __LINE__, "Newton up to a NaN wall");
+		check_int(rep.worst, 0, __LINE__, "the equation that is NaN");
+		newton_free(nw);
 	}
 	printf("test_newton: %d checks, %d passed, %d failed\n", nchecks, nchecks - nfailed, nfailed);
 	return nfailed ? 1 : 0;

@@ -242,11 +242,14 @@ run massless massless.dyn
 want massless 3
 has_err massless "the mass matrix is not positive definite (PETSc's factorization (ksp preonly, pc cholesky) found the matrix singular: 24 null pivots)"
 
-# a singular Jacobian under solver = direct (MUMPS's LU: a zero pivot)
-# is named at its step, and on_failure = halve retries the step as with
-# the default solver (the failed PC was never set up again: the halves
-# failed on it, "Cannot embed PCPreSolve() more than twice"), to the same
-# records up to the step where the halves fail too (rounding: 1e-10)
+# a neo-Hookean plate whose Newmark predictor leaves the domain of
+# log det F at step 3: solver = direct says what the sparse path says,
+# the NaN equation named (the residual's norm let a NaN hide behind the
+# finite equations after it, a line search accepted such an iterate, and
+# MUMPS's LU of its Jacobian met a zero pivot at step 2, whose step does
+# converge); on_failure = halve retries the steps as with the default
+# solver, to the same records up to the step where the halves fail too
+# (rounding: 1e-10)
 cat > nhsing.dyn <<'EOS'
 mesh plate = rectangle(0, 2, 0, 1, nx = 8, ny = 4)
 param mu = 3.846, lam = 5.769, F = 30
@@ -261,7 +264,17 @@ let d = run nh with newmark from 0 to 3 step 0.1, solver = direct { record t, ti
 EOS
 run nhsing nhsing.dyn
 want nhsing 4
-has_err nhsing "t = 0.2 (step 2): PETSc's factorization (ksp preonly, pc lu) failed: FACTOR_NUMERIC_ZEROPIVOT"
+has_err nhsing "t = 0.3 (step 3): Newton diverged: the equation of u[15] is NaN at u[15] = -0.46 after 0 iterations"
+sed 's/solver = direct {/solver = sparse {/; s/nhsing.csv/nhsingsp.csv/' nhsing.dyn > nhsingsp.dyn
+run nhsingsp nhsingsp.dyn
+want nhsingsp 4
+[ "$(grep error: nhsing.err)" = "$(grep error: nhsingsp.err | sed 's/nhsingsp.dyn/nhsing.dyn/; s/solver = sparse/solver = direct/')" ] ||
+	fail "nhsing: solver = direct's message is not solver = sparse's: $(grep error: nhsing.err)"
+# a factorization that fails is named with PETSc's reason: PETSc's own
+# LU with every pivot "zero" (-pc_factor_zeropivot 1e300) on the mass
+run zeropivot nhsing.dyn -pc_factor_mat_solver_type petsc -pc_factor_zeropivot 1e300
+want zeropivot 3
+has_err zeropivot "nhsing.dyn:5:3: error: the mass matrix is not positive definite (PETSc's factorization (ksp preonly, pc cholesky) failed: FACTOR_NUMERIC_ZEROPIVOT)"
 sed 's/solver = direct {/solver = direct, on_failure = halve(4) {/; s/nhsing.csv/nhhalf.csv/' nhsing.dyn > nhhalf.dyn
 sed 's/solver = direct {/solver = sparse, on_failure = halve(4) {/; s/nhsing.csv/nhsparse.csv/' nhsing.dyn > nhsparse.dyn
 run nhhalf nhhalf.dyn
