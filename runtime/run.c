@@ -2346,7 +2346,10 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 		r->status = 3;
 		return r;
 	}
-	r->pb.jac_auto = plan->solver == IR_SOLVER_AUTO || plan->solver_auto;
+	/* auto's Newton Jacobian takes the form its structure calls for;
+	 * on several processes a model on a mesh is PETSc's (backend_mpi),
+	 * as its linear solves are (dyn(1), MPI) */
+	r->pb.jac_auto = (plan->solver == IR_SOLVER_AUTO || plan->solver_auto) && !r->pb.backend_mpi;
 	r->pb_ok = 1;
 	/* K (and C = a0 M + a1 K) held by columns on each process, for a run
 	 * that turns out not to step by rows: the serial matrices, gathered
