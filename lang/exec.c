@@ -245,6 +245,31 @@ static const char *nan_note(double x, double y)
 	                            : "";
 }
 
+/* The first comparison inside a condition (under not, and, or) with an
+ * operand that is NaN: its operands in *x and *y, or NULL.  IEEE makes
+ * NaN > 1e-3 false, so 'check not (e > 1e-3)' held for e = NaN; dyn(5)
+ * has a check fail whenever a value it compares is NaN.  -1 on an
+ * evaluation error (which the condition's own evaluation reports). */
+static int nan_comparison(struct eval *ev, struct ast_expr *e, struct ast_expr **found, double *x, double *y)
+{
+	if (e->kind == AST_UNARY && e->op == AST_OP_NOT)
+		return nan_comparison(ev, e->lhs, found, x, y);
+	if (e->kind != AST_BINARY)
+		return 0;
+	if (e->op == AST_OP_AND || e->op == AST_OP_OR) {
+		if (nan_comparison(ev, e->lhs, found, x, y))
+			return -1;
+		return *found ? 0 : nan_comparison(ev, e->rhs, found, x, y);
+	}
+	if (e->op < AST_OP_LT || e->op > AST_OP_NE)
+		return 0;
+	if (eval_number(ev, e->lhs, x, "the checked value") || eval_number(ev, e->rhs, y, "the reference"))
+		return -1;
+	if (isnan(*x) || isnan(*y))
+		*found = e;
+	return 0;
+}
+
 /* check A == B within TOL [relative]; check COND.  A failed check is
  * reported with its values and location; the script goes on. */
 static int exec_check(struct eval *ev, struct ast_stmt *st)
@@ -302,6 +327,19 @@ static int exec_check(struct eval *ev, struct ast_stmt *st)
 	}
 	if (eval_number(ev, e, &ok, "a check"))
 		return -1;
+	struct ast_expr *cmp = NULL;
+	double x = 0, y = 0;
+	if (nan_comparison(ev, e, &cmp, &x, &y))
+		return -1;
+	if (cmp) {
+		ev->s->failed_checks++;
+		value_format_num(x, a);
+		value_format_num(y, b);
+		fprintf(stderr, "%s:%d:%d: check failed: %s %s %s (at %d:%d) compares NaN%s\n", st->loc.file,
+		        st->loc.line, st->loc.col, a, ast_op_text[cmp->op], b, cmp->loc.line, cmp->loc.col,
+		        nan_note(x, y));
+		return 0;
+	}
 	if (ok == 0 || isnan(ok)) {
 		ev->s->failed_checks++;
 		fprintf(stderr, "%s:%d:%d: check failed: %s\n", st->loc.file, st->loc.line, st->loc.col,

@@ -103,14 +103,26 @@ int rt_spectral_radius(const struct ir_scheme *scheme, double omega_tau, double 
 	problem_free(&pb);
 	if (rc)
 		return -1;
+	/* an explicit scheme's entries grow as (omega tau)^4 (a = -k u, then
+	 * u += tau^2 a): past 1e77 they overflow, and the eigensolver's ρ of
+	 * a matrix of infinities was 0 */
+	for (int e = 0; e < 9; e++)
+		if (!isfinite(A[e])) {
+			snprintf(err->msg, sizeof err->msg, "the amplification matrix of %s at omega*tau = %g overflows "
+			         "(an entry is %g): rho is beyond what a double holds", scheme->name, omega_tau, A[e]);
+			return -1;
+		}
 	double wr[3], wi[3], vl, vr;
 	if (LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'N', 3, A, 3, wr, wi, &vl, 1, &vr, 1) != 0) {
 		snprintf(err->msg, sizeof err->msg, "the eigenvalues of the amplification matrix failed");
 		return -1;
 	}
 	*rho = 0;
-	for (int i = 0; i < 3; i++)
-		*rho = fmax(*rho, hypot(wr[i], wi[i]));
+	for (int i = 0; i < 3; i++) {
+		double h = hypot(wr[i], wi[i]);
+		if (!(h <= *rho))
+			*rho = h;   /* a NaN is kept: fmax would drop it */
+	}
 	return 0;
 }
 
@@ -133,7 +145,7 @@ int rt_stability_limit(const struct ir_scheme *scheme, double *omega_tau, double
 	*rho = 0;
 	if (rt_spectral_radius(scheme, lo, &r, &err))
 		return -1;
-	if (r > 1 + 1e-13) {
+	if (!(r <= 1 + 1e-13)) {
 		*rho = r;
 		*omega_tau = 0;
 		return 0;
@@ -142,14 +154,14 @@ int rt_stability_limit(const struct ir_scheme *scheme, double *omega_tau, double
 		double w = pow(10, k / 4.0);
 		if (rt_spectral_radius(scheme, w, &r, &err))
 			return -1;
-		if (r > 1 + 1e-9) {
+		if (!(r <= 1 + 1e-9)) {
 			*rho = r;
 			double hi = w;
 			for (int it = 0; it < 60 && hi - lo > 1e-12 * hi; it++) {
 				double mid = sqrt(lo * hi), rm;
 				if (rt_spectral_radius(scheme, mid, &rm, &err))
 					return -1;
-				if (rm > 1 + 1e-9)
+				if (!(rm <= 1 + 1e-9))
 					hi = mid;
 				else
 					lo = mid;

@@ -578,9 +578,13 @@ double nl_sigma_dissipation(const struct rt_problem *pb, const double *z0, const
 double nl_maxabs(int n, const double *x)
 {
 	double m = 0;
-	for (int i = 0; i < n; i++)
-		if (fabs(x[i]) > m)
-			m = fabs(x[i]);
+	for (int i = 0; i < n; i++) {
+		double a = fabs(x[i]);
+		if (a != a)
+			return a;
+		if (a > m)
+			m = a;
+	}
 	return m;
 }
 

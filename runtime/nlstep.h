@@ -137,8 +137,15 @@ void nl_midpoint_end(const struct nl_common *c, const struct stage *st, struct r
                      const double *uprev, const double *vprev, double *du, double *w, double *d);
 /* Σ σ_j |Δz_j| */
 double nl_sigma_dissipation(const struct rt_problem *pb, const double *z0, const double *z1);
-/* max |x_i| */
+/* max |x_i|, NaN when an x_i is NaN (a residual's NaN equation is not
+ * hidden by the finite ones after it) */
 double nl_maxabs(int n, const double *x);
+/* The larger of m and d, NaN when either is: fmax drops a NaN, which a
+ * convergence test built on it then never sees. */
+static inline double nl_max_keep(double m, double d)
+{
+	return m != m ? m : !(d <= m) ? d : m;
+}
 /* Allocate zeroed vectors of n doubles into each double ** of the
  * NULL-terminated list; 0, or -1 when out of memory (those allocated stay
  * set, for the caller's free). */

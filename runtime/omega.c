@@ -144,8 +144,8 @@ int omega_lanczos(struct omega *o, double *l)
 double omega_max2(struct omega *o, int it)
 {
 	double t1 = power(o, o->x1, 0, &o->warm1, it);
-	if (t1 >= 0)
-		return t1;
+	if (!(t1 < 0))
+		return t1;   /* NaN too: a Hessian not finite (nl_central_monitor) */
 	double t2 = power(o, o->x2, -t1, &o->warm2, it);
 	return fmax(t1, t2);
 }

@@ -196,8 +196,8 @@ int rt_part_phi_omega2(struct rt_part_phi *q, int it, double *w2)
 	 * eigenvalue took the first */
 	if (la_eig_power(&op, q->x1, q->y, q->t, 0, &q->warm1, it, &t1))
 		return -1;
-	if (t1 >= 0) {
-		*w2 = t1;
+	if (!(t1 < 0)) {
+		*w2 = t1;   /* NaN too: a Hessian not finite (nl_central_monitor) */
 		return 0;
 	}
 	if (la_eig_power(&op, q->x2, q->y, q->t, -t1, &q->warm2, it, &t2))

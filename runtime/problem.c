@@ -1159,6 +1159,22 @@ void problem_contacts(struct rt_problem *pb, const double *u, double *phi, doubl
 		             g->ngrad, g->gk, g->gi, 0, u, phi, Gd);
 	else
 		gaps_eval(pb, g->prog, pb->reg_ct, pb->out_ct, g->n, g->ngrad, g->gk, g->gi, 0, u, phi, Gd);
+	if (pb->contact_nan)
+		return;
+	/* a gap of +∞ is an open contact, as the schemes take it */
+	for (int k = 0; k < g->n; k++)
+		if (!(pb->out_ct[k] > -INFINITY)) {
+			pb->contact_nan = 1 + k;
+			return;
+		}
+	/* a normal that is not defined matters where the contact can act:
+	 * R - sqrt(x^2 + y^2) >= 0, a ring around a ball at its centre, has
+	 * none there, and needs none */
+	for (int q = 0; q < g->ngrad; q++)
+		if (!isfinite(pb->out_ct[g->n + q]) && !(pb->out_ct[g->gk[q]] > 0)) {
+			pb->contact_nan = -(1 + g->gk[q]);
+			return;
+		}
 }
 
 void problem_slips(struct rt_problem *pb, const double *u, double *s, double *Td)

@@ -39,6 +39,9 @@ struct rt_problem {
 	const double *sigma_u;      /* n coefficients of dry friction μ_i |u_i'| */
 	int varmass;                /* M depends on u (kinetic energy) */
 	struct varmass *vm;         /* M(u) on the matrix layer (varmass.h), owned */
+	int contact_nan;            /* 1 + the first contact whose gap was not
+	                               finite since it was cleared, −(1 + k)
+	                               for its gradient; 0: none (problem_contacts) */
 	int jac_auto;               /* solver = auto: Newton's Jacobian is stored
 	                               and factored as its structure calls for
 	                               (runtime/stage.c), whatever backend says */
@@ -186,7 +189,11 @@ void problem_constraint_rates(struct rt_problem *pb, double *ct, double *ctt, do
 void problem_slips(struct rt_problem *pb, const double *u, double *s, double *Td);
 /* The contacts' gaps φ(u) (ncontact) and their gradients G (ncontact × n,
  * column-major), either may be NULL; then J += coef Σ_k μ_k ∇²φ_k from
- * that evaluation. */
+ * that evaluation.  A gap that is NaN or −∞ (sqrt(y) below 0), or a
+ * gradient entry that is not finite where the gap is not positive
+ * (y − sqrt(abs(x)) at x = y = 0), sets pb->contact_nan, which
+ * the run's driver reads after each step: a scheme's tests (φ ≤ 0, an
+ * active set) take a NaN gap for an open contact. */
 void problem_contacts(struct rt_problem *pb, const double *u, double *phi, double *Gd);
 void problem_add_contact_hess(struct rt_problem *pb, const double *mu, double coef, double *J, int ld);
 /* G of the last problem_contacts as triplets (contact gk[q], dof gi[q],

@@ -206,13 +206,25 @@ static int check_initial_contacts(struct rt_problem *pb, const struct rt_state *
 		free(G);
 		return fail(err, 3, g->loc[0], "out of memory");
 	}
+	pb->contact_nan = 0;
 	problem_contacts(pb, x->u, phi, G);
-	int rc = 0;
+	int rc = 0, bad = pb->contact_nan;
+	pb->contact_nan = 0;
+	if (bad > 0)
+		rc = fail(err, 3, g->loc[bad - 1], "the gap of contact %d has no value (NaN) at the initial state: its "
+		          "expression is not defined there", bad);
+	else if (bad < 0)
+		rc = fail(err, 3, g->loc[-bad - 1], "the gradient of contact %d's gap is not finite at the initial "
+		          "state (sqrt(abs(x)) has none at x = 0): the contact's normal is not defined there", -bad);
 	for (int k = 0; k < nk && rc == 0; k++) {
 		double terms = fabs(phi[k]);
 		for (int i = 0; i < n; i++)
 			terms += fabs(G[k + (size_t)i * nk] * x->u[i]);
-		if (phi[k] < -1e-8 * terms)
+		/* a normal not defined where the gap is positive (a ring's
+		 * centre) is no violation: the gap alone then */
+		if (!isfinite(terms))
+			terms = fabs(phi[k]);
+		if (!(phi[k] >= -1e-8 * terms))
 			rc = fail(err, 3, g->loc[k], "the initial state violates contact %d: its gap is %.6g < 0",
 			          k + 1, phi[k]);
 	}
@@ -996,7 +1008,21 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 		H0 = T + P;
 		H0size = fabs(T) + fabs(P);
 	}
+	pb->contact_nan = 0;
 	int rc = e->nl->step(e->nst, t0, t1, tau, x, dW, dD, dterm, err);
+	/* a contact's gap (or its normal) with no value at a state the step
+	 * reached: the scheme took the contact for open (φ ≤ 0 is false for
+	 * NaN), and the body went through the obstacle */
+	if (rc == 0 && pb->contact_nan > 0) {
+		snprintf(err->msg, sizeof err->msg, "the gap of contact %d has no value (NaN) at a state the step "
+		         "reached: its expression is not defined there", pb->contact_nan);
+		rc = -1;
+	} else if (rc == 0 && pb->contact_nan < 0) {
+		snprintf(err->msg, sizeof err->msg, "the gradient of contact %d's gap is not finite at a state the step "
+		         "reached (sqrt(abs(x)) has none at x = 0): the contact's normal is not defined there",
+		         -pb->contact_nan);
+		rc = -1;
+	}
 	for (int i = 0; i < n && rc == 0; i++)
 		if (!isfinite(x->u[i]) || !isfinite(x->v[i])) {
 			char nm[IR_NAME_SIZE];
@@ -1053,7 +1079,9 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
  * operators exist, else Lanczos steps on the matrix layer
  * (omega_lanczos: from below, to a Ritz residual of 1e-12 or after 1000
  * steps).  0 with *lmax (0 when no eigenvalue is positive), -1 out
- * of memory, -2 when the eigensolve fails. */
+ * of memory, -2 when the eigensolve fails, -3 when the Hessian (or
+ * M(u)) is not finite at the state: (x^2)^1.5 at x = 0, whose
+ * derivative's derivative is 0·∞ there. */
 static int linearised_max(struct rt_problem *pb, const double *u, const double *z, const double *v, const double *zd,
                           int damping, double *lmax)
 {
@@ -1076,7 +1104,7 @@ static int linearised_max(struct rt_problem *pb, const double *u, const double *
 		int rc = omega_lanczos(o, &l);
 		omega_free(o);
 		*lmax = l > 0 ? l : 0;
-		return rc;
+		return rc == 0 && isnan(l) ? -3 : rc;
 	}
 	double *J = mem_calloc((size_t)N * (size_t)N + 1, sizeof(double)), *H = mem_calloc((size_t)n * (size_t)n + 1, sizeof(double));
 	double *w = mem_calloc((size_t)n + 1, sizeof(double)), *Mu = mem_calloc((size_t)n * (size_t)n + 1, sizeof(double));
@@ -1090,15 +1118,30 @@ static int linearised_max(struct rt_problem *pb, const double *u, const double *
 			problem_phi(pb, u, z, NULL);
 			problem_add_hess_phi(pb, NULL, NULL, J, N);
 		}
+		int finite = 1;
 		for (int j = 0; j < n; j++)
-			for (int i = 0; i < n; i++)
+			for (int i = 0; i < n; i++) {
 				H[i + (size_t)j * n] = J[i + (size_t)j * N];
-		rc = la_sygv(n, H, Mu, w, NULL) == 0 ? 0 : -2;
+				finite &= isfinite(H[i + (size_t)j * n]) && isfinite(Mu[i + (size_t)j * n]);
+			}
+		rc = !finite ? -3 : la_sygv(n, H, Mu, w, NULL) == 0 ? 0 : -2;
 		if (rc == 0)
 			*lmax = w[n - 1] > 0 ? w[n - 1] : 0;
 	}
 	free(J); free(H); free(w); free(Mu);
 	return rc;
+}
+
+/* A conditionally stable scheme's critical step cannot be estimated
+ * when the linearisation has no value at the initial state: the run
+ * would go unchecked (it did: a step 5 times the critical one grew
+ * 4800-fold in two steps, status 0).  3 with err set. */
+static int hessian_not_finite(const struct ir_run *plan, const char *what, struct rt_error *err)
+{
+	int rate = strstr(what, "damping") != NULL;
+	return fail(err, 3, plan->loc, "%s is not finite at the initial state (as for (x%s^2)^1.5 at x%s = 0; "
+	            "abs(x%s)^3 has one): the critical step of %s cannot be estimated", what, rate ? "'" : "",
+	            rate ? "'" : "", rate ? "'" : "", ir_family_info[plan->scheme.family].name);
 }
 
 /* ω_max of the linearisation at (u, z) (linearised_max). */
@@ -1129,6 +1172,8 @@ static int critical_step(struct rt_problem *pb, const struct ir_run *plan, unsig
 	int s = linearised_omega_max(pb, x->u, x->z, &wmax);
 	if (s == -1)
 		return fail(err, 3, plan->loc, "out of memory");
+	if (s == -3)
+		return hessian_not_finite(plan, "the stiffness (the potential's second derivative)", err);
 	double tc = s == 0 && wmax > 0 ? 2 / wmax : INFINITY;
 	if (scheme_step_critical(plan->dt, tc)) {
 		int dg = scheme_step_digits(plan->dt, tc);
@@ -1145,6 +1190,8 @@ static int critical_step(struct rt_problem *pb, const struct ir_run *plan, unsig
 	s = linearised_max(pb, x->u, NULL, x->v, x->zd, 1, &mumax);
 	if (s == -1)
 		return fail(err, 3, plan->loc, "out of memory");
+	if (s == -3)
+		return hessian_not_finite(plan, "the damping (the dissipation's second derivative)", err);
 	double td = s == 0 && mumax > 0 ? 2 / mumax : INFINITY;
 	if (plan->dt > td)
 		return fail(err, 3, plan->step_loc,
@@ -1237,6 +1284,8 @@ static int conditional_step(struct rt_problem *pb, const struct scheme_type *typ
 	int s = linearised_omega_max(pb, x->u, x->z, &wmax);
 	if (s == -1)
 		return fail(err, 3, plan->loc, "out of memory");
+	if (s == -3)
+		return hessian_not_finite(plan, "the stiffness (the potential's second derivative)", err);
 	double tc = wtc / wmax;
 	if (s != 0 || !(wmax > 0) || !scheme_step_critical(plan->dt, tc))
 		return 0;

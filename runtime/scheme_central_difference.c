@@ -415,8 +415,8 @@ static double omega2(struct central *s, int it)
 	if (s->om)
 		return omega_max2(s->om, it);
 	double t1 = power(s, s->x1, 0, &s->warm1, it);
-	if (t1 >= 0)
-		return t1;
+	if (!(t1 < 0))
+		return t1;   /* NaN too: a Hessian not finite (nl_central_monitor) */
 	double t2 = power(s, s->x2, -t1, &s->warm2, it);
 	return fmax(t1, t2);
 }
@@ -438,6 +438,14 @@ int nl_central_monitor(int (*est)(void *ctx, int it, double *w2), void *ctx, dou
 	if (est(ctx, 4, &w2) || (tau * tau * w2 > 0.81 * wc * wc && est(ctx, 500, &w2))) {
 		snprintf(err->msg, sizeof err->msg, "MPI failed in the stability estimate between processes");
 		return -1;
+	}
+	/* a Hessian that is not finite at the state gives no estimate: the
+	 * test below would pass it, and the step's limit go unchecked */
+	if (isnan(w2)) {
+		snprintf(err->msg, sizeof err->msg,
+		         "%s's stability estimate has no value at t = %.10g: the stiffness (the potential's second "
+		         "derivative) is not finite there (as for (x^2)^1.5 at x = 0; abs(x)^3 has one)", name, t0);
+		return NL_UNSTABLE;
 	}
 	if (w2 > 0 && tau * sqrt(w2) > wc) {
 		double w = sqrt(w2);

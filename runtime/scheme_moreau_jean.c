@@ -672,7 +672,7 @@ static int constraint_project(struct moreau *s, double t, double *u, struct rt_e
 		}
 		double moved = 0;
 		for (int i = 0; i < n; i++)
-			moved = fmax(moved, fabs(u[i] - s->uproj[i]));
+			moved = nl_max_keep(moved, fabs(u[i] - s->uproj[i]));
 		if (moved <= 8 * DBL_EPSILON * scale)
 			return 0;
 	}
@@ -804,7 +804,7 @@ static int satisfied(struct moreau *s, int nr, int vm, double tau, double th, co
 		}
 		double fnew = tau * th * (s->f1[i] - s->gphi[i] - s->gpsi[i] + (vm ? s->dT1[i] : 0));
 		double fold = tau * (1 - th) * s->F0[i];
-		worst = fmax(worst, fabs(s->R[i] - hp));
+		worst = nl_max_keep(worst, fabs(s->R[i] - hp));
 		size = fmax(size, fabs(s->R[i] + fnew + fold) + fabs(fnew) + fabs(fold) + tau * th * s->ty[i] + ha);
 	}
 	return worst <= s->vtol * size;
@@ -1154,7 +1154,7 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 		if (nr && (rc = row_impulses(s, ne, na, nr, friction, x->v, err)) != 0)
 			return rc;
 		for (int i = 0; i < n; i++) {
-			change = fmax(change, fabs(s->du[i] - s->v1[i]));
+			change = nl_max_keep(change, fabs(s->du[i] - s->v1[i]));
 			s->v1[i] = s->du[i];
 		}
 		if (!isfinite(change))

@@ -353,7 +353,7 @@ static int kkt_solve(struct paoli *s, double t)
 		double dw = 0;
 		for (int i = 0; i < n; i++) {
 			s->w[i] -= s->r[i];
-			dw = fmax(dw, fabs(s->r[i]));
+			dw = nl_max_keep(dw, fabs(s->r[i]));
 		}
 		for (int k = 0; k < nc; k++)
 			s->muc[k] -= s->r[n + k];
