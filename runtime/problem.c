@@ -93,6 +93,47 @@ static int check_finite(struct rt_problem *pb, const struct la_mat *A, const cha
 	return not_finite(pb, i, j, x, what, loc, err);
 }
 
+/* A damping matrix that is not positive semidefinite feeds energy into
+ * the motion; a negative diagonal entry (c_ii = e_iᵀ C e_i) shows it,
+ * as the sign slips damping [-0.1], rayleigh(-0.5, 0), rayleigh(0,
+ * -0.01) or a dissipation -0.05*u'^2 make it (they ran, the motion
+ * growing, status 0).  A part's columns are searched by their process,
+ * and every process names the first entry found. */
+static int check_damping(struct rt_problem *pb, const struct la_mat *C, struct ir_loc loc, struct rt_error *err)
+{
+	int i0 = C->part ? C->c0 : 0, i1 = C->part ? C->c1 : pb->n, bad = -1;
+	double x = 0;
+	for (int i = i0; i < i1 && bad < 0; i++)
+		if (la_mat_get(C, i, i) < 0) {
+			bad = i;
+			x = la_mat_get(C, i, i);
+		}
+	if (C->part && la_mpi_size() > 1) {
+		int P = la_mpi_size(), r = la_mpi_rank();
+		double *v = mem_calloc(2 * (size_t)P, sizeof *v);
+		if (!v)
+			return fail(err, loc, "out of memory");
+		v[2 * r] = bad;
+		v[2 * r + 1] = x;
+		int rc = la_mpi_sum(v, 2 * P);
+		bad = -1;
+		for (int q = 0; q < P && bad < 0 && rc == 0; q++)
+			if (v[2 * q] >= 0) {
+				bad = (int)v[2 * q];
+				x = v[2 * q + 1];
+			}
+		free(v);
+		if (rc)
+			return fail(err, loc, "MPI failed in the check of the damping matrix");
+	}
+	if (bad < 0)
+		return 0;
+	char nm[IR_NAME_SIZE];
+	return fail(err, loc, "the damping matrix is not positive semidefinite: its diagonal entry (%d, %d), of dof %s, "
+	            "is %.6g < 0: it would feed energy into the motion", bad + 1, bad + 1,
+	            ir_dof_name(pb->ir, bad, nm, sizeof nm), x);
+}
+
 /* The same of a part (la.h), each process's columns searched and the
  * first entry found named by every process: all of them stop */
 static int check_finite_part(struct rt_problem *pb, const struct la_mat *A, const char *what, struct ir_loc loc,
@@ -564,7 +605,8 @@ static int init(struct rt_problem *pb, const struct ir_model *m, int solver, str
 	}
 	if (check_finite(pb, &pb->Km, "stiffness", m->stiffness.loc, err) ||
 	    check_symmetric(&pb->Km, "stiffness", m->stiffness.loc, err) ||
-	    (pb->hasC && check_finite(pb, &pb->Cm, "damping", m->damping.loc, err)))
+	    (pb->hasC && (check_finite(pb, &pb->Cm, "damping", m->damping.loc, err) ||
+	                  check_damping(pb, &pb->Cm, m->damping.loc, err))))
 		return 3;
 	if (m->damping_kind == IR_DAMP_MODAL) {
 		if (n <= IR_DENSE_MAX && problem_dense(pb))
