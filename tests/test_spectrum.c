@@ -68,6 +68,57 @@ static void test_ramp(void)
 	}
 }
 
+/* g(t) = x(t)/a0 for the step a0 from rest, by its Taylor series: g'' +
+ * 2ξωg' + ω²g = 1, g(0) = g'(0) = 0, so c_2 = 1/2 and (k+2)(k+1)c_{k+2} =
+ * −2ξω(k+1)c_{k+1} − ω²c_k.  For ωt ≤ 0.1 each term is at most 1e-3 of
+ * the one before: no cancellation, the reference to rounding, where the
+ * closed form's 1 − e^{−ξωt}(...) over ω² has none. */
+static double step_series(double w, double xi, double t)
+{
+	double c1 = 0, c2 = 0.5, g = 0.5 * t * t, tk = t * t;
+	for (int k = 0; k < 40; k++) {
+		/* c1, c2: c_{k+1}, c_{k+2}; c3: c_{k+3} */
+		double c3 = -(2 * xi * w * (k + 2) * c2 + w * w * c1) / ((k + 3) * (k + 2));
+		c1 = c2;
+		c2 = c3;
+		tk *= t;
+		g += c3 * tk;
+	}
+	return g;
+}
+
+/* Long periods, where ωh is small: the oscillator barely responds, and
+ * the peak is at the record's end, a0 g(t_end) -> a0 t²/2 as T grows (a
+ * constant a0 on [0, 3]: 9 at a0 = 2).  The closed form gave 2e-5 wrong
+ * at T = 1e4 s (dt = 0.01), 68 for 3.84 at 1e6, 0 at 1e150. */
+static void test_long_period(void)
+{
+	double t[301], a[301];
+	for (int i = 0; i <= 300; i++) {
+		t[i] = 0.01 * i;
+		a[i] = 2;
+	}
+	double T[6] = { 200, 1e4, 1e6, 1e8, 1e150, 1e300 }, sd[6], psv[6], psa[6];
+	double xis[2] = { 0, 0.05 };
+	for (int k = 0; k < 2; k++) {
+		CHECK(rt_spectrum(t, a, 301, T, 6, xis[k], sd, psv, psa) == 0);
+		for (int j = 0; j < 6; j++) {
+			double w = 2 * pi / T[j];
+			CHECK_REL(sd[j], 2 * step_series(w, xis[k], t[300]), 1e-12);
+		}
+		/* either side of ωh = 1e-2 (ω = 1), where the step changes from
+		 * the series to the closed form: both exact, against the
+		 * closed form at the end (ωt = 3 < π: the peak is there) */
+		double T2[2] = { 2 * pi * (1 - 1e-9), 2 * pi * (1 + 1e-9) };
+		CHECK(rt_spectrum(t, a, 301, T2, 2, xis[k], sd, psv, psa) == 0);
+		for (int j = 0; j < 2; j++) {
+			double w = 2 * pi / T2[j], xi = xis[k], wd = w * sqrt(1 - xi * xi), te = 3;
+			double x = 2 / (w * w) * (1 - exp(-xi * w * te) * (cos(wd * te) + xi / sqrt(1 - xi * xi) * sin(wd * te)));
+			CHECK_REL(sd[j], x, 1e-12);
+		}
+	}
+}
+
 static void test_refused(void)
 {
 	double t[3] = { 0, 1, 1 }, a[3] = { 0, 1, 2 }, T[1] = { 1 }, x[1];
@@ -83,6 +134,7 @@ int main(void)
 {
 	test_step();
 	test_ramp();
+	test_long_period();
 	test_refused();
 	if (failures)
 		fprintf(stderr, "%d check(s) failed\n", failures);
