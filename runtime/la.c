@@ -14,6 +14,7 @@
  * interface (pivot k > 0 or 0) has no room for.  A NaN in a step matrix
  * instead propagates into the solution, where the stepper sees it.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -424,6 +425,12 @@ int la_sygv_low(int n, int nwant, const double *k, const double *m, double *w, d
 				phi[i + (size_t)j * n] = c * x[i];
 		}
 	}
+	/* a zero eigenvalue (a rigid-body mode) comes back as 1/μ − σ, the
+	 * rounding of σ: 0 within it.  With no stiffness at all, σ is all
+	 * there is, and a free body's ω² = −1.7e-24 was an unstable mode */
+	for (int j = 0; j < n && sigma > 0; j++)
+		if (fabs(w[j]) <= 64 * DBL_EPSILON * sigma)
+			w[j] = 0;
 	double lo = 1 / mu[n - 1], hi = 1 / mu[0];
 	free(a);
 	if (hi <= 1e4 * lo)

@@ -446,6 +446,34 @@ out:
 	free(y);
 }
 
+/* No stiffness at all (a free body stated by its mass alone): every
+ * eigenvalue is exactly 0, though the inverted pencil's shift σ (1e-8,
+ * there being no K_ii/M_ii to scale it) leaves 1/μ − σ at its rounding;
+ * it read ω² = −1.7e-24 (an "unstable" mode) for M = diag(1, 2, 3), and
+ * 3.3e-24 for M = [2, 1; 1, 2]. */
+static void test_sygv_low_no_stiffness(void)
+{
+	double K3[9] = { 0 }, M3[9] = { 1, 0, 0, 0, 2, 0, 0, 0, 3 }, w[3], phi[9];
+	double K2[4] = { 0 }, M2[4] = { 2, 1, 1, 2 };
+	for (int c = 0; c < 2; c++) {
+		int n = c ? 2 : 3;
+		int rc = la_sygv_low(n, n, c ? K2 : K3, c ? M2 : M3, w, phi);
+		nchecks++;
+		if (rc != 0) {
+			nfailed++;
+			fprintf(stderr, "test_eigs.c:%d: la_sygv_low: %d\n", __LINE__, rc);
+			continue;
+		}
+		for (int j = 0; j < n; j++) {
+			nchecks++;
+			if (w[j] != 0) {
+				nfailed++;
+				fprintf(stderr, "test_eigs.c:%d: K = 0, n = %d: lambda_%d = %g, not 0\n", __LINE__, n, j, w[j]);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	test_chain();
@@ -454,6 +482,7 @@ int main(void)
 	test_eig_max();
 	test_sygv_low(0);
 	test_sygv_low(1);
+	test_sygv_low_no_stiffness();
 	printf("test_eigs: %d checks, %d passed, %d failed\n", nchecks, nchecks - nfailed, nfailed);
 	return nfailed ? 1 : 0;
 }
