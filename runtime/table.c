@@ -133,7 +133,7 @@ static int read_file(FILE *f, const char *path, int col, int *n, double **x,
 	size_t size = 0, room = 0, total = 0;
 	long len;
 	long lineno = 0;
-	int seen_content = 0, nfields, k;
+	int seen_content = 0, nfields, k, ncols = 0;
 	double t, v, *xs = NULL, *ys = NULL;
 	enum num_status st;
 	char a[32], b[32];
@@ -187,6 +187,12 @@ static int read_file(FILE *f, const char *path, int col, int *n, double **x,
 			p = comma + 1;
 		}
 
+		/* Every row has the first row's number of fields (the
+		 * header's, when there is one): a row with more was read
+		 * as if its extra fields were not there (a decimal comma,
+		 * "0,01,1,5"), one with fewer as missing what it misses. */
+		if (!ncols)
+			ncols = nfields;
 		st = parse_number(f1, &t);
 		if (st != NUM_OK) {
 			/* Only the first line with content may be a header. */
@@ -202,6 +208,11 @@ static int read_file(FILE *f, const char *path, int col, int *n, double **x,
 			set_err(err, errlen, "'%s' line %ld: column %d missing "
 			        "(the row has %d column%s)", path, lineno, col,
 			        nfields, nfields == 1 ? "" : "s");
+			goto fail;
+		}
+		if (nfields != ncols) {
+			set_err(err, errlen, "'%s' line %ld: the row has %d field%s, the first row %d (a decimal comma, or a "
+			        "stray field?)", path, lineno, nfields, nfields == 1 ? "" : "s", ncols);
 			goto fail;
 		}
 		if (col == 1) {

@@ -41,7 +41,7 @@ static const char *const tmp_names[] = {
 	"test_table_tmp_bare.csv", "test_table_tmp_bad.csv",
 	"test_table_tmp_short.csv", "test_table_tmp_order.csv",
 	"test_table_tmp_empty.csv", "test_table_tmp_long.csv",
-	"test_table_tmp_missing.csv"
+	"test_table_tmp_missing.csv", "test_table_tmp_wide.csv"
 };
 
 static void write_file(const char *name, const char *text)
@@ -153,8 +153,9 @@ static void test_forms(void)
 
 static void test_long_lines(void)
 {
-	/* 2000 rows of 300 columns (lines of ~1.2 kB) and one row of
-	 * 200000 columns: no fixed line buffer, arrays grow past any
+	/* 2000 rows of 302 columns (lines of ~1.2 kB), then two rows of
+	 * 200002 columns in a file of their own (a row has the first row's
+	 * number of fields): no fixed line buffer, arrays grow past any
 	 * initial size. */
 	FILE *f = fopen("test_table_tmp_long.csv", "w");
 	int i, j, n = 0;
@@ -170,24 +171,35 @@ static void test_long_lines(void)
 			fputs(",1.2", f);
 		fputc('\n', f);
 	}
-	fprintf(f, "%d,-7", 2000);
-	for (j = 0; j < 200000; j++)
-		fputs(",9", f);
-	fputs(",42\n", f);
 	fclose(f);
 	CHECK(table_read("test_table_tmp_long.csv", 2, &n, &x, &y,
 	                 err, sizeof err) == 0);
-	CHECK(n == 2001);
-	if (n == 2001) {
+	CHECK(n == 2000);
+	if (n == 2000)
 		CHECK(x[1999] == 1999 && y[1999] == 3998);
-		CHECK(x[2000] == 2000 && y[2000] == -7);
-	}
 	free(x);
 	free(y);
-	/* The last column of the long row is column 200003. */
-	CHECK(read_fails("test_table_tmp_long.csv", 200003));
-	CHECK_ERR("'test_table_tmp_long.csv' line 1: column 200003 missing "
+	CHECK(read_fails("test_table_tmp_long.csv", 303));
+	CHECK_ERR("'test_table_tmp_long.csv' line 1: column 303 missing "
 	          "(the row has 302 columns)");
+	f = fopen("test_table_tmp_wide.csv", "w");
+	if (!f) {
+		fprintf(stderr, "cannot write test_table_tmp_wide.csv\n");
+		exit(1);
+	}
+	for (i = 0; i < 2; i++) {
+		fprintf(f, "%d,-7", 2000 + i);
+		for (j = 0; j < 200000; j++)
+			fputs(",9", f);
+		fputs(",42\n", f);
+	}
+	fclose(f);
+	x = y = NULL;
+	CHECK(table_read("test_table_tmp_wide.csv", 200003, &n, &x, &y,
+	                 err, sizeof err) == 0);
+	CHECK(n == 2 && x[1] == 2001 && y[1] == 42);
+	free(x);
+	free(y);
 }
 
 /* Files that are not tables: a device that never ends, a FIFO with no
@@ -290,6 +302,16 @@ static void test_errors(void)
 	write_file("test_table_tmp_short.csv", "0\n");
 	CHECK(read_fails("test_table_tmp_short.csv", 2));
 	CHECK_ERR("line 1: column 2 missing (the row has 1 column)");
+	/* a row with more or fewer fields than the first, the column read
+	 * present in both: read as if they matched ("0.01,1,5", a decimal
+	 * comma's 1.5, gave 1) */
+	write_file("test_table_tmp_short.csv", "time,acc\n0,0\n0.01,1,5\n0.02,1\n");
+	CHECK(read_fails("test_table_tmp_short.csv", 2));
+	CHECK_ERR("'test_table_tmp_short.csv' line 3: the row has 3 fields, the first row 2 (a decimal comma, or a "
+	          "stray field?)");
+	write_file("test_table_tmp_short.csv", "0,1,2\n1,2\n");
+	CHECK(read_fails("test_table_tmp_short.csv", 2));
+	CHECK_ERR("line 2: the row has 2 fields, the first row 3");
 
 	write_file("test_table_tmp_order.csv",
 	           "t,v\n0,0\n0.1,1\n0.2,2\n0.3,3\n\n# c\n\n0.2,4\n");
