@@ -967,6 +967,25 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	int na = 0, friction = 0;
 	for (int r = 0; r < ne; r++)
 		s->rkind[r] = ROW_EQ;
+	if (s->lin) {
+		/* (M + τθC + τ²θ²K)(v_free − v) = τ[θf₊ + (1−θ)f − Ku − Cv −
+		 * θτKv]: the iteration's first step, exact for linear forces,
+		 * with W factored once per step size */
+		if (tau != s->tauf) {
+			double coef[3] = { 1, tau * tau * th * th, tau * th };
+			la_mat_sum(&s->Wm, coef);
+			s->tauf = 0;
+			if (la_solver_factor(s->ws, &s->Wm) != 0)
+				return nl_fail(err, 0, 0, -2);
+			s->tauf = tau;
+		}
+		for (int i = 0; i < n; i++)
+			s->du[i] = tau * (th * s->f1[i] + (1 - th) * s->f0[i] - s->gphi[i] - s->psi0[i]);
+		la_mat_muladd(&pb->Km, -tau * tau * th, x->v, s->du);
+		la_solver_solve(s->ws, s->du);
+		for (int i = 0; i < n; i++)
+			s->du[i] += x->v[i];   /* v_free */
+	}
 	if (nk) {
 		problem_contacts(pb, x->u, s->phi, s->G);
 		if (s->nsl)
@@ -987,7 +1006,21 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 			 * rounding) stays in contact instead of falling freely
 			 * through one step in every few (chattering) */
 			double round = 64 * DBL_EPSILON * gn * (nl_maxabs(n, x->u) + tau * vscale);
-			s->active[k] = s->phi[k] + 0.5 * tau * gv + 0.5 * tau * tau * fmin(0, ga) <= round;
+			double closing = 0.5 * tau * gv + 0.5 * tau * tau * fmin(0, ga);
+			if (s->lin) {
+				/* on the linear path, half of what the step without
+				 * the contact moves the gap, ½τ G (θ v_free + (1 − θ)
+				 * v): ½τGv at constant velocity, as above, and closing
+				 * under a force towards the obstacle.  The explicit
+				 * ½τ²Ga overshoots a stiff spring's pull (ωτ > √2): a
+				 * mass on a spring of 1e6 was held at 0.5 mm from a
+				 * stop it never reaches, pushed by it every step */
+				double gf = 0;
+				for (int i = 0; i < n; i++)
+					gf += s->G[k + (size_t)i * nk] * s->du[i];
+				closing = 0.5 * tau * (th * gf + (1 - th) * gv);
+			}
+			s->active[k] = s->phi[k] + closing <= round;
 			if (!s->active[k])
 				continue;
 			int r = ne + na, fr = s->mu && s->mu[k] > 0;
@@ -1011,23 +1044,7 @@ static int mj_step(void *p, double t0, double t1, double tau, struct rt_state *x
 	memcpy(s->v1, x->v, sizeof(double) * (size_t)n);
 	int converged = 0, it;
 	if (s->lin) {
-		/* (M + τθC + τ²θ²K)(v_free − v) = τ[θf₊ + (1−θ)f − Ku − Cv −
-		 * θτKv]: the iteration's first step, exact for linear forces,
-		 * with W factored once per step size */
-		if (tau != s->tauf) {
-			double coef[3] = { 1, tau * tau * th * th, tau * th };
-			la_mat_sum(&s->Wm, coef);
-			s->tauf = 0;
-			if (la_solver_factor(s->ws, &s->Wm) != 0)
-				return nl_fail(err, 0, 0, -2);
-			s->tauf = tau;
-		}
-		for (int i = 0; i < n; i++)
-			s->du[i] = tau * (th * s->f1[i] + (1 - th) * s->f0[i] - s->gphi[i] - s->psi0[i]);
-		la_mat_muladd(&pb->Km, -tau * tau * th, x->v, s->du);
-		la_solver_solve(s->ws, s->du);
-		for (int i = 0; i < n; i++)
-			s->du[i] += x->v[i];   /* v_free */
+		/* v_free, formed before the contacts' activation */
 		if (nr && (rc = row_impulses(s, ne, na, nr, friction, x->v, err)) != 0)
 			return rc;
 		memcpy(s->v1, s->du, sizeof(double) * (size_t)n);
