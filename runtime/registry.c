@@ -78,6 +78,13 @@ int scheme_refuse_model(const struct scheme_type *t, unsigned caps, const struct
 		         caps & IR_SCHEME_CONTACTS ? "" : ": for a mass depending on u use midpoint or discrete_gradient");
 	else if (pb->m > 0 && !(caps & IR_SCHEME_INTERNAL))
 		snprintf(err->msg, sizeof err->msg, "%s does not support internal variables", name);
+	else if (pb->nc > 0 && t->family == IR_CENTRAL_DIFFERENCE)
+		/* its linear path takes linear constraints (run.c): a model
+		 * that does not reach it is not linear */
+		snprintf(err->msg, sizeof err->msg, "%s enforces constraints only when they are linear (B u == G(t), "
+		         "B constant) on a linear model (constant operators, a potential that is a quadratic form of "
+		         "the dofs): a load written in the potential (m*g*x) is a force (force x: -m*g); otherwise "
+		         "use an implicit scheme", name);
 	else if (pb->nc > 0 && !(caps & IR_SCHEME_CONSTRAINTS) && !(caps & (IR_SCHEME_IMPLICIT | IR_SCHEME_CONTACTS)))
 		snprintf(err->msg, sizeof err->msg, "an explicit scheme (beta = 0) cannot enforce constraints: "
 		         "use an implicit one");
