@@ -390,7 +390,8 @@ struct la_eigmax_ops {
  * M inner product (runtime/la_eigmax.c): at most maxit steps, stopped
  * when its Ritz vector's residual is within rtol |λ|; *steps (may be
  * NULL) the steps taken.  Returns 0; -1 out of memory, -2 a failed
- * solve, a zero or non-finite xᵀMx, or a non-finite product. */
+ * solve or a zero xᵀMx, -3 a product that is not finite (K's entries:
+ * a Hessian with a NaN). */
 int la_eig_max(int n, const struct la_eigmax_ops *ops, int maxit, double rtol, double *lmax, int *steps);
 
 /* The power iteration's products, on the entries lo .. hi − 1 of its

@@ -117,7 +117,7 @@ int la_eig_max(int n, const struct la_eigmax_ops *ops, int maxit, double rtol, d
 		alpha[j - 1] = a;
 		double b2 = ops->mdot(ops->ctx, w);
 		if (!isfinite(a) || !isfinite(b2)) {
-			rc = -2;
+			rc = -3;
 			goto out;
 		}
 		double bn = b2 > 0 ? sqrt(b2) : 0, s = 0;

@@ -138,7 +138,7 @@ int omega_lanczos(struct omega *o, double *l)
 	 * again (la_eig_power starts a vector of zeros) */
 	memset(o->x1, 0, sizeof(double) * (size_t)o->pb->N);
 	o->warm1 = 0;
-	return rc == 0 ? 0 : rc == -1 ? -1 : -2;
+	return rc == 0 || rc == -1 || rc == -3 ? rc : -2;
 }
 
 double omega_max2(struct omega *o, int it)

@@ -26,7 +26,8 @@ double omega_max2(struct omega *o, int it);
 /* ω_max² for the current K(u) by Lanczos (la_eig_max: at most 1000
  * steps, to a Ritz residual of 1e-12 of it), into *l: the cold estimate,
  * converged where the power iterations of omega_max2 stall on a dense
- * top of the spectrum.  0; -1 out of memory; -2 a failed product. */
+ * top of the spectrum.  0; -1 out of memory; -2 a failed product; -3 a
+ * product that is not finite (a Hessian with a NaN). */
 int omega_lanczos(struct omega *o, double *l);
 
 #endif

@@ -1207,6 +1207,7 @@ void problem_contacts(struct rt_problem *pb, const double *u, double *phi, doubl
 	for (int k = 0; k < g->n; k++)
 		if (!(pb->out_ct[k] > -INFINITY)) {
 			pb->contact_nan = 1 + k;
+			pb->contact_nan_gap = pb->out_ct[k];
 			return;
 		}
 	/* a normal that is not defined matters where the contact can act:

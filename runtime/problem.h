@@ -42,6 +42,7 @@ struct rt_problem {
 	int contact_nan;            /* 1 + the first contact whose gap was not
 	                               finite since it was cleared, −(1 + k)
 	                               for its gradient; 0: none (problem_contacts) */
+	double contact_nan_gap;     /* that gap (NaN or −∞) */
 	int jac_auto;               /* solver = auto: Newton's Jacobian is stored
 	                               and factored as its structure calls for
 	                               (runtime/stage.c), whatever backend says */

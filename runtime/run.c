@@ -193,6 +193,20 @@ static int check_initial_constraints(struct rt_problem *pb, double t0, const str
 	return rc;
 }
 
+/* The message for pb->contact_nan (bad, problem_contacts) at a state
+ * named by where. */
+static void contact_not_finite(const struct rt_problem *pb, int bad, const char *where, char *msg, size_t size)
+{
+	if (bad > 0)
+		snprintf(msg, size, "the gap of contact %d is %s at %s (its expression has no finite value there): "
+		         "state it so that it has one on both sides of the obstacle (y >= 0 rather than sqrt(y) >= 0)",
+		         bad, isnan(pb->contact_nan_gap) ? "NaN" : "-inf", where);
+	else
+		snprintf(msg, size, "the gradient of contact %d's gap is not finite at %s, where the gap is not "
+		         "positive: the contact's normal is not defined there (as for y - sqrt(abs(x)) at x = 0)", -bad,
+		         where);
+}
+
 /* The initial position must be admissible, φ_i(u₀) ≥ 0 (to 1e-8 of the
  * size of the terms, as for constraints): Paoli–Schatzman's scheme starts
  * with no impact at t₀ (Paoli and Schatzman 2002, "no impact at the initial time"). */
@@ -210,12 +224,11 @@ static int check_initial_contacts(struct rt_problem *pb, const struct rt_state *
 	problem_contacts(pb, x->u, phi, G);
 	int rc = 0, bad = pb->contact_nan;
 	pb->contact_nan = 0;
-	if (bad > 0)
-		rc = fail(err, 3, g->loc[bad - 1], "the gap of contact %d has no value (NaN) at the initial state: its "
-		          "expression is not defined there", bad);
-	else if (bad < 0)
-		rc = fail(err, 3, g->loc[-bad - 1], "the gradient of contact %d's gap is not finite at the initial "
-		          "state (sqrt(abs(x)) has none at x = 0): the contact's normal is not defined there", -bad);
+	if (bad) {
+		char msg[sizeof err->msg];
+		contact_not_finite(pb, bad, "the initial state", msg, sizeof msg);
+		rc = fail(err, 3, g->loc[(bad > 0 ? bad : -bad) - 1], "%s", msg);
+	}
 	for (int k = 0; k < nk && rc == 0; k++) {
 		double terms = fabs(phi[k]);
 		for (int i = 0; i < n; i++)
@@ -1012,16 +1025,15 @@ static int nl_advance(struct engine *e, double t0, double t1, double tau, struct
 	int rc = e->nl->step(e->nst, t0, t1, tau, x, dW, dD, dterm, err);
 	/* a contact's gap (or its normal) with no value at a state the step
 	 * reached: the scheme took the contact for open (φ ≤ 0 is false for
-	 * NaN), and the body went through the obstacle */
-	if (rc == 0 && pb->contact_nan > 0) {
-		snprintf(err->msg, sizeof err->msg, "the gap of contact %d has no value (NaN) at a state the step "
-		         "reached: its expression is not defined there", pb->contact_nan);
-		rc = -1;
-	} else if (rc == 0 && pb->contact_nan < 0) {
-		snprintf(err->msg, sizeof err->msg, "the gradient of contact %d's gap is not finite at a state the step "
-		         "reached (sqrt(abs(x)) has none at x = 0): the contact's normal is not defined there",
-		         -pb->contact_nan);
-		rc = -1;
+	 * NaN), and the body went through the obstacle.  The step's end is
+	 * such a state, which moreau_jean reads only at the next step.  A
+	 * smaller step is no cure (the body still reaches the obstacle):
+	 * no halving, no such advice */
+	if (rc == 0 && pb->ir->contact.n)
+		problem_contacts(pb, x->u, NULL, NULL);
+	if (rc == 0 && pb->contact_nan) {
+		contact_not_finite(pb, pb->contact_nan, "a state the step reached", err->msg, sizeof err->msg);
+		return NL_UNSTABLE;
 	}
 	for (int i = 0; i < n && rc == 0; i++)
 		if (!isfinite(x->u[i]) || !isfinite(x->v[i])) {
@@ -1138,10 +1150,9 @@ static int linearised_max(struct rt_problem *pb, const double *u, const double *
  * 4800-fold in two steps, status 0).  3 with err set. */
 static int hessian_not_finite(const struct ir_run *plan, const char *what, struct rt_error *err)
 {
-	int rate = strstr(what, "damping") != NULL;
-	return fail(err, 3, plan->loc, "%s is not finite at the initial state (as for (x%s^2)^1.5 at x%s = 0; "
-	            "abs(x%s)^3 has one): the critical step of %s cannot be estimated", what, rate ? "'" : "",
-	            rate ? "'" : "", rate ? "'" : "", ir_family_info[plan->scheme.family].name);
+	return fail(err, 3, plan->loc, "%s is not finite at the initial state (as for (x^2)^1.5 at x = 0; abs(x)^3 "
+	            "has one): the critical step of %s cannot be estimated", what,
+	            ir_family_info[plan->scheme.family].name);
 }
 
 /* ω_max of the linearisation at (u, z) (linearised_max). */
@@ -1190,8 +1201,9 @@ static int critical_step(struct rt_problem *pb, const struct ir_run *plan, unsig
 	s = linearised_max(pb, x->u, NULL, x->v, x->zd, 1, &mumax);
 	if (s == -1)
 		return fail(err, 3, plan->loc, "out of memory");
-	if (s == -3)
-		return hessian_not_finite(plan, "the damping (the dissipation's second derivative)", err);
+	/* a damping whose curvature is infinite where the motion starts (a
+	 * fluid viscous damper's |v|^1.35 at rest) has no such limit to
+	 * estimate there, and ran well: no refusal (s == -3) */
 	double td = s == 0 && mumax > 0 ? 2 / mumax : INFINITY;
 	if (plan->dt > td)
 		return fail(err, 3, plan->step_loc,
@@ -2396,9 +2408,14 @@ struct rt_stepper_run *rt_begin(const struct ir_run *plan, struct rt_result **re
 		return r;
 	}
 	/* auto's Newton Jacobian takes the form its structure calls for;
-	 * on several processes a model on a mesh is PETSc's (backend_mpi),
-	 * as its linear solves are (dyn(1), MPI) */
-	r->pb.jac_auto = (plan->solver == IR_SOLVER_AUTO || plan->solver_auto) && !r->pb.backend_mpi;
+	 * on several processes, a model on a mesh of more than IR_DENSE_MAX
+	 * unknowns has it PETSc's (backend_mpi), as its linear solves are
+	 * (dyn(1), MPI).  Below, each process solves the whole Newton
+	 * system as one would: MUMPS's start and messages cost more than
+	 * the factorization there (a 40-cell plastic bar took 201 s on two
+	 * processes against 21 s) */
+	r->pb.jac_auto = (plan->solver == IR_SOLVER_AUTO || plan->solver_auto) &&
+	                 !(r->pb.backend_mpi && r->pb.N > IR_DENSE_MAX);
 	r->pb_ok = 1;
 	/* K (and C = a0 M + a1 K) held by columns on each process, for a run
 	 * that turns out not to step by rows: the serial matrices, gathered

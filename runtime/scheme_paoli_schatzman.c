@@ -575,6 +575,10 @@ static int start_on_obstacle(struct paoli *s, double t0, const struct rt_state *
 	double tol = 1e-12 * scale;
 	*plastic = 0;
 	problem_contacts(pb, x->u, phi0, NULL);
+	/* u ± τv are guesses, not states of the run: a gap with no value
+	 * there (sqrt(y) below 0) is no error (pb->contact_nan), and a NaN
+	 * reads as neither arriving, leaving nor inside */
+	int bad = pb->contact_nan;
 	for (int i = 0; i < n; i++)
 		s->y[i] = x->u[i] + tau * x->v[i];
 	problem_contacts(pb, s->y, s->phi, NULL);
@@ -583,6 +587,7 @@ static int start_on_obstacle(struct paoli *s, double t0, const struct rt_state *
 	for (int i = 0; i < n; i++)
 		s->y[i] = x->u[i] - tau * x->v[i];
 	problem_contacts(pb, s->y, s->phi, NULL);
+	pb->contact_nan = bad;
 	for (int k = 0; k < nk; k++) {
 		if (s->phi[k] < -tol && phi0[k] >= -tol)
 			leaving = 1;
@@ -593,7 +598,9 @@ static int start_on_obstacle(struct paoli *s, double t0, const struct rt_state *
 		*plastic = !arriving;
 		return 0;
 	}
+	/* Uᵐ⁻¹ is the Taylor start's, a guess too */
 	problem_contacts(pb, s->uprev, s->phi, NULL);
+	pb->contact_nan = bad;
 	for (int k = 0; k < nk; k++)
 		inside |= s->phi[k] < -tol;
 	if (!inside)

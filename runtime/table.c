@@ -133,7 +133,8 @@ static int read_file(FILE *f, const char *path, int col, int *n, double **x,
 	size_t size = 0, room = 0, total = 0;
 	long len;
 	long lineno = 0;
-	int seen_content = 0, nfields, k, ncols = 0;
+	int seen_content = 0, nfields, nfilled, k, ncols = 0;
+	long ncols_line = 0;
 	double t, v, *xs = NULL, *ys = NULL;
 	enum num_status st;
 	char a[32], b[32];
@@ -170,29 +171,29 @@ static int read_file(FILE *f, const char *path, int col, int *n, double **x,
 		if (*p == '\0' || *p == '#')
 			continue;
 
-		/* Split at commas, keeping the first field and field col. */
+		/* Split at commas, keeping the first field and field col;
+		 * nfilled counts the fields up to the last that is not
+		 * empty (a spreadsheet's trailing commas are no fields). */
 		f1 = fc = NULL;
+		nfilled = 0;
 		for (nfields = 1, k = 1;; k++) {
 			char *comma = strchr(p, ',');
 
 			if (comma)
 				*comma = '\0';
+			char *f = trim(p);
 			if (k == 1)
-				f1 = trim(p);
+				f1 = f;
 			if (k == col)
-				fc = trim(p);
+				fc = f;
+			if (*f)
+				nfilled = k;
 			nfields = k;
 			if (!comma)
 				break;
 			p = comma + 1;
 		}
 
-		/* Every row has the first row's number of fields (the
-		 * header's, when there is one): a row with more was read
-		 * as if its extra fields were not there (a decimal comma,
-		 * "0,01,1,5"), one with fewer as missing what it misses. */
-		if (!ncols)
-			ncols = nfields;
 		st = parse_number(f1, &t);
 		if (st != NUM_OK) {
 			/* Only the first line with content may be a header. */
@@ -210,9 +211,20 @@ static int read_file(FILE *f, const char *path, int col, int *n, double **x,
 			        nfields, nfields == 1 ? "" : "s");
 			goto fail;
 		}
-		if (nfields != ncols) {
-			set_err(err, errlen, "'%s' line %ld: the row has %d field%s, the first row %d (a decimal comma, or a "
-			        "stray field?)", path, lineno, nfields, nfields == 1 ? "" : "s", ncols);
+		/* No data row has more fields than the first data row,
+		 * trailing empty ones not counted (the header may: a quoted
+		 * "time, s", a trailing comma; a row may have fewer: an
+		 * unread note left empty): a row with one more was read as
+		 * if it were not there ("0.02,1,5" among "0.01,1": a
+		 * decimal comma, 1.5, read as 1). */
+		if (!ncols) {
+			ncols = nfields;
+			ncols_line = lineno;
+		}
+		if (nfilled > ncols) {
+			set_err(err, errlen, "'%s' line %ld: the row has %d field%s, the first data row (line %ld) %d (a "
+			        "decimal comma, or a stray field?)", path, lineno, nfilled, nfilled == 1 ? "" : "s",
+			        ncols_line, ncols);
 			goto fail;
 		}
 		if (col == 1) {

@@ -302,16 +302,33 @@ static void test_errors(void)
 	write_file("test_table_tmp_short.csv", "0\n");
 	CHECK(read_fails("test_table_tmp_short.csv", 2));
 	CHECK_ERR("line 1: column 2 missing (the row has 1 column)");
-	/* a row with more or fewer fields than the first, the column read
-	 * present in both: read as if they matched ("0.01,1,5", a decimal
-	 * comma's 1.5, gave 1) */
+	/* a data row with more fields than the first data row: read as if
+	 * it had as many ("0.01,1,5", a decimal comma's 1.5, gave 1) */
 	write_file("test_table_tmp_short.csv", "time,acc\n0,0\n0.01,1,5\n0.02,1\n");
 	CHECK(read_fails("test_table_tmp_short.csv", 2));
-	CHECK_ERR("'test_table_tmp_short.csv' line 3: the row has 3 fields, the first row 2 (a decimal comma, or a "
-	          "stray field?)");
-	write_file("test_table_tmp_short.csv", "0,1,2\n1,2\n");
+	CHECK_ERR("'test_table_tmp_short.csv' line 3: the row has 3 fields, the first data row (line 2) 2 (a "
+	          "decimal comma, or a stray field?)");
+	write_file("test_table_tmp_short.csv", "0,1\n1,2,,3\n");
 	CHECK(read_fails("test_table_tmp_short.csv", 2));
-	CHECK_ERR("line 2: the row has 2 fields, the first row 3");
+	CHECK_ERR("line 2: the row has 4 fields, the first data row (line 1) 2");
+	/* ... but a header may have another count (a quoted name with a
+	 * comma, a trailing comma), trailing empty fields are none, and a
+	 * row may have fewer when it has the column read */
+	{
+		static const char *const ok[] = {
+			"\"time, s\",acc\n0,1\n1,3\n", "t,a,\n0,1\n1,3\n", "t,a\n0,1,\n1,3,,\n", "t,a,b\n0,1\n1,3\n",
+			"0,1,x\n1,3\n",
+		};
+		for (size_t c = 0; c < sizeof ok / sizeof ok[0]; c++) {
+			int n = 0;
+			double *x = NULL, *y = NULL;
+			write_file("test_table_tmp_short.csv", ok[c]);
+			CHECK(table_read("test_table_tmp_short.csv", 2, &n, &x, &y, err, sizeof err) == 0);
+			CHECK(n == 2 && x[1] == 1 && y[1] == 3);
+			free(x);
+			free(y);
+		}
+	}
 
 	write_file("test_table_tmp_order.csv",
 	           "t,v\n0,0\n0.1,1\n0.2,2\n0.3,3\n\n# c\n\n0.2,4\n");
