@@ -150,6 +150,10 @@ struct moreau {
 	double *D;                    /* nr × nr */
 	struct la_factor *df;
 	double *Dsub, *rhs;           /* nr × nr, nr */
+	double *Dfac;                 /* nr × nr: the D_BB that df holds
+	                                 factored, fnb rows (−1: none) */
+	int fnb;
+	int *hnz;                     /* n: a row of H's nonzero columns */
 	double *cval, *Gc, *X, *A;    /* nc, nc × n, n × nc, nc × nc */
 	struct la_factor *af;         /* C M⁻¹ Cᵀ */
 	/* a mass depending on u: the momenta p = M(u)v at both ends and
@@ -179,7 +183,7 @@ static void mj_free(void *p)
 	free(s->f1); free(s->psi0); free(s->du); free(s->vold); free(s->wpsi); free(s->wphi); free(s->W);
 	free(s->uproj); free(s->tw); free(s->ty);
 	free(s->G); free(s->H); free(s->WG); free(s->phi); free(s->q); free(s->P); free(s->y); free(s->active); free(s->bidx); free(s->pushed);
-	free(s->basic); free(s->idx); free(s->D); free(s->Dsub); free(s->rhs);
+	free(s->basic); free(s->idx); free(s->D); free(s->Dsub); free(s->rhs); free(s->Dfac); free(s->hnz);
 	free(s->cval); free(s->Gc); free(s->X); free(s->A); free(s->rkind); free(s->T);
 	free(s->p0); free(s->p1); free(s->dT0); free(s->dT1);
 	free(s->zprev); free(s->zdprev); free(s->dz); free(s->zero); free(s->Wz);
@@ -252,7 +256,8 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 	    nl_vectors((size_t)n * (size_t)nr, &s->H, &s->WG, (double **)NULL) ||
 	    nl_vectors((size_t)nk, &s->phi, (double **)NULL) ||
 	    nl_vectors((size_t)nr, &s->q, &s->P, &s->y, &s->rhs, (double **)NULL) ||
-	    nl_vectors((size_t)nr * (size_t)nr, &s->D, &s->Dsub, (double **)NULL) ||
+	    nl_vectors((size_t)nr * (size_t)nr, &s->D, &s->Dsub, &s->Dfac, (double **)NULL) ||
+	    !(s->hnz = mem_calloc((size_t)n + 1, sizeof(int))) ||
 	    nl_vectors((size_t)nc, &s->cval, (double **)NULL) ||
 	    nl_vectors((size_t)nc * (size_t)n, &s->Gc, &s->X, (double **)NULL) ||
 	    nl_vectors((size_t)nc * (size_t)nc, &s->A, (double **)NULL) ||
@@ -266,6 +271,7 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 		mj_free(s);
 		return nl_refuse(err, "out of memory for the step");
 	}
+	s->fnb = -1;
 	if (s->lin) {
 		/* M, K, then C when there is one (la_mat_sum's coefficients
 		 * follow the terms given) */
@@ -322,8 +328,16 @@ static void *mj_alloc(struct rt_problem *pb, const void *par, const struct nl_op
 static int lcp_solve(struct moreau *s, int ne, int nr)
 {
 	int ld = s->nr, *bi = s->bidx;
+	/* the start: the rows that would close with no impulse (q < 0) —
+	 * a slab landing on the floor or resting on it in one basis, and
+	 * none of a slab leaving it, where one row a pivot took a
+	 * factorization each (O(na⁴) a step).  Murty's least-index pivoting
+	 * ends from any start on a P-matrix; a start whose D_BB is singular
+	 * (a contact stated twice) is dropped for the rows that pushed at
+	 * the last solve, the start before */
+	int bulk = 1;
 	for (int a = 0; a < nr; a++)
-		s->basic[a] = a < ne || s->pushed[s->idx[a]];
+		s->basic[a] = a < ne || s->q[a] < 0;
 	int na = nr - ne;
 	for (int iter = 0; iter < 1 << (na < 20 ? na : 20); iter++) {
 		/* P_B from D_BB P_B = −q_B, B's rows gathered in order */
@@ -336,8 +350,26 @@ static int lcp_solve(struct moreau *s, int ne, int nr)
 			for (int q = 0; q < nb; q++)
 				s->Dsub[p + (size_t)q * nb] = s->D[bi[p] + (size_t)bi[q] * ld];
 		}
-		if (nb > 0 && (la_factor_order(s->df, nb) || la_factor(s->df, s->Dsub) != 0))
-			return -1;
+		/* D_BB as last factored (a body resting on the obstacle under
+		 * linear forces and affine gaps: the same every step) keeps its
+		 * factor: 1000 masses on the floor took a factorization of
+		 * their 1000 rows a step */
+		int same = nb == s->fnb;
+		for (size_t e = 0; same && e < (size_t)nb * (size_t)nb; e++)
+			same = s->Dsub[e] == s->Dfac[e];
+		if (nb > 0 && !same) {
+			s->fnb = -1;
+			if (la_factor_order(s->df, nb) || la_factor(s->df, s->Dsub) != 0) {
+				if (!bulk)
+					return -1;
+				bulk = 0;
+				for (int a = 0; a < nr; a++)
+					s->basic[a] = a < ne || s->pushed[s->idx[a]];
+				continue;
+			}
+			memcpy(s->Dfac, s->Dsub, sizeof(double) * (size_t)nb * (size_t)nb);
+			s->fnb = nb;
+		}
 		if (nb > 0)
 			la_solve(s->df, s->rhs);
 		for (int a = 0; a < nr; a++)
@@ -875,17 +907,24 @@ static int row_impulses(struct moreau *s, int ne, int na, int nr, int friction, 
 	}
 	for (int a = 0; a < nr; a++) {
 		double gf = 0, gv = 0;
+		int nz = 0;
 		for (int i = 0; i < n; i++) {
-			gf += s->H[a + (size_t)i * ld] * s->du[i];
-			gv += s->H[a + (size_t)i * ld] * v[i];
+			double h = s->H[a + (size_t)i * ld];
+			gf += h * s->du[i];
+			gv += h * v[i];
+			if (h != 0)
+				s->hnz[nz++] = i;
 		}
 		/* C(θv₊ + (1−θ)v) = 0; G_k v₊ + e_k G_k v ≥ 0 */
 		int kind = s->rkind[a];
 		s->q[a] = gf + (kind == ROW_EQ ? (1 - th) / th : kind == ROW_TANGENT ? 0 : e[s->idx[a]]) * gv;
+		/* the row's nonzeros only: a contact's gradient touches a few
+		 * dofs, and D is nr² of these sums */
 		for (int b = 0; b < nr; b++) {
 			double d = 0;
-			for (int i = 0; i < n; i++)
-				d += s->H[a + (size_t)i * ld] * s->WG[i + (size_t)b * n];
+			const double *wg = s->WG + (size_t)b * n;
+			for (int p = 0; p < nz; p++)
+				d += s->H[a + (size_t)s->hnz[p] * ld] * wg[s->hnz[p]];
 			s->D[a + (size_t)b * ld] = d;
 		}
 	}
