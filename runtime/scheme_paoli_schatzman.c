@@ -437,8 +437,9 @@ static int delassus_column(struct paoli *s, int k)
  * steps in 600 s).  Contacts whose multiplier is negative leave one at a
  * time, the most negative first; the others that w still violates enter
  * one at a time, the most violated first.  A start whose rows are
- * dependent (a contact stated twice: S_A singular) is dropped for the
- * most violated contact alone, from which a duplicate never enters. */
+ * dependent (a contact stated twice: S_A singular), or that has not
+ * converged in 16 rounds, is dropped for the most violated contact
+ * alone, from which a duplicate never enters. */
 static int project_delassus(struct paoli *s, int *moved)
 {
 	int n = s->pb->n, nk = s->nk;
@@ -459,9 +460,22 @@ static int project_delassus(struct paoli *s, int *moved)
 	if (first < 0)
 		return 0;
 	*moved = 1;
-	warm = warm > 1;
+	/* more contacts than dofs are dependent: the cold start at once */
+	if (warm > n)
+		for (int k = 0; k < nk; k++)
+			s->active[k] = k == first;
+	warm = warm > 1 && warm <= n;
 	double ymag = nl_maxabs(n, s->y) + 1e-300;
-	for (int round = 0; round < 4 * nk + 4; round++) {
+	for (int round = 0, cold = 0; round < cold + 4 * nk + 4; round++) {
+		/* a start on dependent contacts (a bar on many points) can be
+		 * singular to rounding only, and its multipliers wander: after
+		 * 16 rounds, the cold start with the whole budget */
+		if (warm && round == 16) {
+			warm = 0;
+			cold = round;
+			for (int k = 0; k < nk; k++)
+				s->active[k] = k == first;
+		}
 		int na = 0;
 		for (int k = 0; k < nk; k++)
 			if (s->active[k]) {
