@@ -498,7 +498,8 @@ static int project_delassus(struct paoli *s, int *moved)
 				s->S[a + (size_t)b * na] = contact_alpha(s, i) * contact_alpha(s, j) * row_dot(s, i, s->X[j]);
 			}
 		}
-		if (!same) {
+		/* (no active contact left: nothing to factor, μ = 0) */
+		if (!same && na > 0) {
 			s->fna = -1;
 			if (la_factor_order(s->kkt, na) == 0 && la_factor(s->kkt, s->S) == 0) {
 				memcpy(s->fidx, s->idx, sizeof(int) * (size_t)na);
@@ -506,7 +507,7 @@ static int project_delassus(struct paoli *s, int *moved)
 				s->fplain = s->plain;
 			}
 		}
-		if (s->fna != na) {
+		if (na > 0 && s->fna != na) {
 			if (!warm)
 				return -1;
 			/* the warm set's rows are dependent: from the most
@@ -516,7 +517,8 @@ static int project_delassus(struct paoli *s, int *moved)
 				s->active[k] = k == first;
 			continue;
 		}
-		la_solve(s->kkt, s->rhs);
+		if (na > 0)
+			la_solve(s->kkt, s->rhs);
 		for (int k = 0; k < nk; k++)
 			s->mu[k] = 0;
 		for (int a = 0; a < na; a++) {
